@@ -1,0 +1,37 @@
+import { InvalidRequestError } from '../errors.js';
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes the token68 of a Basic Authorization header (RFC 7617): base64 of UTF-8
+ * "user-id:password". The first colon separates them, so a password may contain colons.
+ */
+export function decodeBasicCredentials(token68: string): Credentials {
+  const malformed = () =>
+    new InvalidRequestError(
+      'The Basic Authorization header must carry base64 of "username:password"',
+      'malformed_authorization_header',
+    );
+  if (!BASE64.test(token68) || token68.length % 4 === 1) throw malformed();
+  let decoded: string;
+  try {
+    decoded = utf8.decode(Buffer.from(token68, 'base64'));
+  } catch {
+    throw malformed();
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw malformed();
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Splits "Scheme rest" with any amount of white space between them. */
+export function splitAuthorization(header: string): { scheme: string; value: string } {
+  const match = /^\s*(\S+)(?:\s+(.*?))?\s*$/.exec(header);
+  return { scheme: (match?.[1] ?? '').toLowerCase(), value: match?.[2] ?? '' };
+}

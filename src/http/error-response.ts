@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { DomainError } from '../errors.js';
+
+/** The one place where error codes become HTTP statuses. */
+const STATUS_BY_CODE: Record<string, number> = {
+  invalid_request: 400,
+  malformed_json: 400,
+  malformed_authorization_header: 400,
+  password_not_complex: 400,
+  missing_credentials: 401,
+  invalid_credentials: 401,
+  password_expired: 401,
+  invalid_token: 401,
+  forbidden: 403,
+  not_found: 404,
+  user_not_found: 404,
+  name_already_exists: 409,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+};
+
+/** Challenges sent with every 401 (RFC 9110 §11.6.1): both ways to present credentials. */
+export const WWW_AUTHENTICATE = 'Basic realm="tessera", charset="UTF-8", Bearer realm="tessera"';
+
+export interface ErrorBody {
+  error_code: string;
+  message: string;
+}
+
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
+  if (err instanceof DomainError) {
+    return { status: STATUS_BY_CODE[err.code] ?? 400, body: { error_code: err.code, message: err.message } };
+  }
+  const e = err as Partial<FastifyError>;
+  if (e.validation) {
+    return { status: 400, body: { error_code: 'invalid_request', message: e.message ?? 'Invalid request' } };
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, body: { error_code: 'body_too_large', message: 'The request body is too large' } };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, body: { error_code: 'unsupported_media_type', message: 'Send a JSON body' } };
+  }
+  // Parser errors can quote the body, which may hold a password: never echo their text.
+  if (err instanceof SyntaxError || e.code?.startsWith('FST_ERR_CTP_')) {
+    return { status: 400, body: { error_code: 'malformed_json', message: 'The body is not valid JSON' } };
+  }
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return { status: e.statusCode, body: { error_code: 'invalid_request', message: 'The request could not be understood' } };
+  }
+  return { status: 500, body: { error_code: 'internal_error', message: 'Internal server error' } };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const { status, body } = toErrorResponse(err);
+    if (status >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ error_code: body.error_code, status }, 'request rejected');
+    if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error_code: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
+  );
+}

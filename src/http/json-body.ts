@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The body is JSON whatever the Content-Type says (curl -d sends a form type). No body and
+ * an empty body both read as `{}`, so that routes whose body is optional see "no fields".
+ * Parsing is Fastify's safe parser: __proto__ and constructor keys are refused.
+ */
+export function acceptJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, {});
+    parseJson(request, text, done);
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined) request.body = {};
+  });
+}

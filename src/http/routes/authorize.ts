@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
+import { type Credentials, decodeBasicCredentials, splitAuthorization } from '../../auth/credentials.js';
+import type { ApiLine } from '../../config/config.js';
+import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
+import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
+import type { TesseraApp } from '../../app.js';
+import { AccessToken, AuthorizeBody, ERROR_RESPONSES } from '../schemas.js';
+
+type Body = Static<typeof AuthorizeBody>;
+
+/** POST /v1/users/authorize in the wire formats of 7.22 (Basic header) and 7.4 (JSON body). */
+export function authorizeRoute(app: TesseraApp): void {
+  const { auth, config } = app.tessera;
+  app.post(
+    '/v1/users/authorize',
+    { schema: { body: AuthorizeBody, response: { 200: AccessToken, ...ERROR_RESPONSES } } },
+    async (request, reply) => {
+      const credentials = credentialsOf(request, request.body, config.apiLine);
+      const token = await auth.authorize(credentials, request.body.ttl ?? TTL_DEFAULT_SECONDS);
+      reply.header('cache-control', 'no-store');
+      return { access_token: token };
+    },
+  );
+}
+
+function credentialsOf(request: FastifyRequest, body: Body, line: ApiLine): Credentials {
+  const header = request.headers.authorization;
+  if (line === '7.22' || (line === 'both' && header !== undefined)) return fromHeader(header);
+  return fromBody(body, line);
+}
+
+function fromHeader(header: string | undefined): Credentials {
+  if (!header) throw new MissingCredentialsError('Send the credentials as "Authorization: Basic …"');
+  const { scheme, value } = splitAuthorization(header);
+  if (scheme !== 'basic') throw new MissingCredentialsError('Only Basic credentials obtain a token here');
+  return decodeBasicCredentials(value);
+}
+
+function fromBody(body: Body, line: ApiLine): Credentials {
+  const { username, password } = body;
+  if (username !== undefined && password !== undefined) return { username, password };
+  if (line === 'both' && username === undefined && password === undefined) {
+    throw new MissingCredentialsError(
+      'Send credentials as "Authorization: Basic …" or as {"username", "password"} in the body',
+    );
+  }
+  throw new InvalidRequestError('A JSON body with both "username" and "password" is required');
+}

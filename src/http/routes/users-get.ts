@@ -1,0 +1,22 @@
+import { UserNotFoundError } from '../../errors.js';
+import type { TesseraApp } from '../../app.js';
+import { principalOf, requireRole, USER_ADMIN_ROLES } from '../authenticate.js';
+import { ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
+import { toUserView } from '../user-view.js';
+
+/** GET /v1/users/{uid}: the user itself, admin or user_manager. */
+export function usersGetRoute(app: TesseraApp): void {
+  const { auth, users, config, clock } = app.tessera;
+  app.get(
+    '/v1/users/:uid',
+    { schema: { params: UidParams, response: { 200: UserView, ...ERROR_RESPONSES } } },
+    async (request) => {
+      const uid = Number(request.params.uid);
+      const principal = await principalOf(request, auth, config.basicAuthOnProtectedRoutes);
+      if (principal.uid !== uid) requireRole(principal, USER_ADMIN_ROLES);
+      const user = await users.getByUid(uid);
+      if (!user) throw new UserNotFoundError();
+      return toUserView(user, new Date(clock()));
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
+import { PASSWORD_MAX_LENGTH } from '../users/password-rules.js';
+import { USERNAME_MAX_LENGTH } from '../users/username.js';
+
+export const ErrorBody = Type.Object({ error_code: Type.String(), message: Type.String() });
+
+const Ttl = Type.Integer({ minimum: TTL_MIN_SECONDS, maximum: TTL_MAX_SECONDS });
+
+/** Variant A's token request object and Variant B's JWT authorize object in one shape. */
+export const AuthorizeBody = Type.Object({
+  ttl: Type.Optional(Ttl),
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH })),
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })),
+});
+
+export const TtlBody = Type.Object({ ttl: Type.Optional(Ttl) });
+
+export const AccessToken = Type.Object({ access_token: Type.String() });
+
+export const UserView = Type.Object({
+  uid: Type.Integer(),
+  username: Type.String(),
+  email: Type.Optional(Type.String()),
+  name: Type.Union([Type.String(), Type.Null()]),
+  role: Type.String(),
+  status: Type.String(),
+  password_issue_date: Type.String(),
+  last_login: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$' }) });
+
+/** Response schemas shared by every route: fast-json-stringify sends nothing else. */
+export const ERROR_RESPONSES = { '4xx': ErrorBody, '5xx': ErrorBody } as const;

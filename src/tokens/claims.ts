@@ -1,0 +1,17 @@
+import type { Role } from '../users/user.js';
+
+/** What a Tessera token says. `sub` is the uid as a string, `exp` = `iat` + ttl. */
+export interface TokenClaims {
+  iss: string;
+  sub: string;
+  uid: number;
+  username: string;
+  roles: Role[];
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export const TTL_DEFAULT_SECONDS = 300;
+export const TTL_MIN_SECONDS = 1;
+export const TTL_MAX_SECONDS = 86_400;

@@ -1,0 +1,27 @@
+import { createUser } from './create-user.js';
+import { generatePassword } from './generate-password.js';
+import type { PasswordHasher } from './password-hasher.js';
+import type { CredentialStore, UserStore } from './user-store.js';
+
+export const DEFAULT_ADMIN_USERNAME = 'admin@tessera.local';
+
+export type FirstAdminResult =
+  | { created: false }
+  | { created: true; username: string; generatedPassword?: string };
+
+/**
+ * On an empty store, creates the first admin from the given credentials, or, when none are
+ * given, admin@tessera.local with a random password that the caller shows once.
+ */
+export async function ensureFirstAdmin(
+  users: UserStore & CredentialStore,
+  hasher: PasswordHasher,
+  given: { username?: string; password?: string },
+): Promise<FirstAdminResult> {
+  if ((await users.count()) > 0) return { created: false };
+  const username = given.username || DEFAULT_ADMIN_USERNAME;
+  const generatedPassword = given.password ? undefined : generatePassword();
+  const password = given.password || generatedPassword!;
+  await createUser({ credentials: users, hasher }, { username, password, role: 'admin', name: 'Administrator' });
+  return { created: true, username, generatedPassword };
+}
