@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+import { createRequire } from 'node:module';
+import { Command } from 'commander';
+import { ConfigError } from '../config/config.js';
+import { DomainError } from '../errors.js';
+import { CliError } from './cli-error.js';
+import { serveCommand } from './serve.js';
+import { tokenCommand } from './token.js';
+import { usersAddCommand } from './users-add.js';
+import { usersDeleteCommand } from './users-delete.js';
+import { usersExpirePasswordCommand } from './users-expire-password.js';
+import { usersListCommand } from './users-list.js';
+import { usersSetPasswordCommand } from './users-set-password.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+const program = new Command('tessera')
+  .description('Tessera: users, passwords and JWTs for a cluster management REST API')
+  .version(version)
+  .showHelpAfterError('(add --help for usage)')
+  .addCommand(serveCommand())
+  .addCommand(
+    new Command('users')
+      .description('Manage the users of the local store (works while the server runs)')
+      .addCommand(usersAddCommand())
+      .addCommand(usersListCommand())
+      .addCommand(usersSetPasswordCommand())
+      .addCommand(usersExpirePasswordCommand())
+      .addCommand(usersDeleteCommand()),
+  )
+  .addCommand(tokenCommand());
+
+program.parseAsync().catch((err: unknown) => {
+  const known = err instanceof CliError || err instanceof ConfigError || err instanceof DomainError;
+  process.stderr.write(`tessera: ${known ? (err as Error).message : String((err as Error)?.stack ?? err)}\n`);
+  process.exit(err instanceof CliError ? err.exitCode : known ? 2 : 1);
+});

@@ -1,0 +1,100 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { API_LINES, type Config, DEFAULTS, LOG_LEVELS, makeConfig, parseListen } from '../config/config.js';
+
+function integer(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+/** Options every command that opens the local store takes. */
+export function addStoreOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--data-dir <dir>', 'folder of the SQLite store and TLS files')
+        .env('TESSERA_DATA_DIR')
+        .default(DEFAULTS.dataDir),
+    )
+    .addOption(
+      new Option('--argon2-memory <kib>', 'argon2id memory cost in KiB')
+        .env('TESSERA_ARGON2_MEMORY_KIB')
+        .argParser(integer)
+        .default(DEFAULTS.argon2.memoryCost),
+    )
+    .addOption(
+      new Option('--argon2-iterations <n>', 'argon2id time cost')
+        .env('TESSERA_ARGON2_ITERATIONS')
+        .argParser(integer)
+        .default(DEFAULTS.argon2.timeCost),
+    )
+    .addOption(
+      new Option('--argon2-parallelism <n>', 'argon2id lanes')
+        .env('TESSERA_ARGON2_PARALLELISM')
+        .argParser(integer)
+        .default(DEFAULTS.argon2.parallelism),
+    );
+}
+
+/** The options of `tessera serve`, each with its environment variable. */
+export function addServeOptions(command: Command): Command {
+  return addStoreOptions(command)
+    .addOption(
+      new Option('--listen <host:port>', 'address to listen on')
+        .env('TESSERA_LISTEN')
+        .default(`${DEFAULTS.listen.host}:${DEFAULTS.listen.port}`),
+    )
+    .addOption(
+      new Option('--api-line <line>', 'wire format of POST /v1/users/authorize: both, 7.22 (Basic header) or 7.4 (JSON body)')
+        .env('TESSERA_API_LINE')
+        .choices(API_LINES)
+        .default(DEFAULTS.apiLine),
+    )
+    .addOption(new Option('--no-tls', 'plain HTTP, for use behind a TLS-terminating proxy').env('TESSERA_NO_TLS'))
+    .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain) to serve instead of the self-signed one').env('TESSERA_TLS_CERT'))
+    .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TESSERA_TLS_KEY'))
+    .addOption(new Option('--issuer <iss>', 'the "iss" claim of issued tokens').env('TESSERA_ISSUER').default(DEFAULTS.issuer))
+    .addOption(
+      new Option('--clock-leeway <seconds>', 'tolerated clock skew on exp/iat, 0 to 5')
+        .env('TESSERA_CLOCK_LEEWAY')
+        .argParser(integer)
+        .default(DEFAULTS.clockLeewaySeconds),
+    )
+    .addOption(
+      new Option('--no-basic-auth', 'protected routes accept tokens only, not Basic credentials').env('TESSERA_NO_BASIC_AUTH'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log verbosity').env('TESSERA_LOG_LEVEL').choices(LOG_LEVELS).default(DEFAULTS.logLevel),
+    );
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  argon2Memory: number;
+  argon2Iterations: number;
+  argon2Parallelism: number;
+}
+
+export interface ServeOptions extends StoreOptions {
+  listen: string;
+  apiLine: Config['apiLine'];
+  tls: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  issuer: string;
+  clockLeeway: number;
+  basicAuth: boolean;
+  logLevel: Config['logLevel'];
+}
+
+export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Config {
+  return makeConfig({
+    dataDir: o.dataDir,
+    argon2: { memoryCost: o.argon2Memory, timeCost: o.argon2Iterations, parallelism: o.argon2Parallelism },
+    ...(o.listen !== undefined && { listen: parseListen(o.listen) }),
+    ...(o.apiLine !== undefined && { apiLine: o.apiLine }),
+    ...(o.tls !== undefined && { tls: { enabled: o.tls, certFile: o.tlsCert, keyFile: o.tlsKey } }),
+    ...(o.issuer !== undefined && { issuer: o.issuer }),
+    ...(o.clockLeeway !== undefined && { clockLeewaySeconds: o.clockLeeway }),
+    ...(o.basicAuth !== undefined && { basicAuthOnProtectedRoutes: o.basicAuth }),
+    ...(o.logLevel !== undefined && { logLevel: o.logLevel }),
+  });
+}

@@ -1,0 +1,26 @@
+import { read } from 'read';
+import { CliError } from './cli-error.js';
+
+/**
+ * A password from standard input (--password-stdin: everything up to the end, less one
+ * trailing line break) or from a hidden prompt on the terminal. Never from an argument,
+ * which would land in shell history and in `ps`.
+ */
+export async function readPassword(opts: { stdin?: boolean; prompt: string; confirm?: boolean }): Promise<string> {
+  if (opts.stdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    if (!password) throw new CliError('no password on standard input');
+    return password;
+  }
+  if (!process.stdin.isTTY) {
+    throw new CliError('no terminal to ask for the password: pass it on standard input with --password-stdin');
+  }
+  const password = await read({ prompt: opts.prompt, silent: true, replace: '', output: process.stderr });
+  if (opts.confirm) {
+    const again = await read({ prompt: 'Repeat it: ', silent: true, replace: '', output: process.stderr });
+    if (again !== password) throw new CliError('the two passwords differ');
+  }
+  return password;
+}

@@ -1,0 +1,49 @@
+import { Command } from 'commander';
+import { startServer } from '../server.js';
+import { addServeOptions, configFromOptions, type ServeOptions } from './options.js';
+
+export function serveCommand(): Command {
+  return addServeOptions(new Command('serve'))
+    .description('Start the Tessera HTTP(S) service on the local SQLite store')
+    .addHelpText(
+      'after',
+      `
+On an empty store the first admin is created from TESSERA_ADMIN_USERNAME and
+TESSERA_ADMIN_PASSWORD, or, when they are unset, as admin@tessera.local with a
+random password that is printed once. Logs are JSON lines on standard output;
+messages for you go to standard error.
+
+Examples:
+  tessera serve                                   # https://127.0.0.1:9443, ./data
+  tessera serve --listen 0.0.0.0:9443 --data-dir /var/lib/tessera
+  tessera serve --no-tls --listen 127.0.0.1:8080  # behind a TLS proxy`,
+    )
+    .action(async (options: ServeOptions) => {
+      const config = configFromOptions(options);
+      const server = await startServer(config, {
+        username: process.env.TESSERA_ADMIN_USERNAME,
+        password: process.env.TESSERA_ADMIN_PASSWORD,
+      });
+      const say = (line = '') => process.stderr.write(`${line}\n`);
+      say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);
+      if (server.tls?.generatedAt) {
+        say(`Made a self-signed TLS certificate: ${server.tls.generatedAt} (curl: --cacert it, or -k)`);
+      }
+      if (server.firstAdmin.created) {
+        say(`Created the first admin: ${server.firstAdmin.username}`);
+        if (server.firstAdmin.generatedPassword) {
+          say('Its password, shown this once only (change it with `tessera users set-password`):');
+          say(`\n    ${server.firstAdmin.generatedPassword}\n`);
+        }
+      }
+      const stop = (signal: string) => {
+        say(`${signal}: finishing in-flight requests, then stopping`);
+        server.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+}

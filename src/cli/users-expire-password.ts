@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+import { addStoreOptions, type StoreOptions } from './options.js';
+import { findUserOrFail, withStore } from './with-store.js';
+
+export function usersExpirePasswordCommand(): Command {
+  return addStoreOptions(new Command('expire-password'))
+    .description('Expire a user\'s password now: logins answer 401 "password_expired" until it is replaced')
+    .requiredOption('--username <name>', 'whose password')
+    .action(async (o: StoreOptions & { username: string }) => {
+      await withStore(o, async (t) => {
+        const user = await findUserOrFail(t, o.username);
+        await t.users.expirePassword(user.uid, new Date());
+      });
+      process.stderr.write(`Password of ${o.username} expired\n`);
+    });
+}

@@ -1,0 +1,24 @@
+import { Command } from 'commander';
+import { toUserView } from '../http/user-view.js';
+import { addStoreOptions, type StoreOptions } from './options.js';
+import { withStore } from './with-store.js';
+
+export function usersListCommand(): Command {
+  return addStoreOptions(new Command('list'))
+    .description('List the users of the local store')
+    .option('--json', 'print the user objects as JSON, as GET /v1/users returns them')
+    .action(async (o: StoreOptions & { json?: boolean }) => {
+      const now = new Date();
+      const users = (await withStore(o, (t) => t.users.list())).map((u) => toUserView(u, now));
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(users, null, 2)}\n`);
+        return;
+      }
+      const rows = [
+        ['UID', 'USERNAME', 'ROLE', 'STATUS', 'LAST LOGIN'],
+        ...users.map((u) => [String(u.uid), u.username, u.role, u.status, u.last_login ?? '-']),
+      ];
+      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+      for (const row of rows) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+    });
+}

@@ -1,0 +1,56 @@
+import type { AddressInfo } from 'node:net';
+import { buildApp, type TesseraApp } from './app.js';
+import type { Config } from './config/config.js';
+import { openTessera, type Tessera } from './tessera.js';
+import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
+import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
+
+export interface RunningServer {
+  app: TesseraApp;
+  tessera: Tessera;
+  url: string;
+  firstAdmin: FirstAdminResult;
+  tls: TlsFiles | null;
+  close(): Promise<void>;
+}
+
+/** Secrets that must never reach a log line, whatever a serializer is asked to print. */
+const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'req.body.password', '*.password'];
+
+/**
+ * Opens the store, makes the first admin on an empty one, loads or makes the TLS
+ * certificate, and listens. Closing drains in-flight requests, then closes the store.
+ */
+export async function startServer(
+  config: Config,
+  firstAdmin: { username?: string; password?: string } = {},
+): Promise<RunningServer> {
+  const tessera = await openTessera(config);
+  try {
+    const admin = await ensureFirstAdmin(tessera.users, tessera.hasher, firstAdmin);
+    const tls = !config.tls.enabled
+      ? null
+      : config.tls.certFile && config.tls.keyFile
+        ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
+        : await selfSignedTls(config.dataDir);
+    const app = buildApp(tessera, {
+      logger: { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+      https: tls && { key: tls.key, cert: tls.cert },
+    });
+    await app.listen({ host: config.listen.host, port: config.listen.port });
+    const { address, port } = app.server.address() as AddressInfo;
+    const host = address.includes(':') ? `[${address}]` : address;
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      tessera,
+      url: `${tls ? 'https' : 'http'}://${host}:${port}`,
+      firstAdmin: admin,
+      tls,
+      close: () => (closing ??= app.close().then(() => tessera.close())),
+    };
+  } catch (err) {
+    await tessera.close();
+    throw err;
+  }
+}

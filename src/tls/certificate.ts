@@ -1,0 +1,55 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { generate } from 'selfsigned';
+
+export interface TlsFiles {
+  key: Buffer;
+  cert: Buffer;
+  /** Set when the certificate was made just now. */
+  generatedAt?: string;
+}
+
+/** Reads the given certificate and key. */
+export function readTlsFiles(certFile: string, keyFile: string): TlsFiles {
+  return { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+}
+
+/**
+ * The self-signed certificate in `<dataDir>/tls`, made on first start as the product does:
+ * ECDSA P-256, valid for a year, for localhost, 127.0.0.1, ::1 and this host's name.
+ */
+export async function selfSignedTls(dataDir: string): Promise<TlsFiles> {
+  const dir = path.join(dataDir, 'tls');
+  const certFile = path.join(dir, 'cert.pem');
+  const keyFile = path.join(dir, 'key.pem');
+  if (existsSync(certFile) && existsSync(keyFile)) return readTlsFiles(certFile, keyFile);
+
+  const notBeforeDate = new Date();
+  const notAfterDate = new Date(notBeforeDate.getTime() + 365 * 86_400_000);
+  const pems = await generate([{ name: 'commonName', value: hostname() }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate,
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 2, value: hostname() },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(keyFile, pems.private, { mode: 0o600 });
+  writeFileSync(certFile, pems.cert, { mode: 0o644 });
+  return { key: Buffer.from(pems.private), cert: Buffer.from(pems.cert), generatedAt: certFile };
+}
