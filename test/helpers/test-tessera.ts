@@ -22,7 +22,7 @@ export interface TestTessera {
 
 /** A real Tessera on a real SQLite file in a temporary directory, with a movable clock. */
 export async function testTessera(overrides: Parameters<typeof makeConfig>[0] = {}): Promise<TestTessera> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-test-'));
+  const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'tessera-test-'));
   const config: Config = makeConfig({ argon2: FAST_ARGON2, ...overrides, dataDir });
   let now = Date.now();
   const tessera = await openTessera(config, () => now);

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { decodeBasicCredentials, splitAuthorization } from '../../src/auth/credentials.js';
+import { InvalidRequestError } from '../../src/errors.js';
+
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+describe('decodeBasicCredentials', () => {
+  it('splits at the first colon only', () => {
+    expect(decodeBasicCredentials(b64('bob:a:b:c'))).toEqual({ username: 'bob', password: 'a:b:c' });
+  });
+
+  it('keeps Unicode and spaces exactly', () => {
+    expect(decodeBasicCredentials(b64('zoë: ü ß 🔑 '))).toEqual({ username: 'zoë', password: ' ü ß 🔑 ' });
+  });
+
+  it('allows an empty password (it will simply not match)', () => {
+    expect(decodeBasicCredentials(b64('bob:'))).toEqual({ username: 'bob', password: '' });
+  });
+
+  it.each(['!!!', b64('nocolon'), 'YQ=', 'a'])('refuses %s', (token) => {
+    expect(() => decodeBasicCredentials(token)).toThrow(InvalidRequestError);
+  });
+});
+
+describe('splitAuthorization', () => {
+  it('lower-cases the scheme and keeps the value', () => {
+    expect(splitAuthorization('  JWT   abc.def.ghi ')).toEqual({ scheme: 'jwt', value: 'abc.def.ghi' });
+    expect(splitAuthorization('Bearer')).toEqual({ scheme: 'bearer', value: '' });
+  });
+});

@@ -1,0 +1,140 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { InvalidTokenError } from '../../src/errors.js';
+import type { KeyStore, StoredKey } from '../../src/tokens/key-store.js';
+import { KeyRing } from '../../src/tokens/key-ring.js';
+import { TokenIssuer } from '../../src/tokens/token-issuer.js';
+import { TokenVerifier } from '../../src/tokens/token-verifier.js';
+import type { User } from '../../src/users/user.js';
+
+/** An in-memory key store: this suite is about the token logic, not persistence. */
+class MemoryKeyStore implements KeyStore {
+  keys: StoredKey[] = [];
+  async listUsable() {
+    return [...this.keys];
+  }
+  async add(key: StoredKey) {
+    this.keys.unshift(key);
+  }
+}
+
+const user: User = {
+  uid: 7,
+  username: 'dave',
+  name: null,
+  role: 'cluster_member',
+  passwordIssueDate: new Date(),
+  passwordExpiresAt: null,
+  createdAt: new Date(),
+  lastLogin: null,
+};
+
+let now: number;
+let ring: KeyRing;
+let store: MemoryKeyStore;
+const clock = () => now;
+
+beforeEach(async () => {
+  now = Date.UTC(2026, 0, 1);
+  store = new MemoryKeyStore();
+  ring = await KeyRing.load(store);
+});
+
+function verifier(leeway = 5, issuer = 'tessera') {
+  return new TokenVerifier(ring, issuer, leeway, clock);
+}
+
+async function issue(ttl = 300) {
+  return new TokenIssuer(ring, 'tessera', clock).issue(user, ttl);
+}
+
+const claims = { uid: 7, username: 'dave', roles: ['cluster_member'] };
+
+describe('TokenVerifier', () => {
+  it('accepts a token it issued and returns its claims', async () => {
+    const verified = await verifier().verify(await issue());
+    expect(verified).toMatchObject({ iss: 'tessera', sub: '7', uid: 7, username: 'dave', roles: ['cluster_member'] });
+    expect(verified.exp - verified.iat).toBe(300);
+  });
+
+  it('refuses alg "none"', async () => {
+    const iat = Math.floor(now / 1000);
+    const token = new UnsecuredJWT(claims).setIssuer('tessera').setSubject('7').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').encode();
+    await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('refuses HS256 signed with the public key as the secret (algorithm confusion)', async () => {
+    const kid = ring.jwks().keys[0]!.kid!;
+    const publicJwk = JSON.stringify(ring.jwks().keys[0]);
+    const iat = Math.floor(now / 1000);
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid })
+      .setIssuer('tessera')
+      .setSubject('7')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .setJti('x')
+      .sign(new TextEncoder().encode(publicJwk));
+    await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('refuses a token signed by a key outside the ring, even with a known kid', async () => {
+    const kid = ring.jwks().keys[0]!.kid!;
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const iat = Math.floor(now / 1000);
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
+      .setIssuer('tessera')
+      .setSubject('7')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .setJti('x')
+      .sign(privateKey);
+    await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('refuses another issuer', async () => {
+    await expect(verifier(5, 'someone-else').verify(await issue())).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('allows exp to pass by the leeway and no more', async () => {
+    const token = await issue(1);
+    now += 5_000; // 4 s past exp
+    await expect(verifier(5).verify(token)).resolves.toBeDefined();
+    await expect(verifier(0).verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+    now += 2_000; // 6 s past exp
+    await expect(verifier(5).verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('refuses a token issued further in the future than the leeway', async () => {
+    now += 60_000;
+    const token = await issue();
+    now -= 60_000;
+    await expect(verifier(5).verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('refuses a signed token without the expected claims', async () => {
+    const { kid, privateKey } = ring.signingKey();
+    const iat = Math.floor(now / 1000);
+    const token = await new SignJWT({ uid: 'seven', username: 'dave', roles: ['cluster_member'] })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
+      .setIssuer('tessera')
+      .setSubject('7')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .setJti('x')
+      .sign(privateKey);
+    await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+});
+
+describe('KeyRing', () => {
+  it('makes one Ed25519 key on first load and reuses it', async () => {
+    expect(store.keys).toHaveLength(1);
+    const again = await KeyRing.load(store);
+    expect(store.keys).toHaveLength(1);
+    expect(again.signingKey().kid).toBe(ring.signingKey().kid);
+    expect(store.keys[0]!.privateJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
+  });
+});
