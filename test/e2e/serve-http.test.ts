@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe } from '../helpers/cli.js';
+
+/** The real CLI server over plain HTTP, with the CLI writing the store while it runs. */
+describe('tessera serve --no-tls (subprocess)', () => {
+  let dataDir: string;
+  let server: ServeProcess;
+  let adminPassword: string;
+  const env = () => ({ ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir });
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-e2e-'));
+    server = await startServe(['--no-tls'], env());
+    adminPassword = /shown this once only.*\n\n {4}(\S+)\n/.exec(server.stderr())?.[1] ?? '';
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the first admin and its random password once', () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.stderr()).toContain('Created the first admin: admin@tessera.local');
+    expect(adminPassword).toHaveLength(24);
+  });
+
+  it('issues tokens in both wire formats and accepts them on /v1/users', async () => {
+    const a = await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      headers: { authorization: basic('admin@tessera.local', adminPassword), 'content-type': 'application/x-www-form-urlencoded' },
+      body: '{"ttl": 600}',
+    });
+    expect(a.status).toBe(200);
+    const b = await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'admin@tessera.local', password: adminPassword }),
+    });
+    expect(b.status).toBe(200);
+    for (const token of [a.json.access_token, b.json.access_token]) {
+      const users = await request(`${server.url}/v1/users`, { headers: { authorization: `JWT ${token}` } });
+      expect(users.status).toBe(200);
+      expect(users.json[0]).toMatchObject({ uid: 1, username: 'admin@tessera.local', role: 'admin' });
+    }
+  });
+
+  it('sees users the CLI adds, expires and re-passwords while it runs', async () => {
+    const add = await runCli(['users', 'add', '--username', 'Erin', '--role', 'db_viewer', '--password-stdin'], {
+      env: env(),
+      input: 'erin-password-1\n',
+    });
+    expect(add.stderr).toContain('Added Erin');
+    expect(add.code).toBe(0);
+    const login = (password: string) =>
+      request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('erin', password) } });
+    expect((await login('erin-password-1')).status).toBe(200);
+
+    expect((await runCli(['users', 'expire-password', '--username', 'erin'], { env: env() })).code).toBe(0);
+    const expired = await login('erin-password-1');
+    expect(expired.status).toBe(401);
+    expect(expired.json.error_code).toBe('password_expired');
+
+    const set = await runCli(['users', 'set-password', '--username', 'erin', '--password-stdin'], { env: env(), input: 'erin-password-2' });
+    expect(set.code).toBe(0);
+    expect((await login('erin-password-1')).status).toBe(401);
+    expect((await login('erin-password-2')).status).toBe(200);
+
+    const list = await runCli(['users', 'list', '--json'], { env: env() });
+    expect(JSON.parse(list.stdout).map((u: { username: string }) => u.username)).toEqual(['admin@tessera.local', 'Erin']);
+
+    expect((await runCli(['users', 'delete', '--username', 'ERIN'], { env: env() })).code).toBe(0);
+    expect((await login('erin-password-2')).status).toBe(401);
+  });
+
+  it('gets a token with `tessera token`, in both formats', async () => {
+    for (const line of ['7.22', '7.4']) {
+      const res = await runCli(
+        ['token', '--url', server.url, '--username', 'admin@tessera.local', '--ttl', '120', '--api-line', line, '--password-stdin'],
+        { input: adminPassword },
+      );
+      expect(res.code).toBe(0);
+      const token = res.stdout.trim();
+      const me = await request(`${server.url}/v1/users/1`, { headers: { authorization: `Bearer ${token}` } });
+      expect(me.status).toBe(200);
+    }
+    const refused = await runCli(['token', '--url', server.url, '--username', 'admin@tessera.local', '--password-stdin'], { input: 'nope' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('invalid_credentials');
+  });
+
+  it('refuses the last admin deletion and reads no password from an argument', async () => {
+    const del = await runCli(['users', 'delete', '--username', 'admin@tessera.local'], { env: env() });
+    expect(del.code).not.toBe(0);
+    expect(del.stderr).toContain('last admin');
+    const noTty = await runCli(['users', 'add', '--username', 'x'], { env: env() });
+    expect(noTty.code).not.toBe(0);
+    expect(noTty.stderr).toContain('--password-stdin');
+  });
+
+  it('writes no password or token to its logs', async () => {
+    const res = await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      headers: { authorization: basic('admin@tessera.local', adminPassword) },
+    });
+    await request(`${server.url}/v1/users`, { headers: { authorization: `JWT ${res.json.access_token}` } });
+    await request(`${server.url}/v1/users/authorize`, { method: 'POST', body: '{"username":"x","password":"leaky-secret-1"}' });
+    await request(`${server.url}/v1/users/authorize`, { method: 'POST', body: '{"password": leaky-secret-2' });
+    const logs = server.stdout();
+    expect(logs).toContain('"url":"/v1/users/authorize"');
+    for (const secret of [adminPassword, res.json.access_token, 'leaky-secret', basic('admin@tessera.local', adminPassword).slice(6)]) {
+      expect(logs).not.toContain(secret);
+    }
+  });
+
+  it('keeps its keys and admin across a restart, and stops cleanly on SIGTERM', async () => {
+    const jwks = (await request(`${server.url}/.well-known/jwks.json`)).json;
+    expect(await server.stop('SIGTERM')).toBe(0);
+    server = await startServe(['--no-tls'], env());
+    expect(server.stderr()).not.toContain('Created the first admin');
+    expect((await request(`${server.url}/.well-known/jwks.json`)).json).toEqual(jwks);
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { OWASP_ARGON2 } from '../../src/config/config.js';
+import { Argon2Hasher } from '../../src/users/password-hasher.js';
+
+describe('Argon2Hasher', () => {
+  it('hashes with argon2id at the OWASP parameters by default and verifies exactly', async () => {
+    const hasher = await Argon2Hasher.create(OWASP_ARGON2);
+    const hash = await hasher.hash('Tr0ub4dor&3');
+    expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await hasher.verify(hash, 'Tr0ub4dor&3')).toBe(true);
+    expect(await hasher.verify(hash, 'tr0ub4dor&3')).toBe(false);
+    expect(await hasher.verify(hash, 'Tr0ub4dor&3 ')).toBe(false);
+    expect(hasher.needsRehash(hash)).toBe(false);
+  });
+
+  it('salts every hash', async () => {
+    const hasher = await Argon2Hasher.create({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    expect(await hasher.hash('same')).not.toBe(await hasher.hash('same'));
+  });
+
+  it('asks for a rehash when the parameters changed, and rejects rather than throws on a damaged hash', async () => {
+    const weak = await Argon2Hasher.create({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const strong = await Argon2Hasher.create({ memoryCost: 2048, timeCost: 1, parallelism: 1 });
+    const hash = await weak.hash('pw');
+    expect(strong.needsRehash(hash)).toBe(true);
+    expect(await strong.verify(hash, 'pw')).toBe(true);
+    expect(await strong.verify('$argon2id$garbage', 'pw')).toBe(false);
+    expect(await strong.verify('$2b$10$bcrypt-hash', 'pw')).toBe(false);
+    expect(await strong.verifyDummy('pw')).toBe(false);
+  });
+});
