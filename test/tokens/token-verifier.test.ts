@@ -51,6 +51,19 @@ async function issue(ttl = 300) {
 
 const claims = { uid: 7, username: 'dave', roles: ['cluster_member'] };
 
+/** A token made outside the issuer, to try what an attacker could send. */
+function forge(header: { alg: string; kid?: string }, key: Parameters<SignJWT['sign']>[0], body: object = claims) {
+  const iat = Math.floor(now / 1000);
+  return new SignJWT({ ...body })
+    .setProtectedHeader({ typ: 'JWT', ...header })
+    .setIssuer('tessera')
+    .setSubject('7')
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 60)
+    .setJti('x')
+    .sign(key);
+}
+
 describe('TokenVerifier', () => {
   it('accepts a token it issued and returns its claims', async () => {
     const verified = await verifier().verify(await issue());
@@ -67,30 +80,14 @@ describe('TokenVerifier', () => {
   it('refuses HS256 signed with the public key as the secret (algorithm confusion)', async () => {
     const kid = ring.jwks().keys[0]!.kid!;
     const publicJwk = JSON.stringify(ring.jwks().keys[0]);
-    const iat = Math.floor(now / 1000);
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid })
-      .setIssuer('tessera')
-      .setSubject('7')
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + 60)
-      .setJti('x')
-      .sign(new TextEncoder().encode(publicJwk));
+    const token = await forge({ alg: 'HS256', kid }, new TextEncoder().encode(publicJwk));
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
   it('refuses a token signed by a key outside the ring, even with a known kid', async () => {
     const kid = ring.jwks().keys[0]!.kid!;
     const { privateKey } = generateKeyPairSync('ed25519');
-    const iat = Math.floor(now / 1000);
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
-      .setIssuer('tessera')
-      .setSubject('7')
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + 60)
-      .setJti('x')
-      .sign(privateKey);
+    const token = await forge({ alg: 'EdDSA', kid }, privateKey);
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
@@ -116,15 +113,7 @@ describe('TokenVerifier', () => {
 
   it('refuses a signed token without the expected claims', async () => {
     const { kid, privateKey } = ring.signingKey();
-    const iat = Math.floor(now / 1000);
-    const token = await new SignJWT({ uid: 'seven', username: 'dave', roles: ['cluster_member'] })
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid })
-      .setIssuer('tessera')
-      .setSubject('7')
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + 60)
-      .setJti('x')
-      .sign(privateKey);
+    const token = await forge({ alg: 'EdDSA', kid }, privateKey, { ...claims, uid: 'seven' });
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 });
