@@ -3,11 +3,18 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { registerErrorHandling } from './http/error-response.js';
 import { acceptJsonBodies } from './http/json-body.js';
 import { authorizeRoute } from './http/routes/authorize.js';
+import { clusterPolicyRoutes } from './http/routes/cluster-policy.js';
 import { healthzRoute } from './http/routes/healthz.js';
 import { jwksRoute } from './http/routes/jwks.js';
+import { logoutRoute } from './http/routes/logout.js';
 import { refreshJwtRoute } from './http/routes/refresh-jwt.js';
+import { usersCreateRoute } from './http/routes/users-create.js';
+import { usersDeleteRoute } from './http/routes/users-delete.js';
 import { usersGetRoute } from './http/routes/users-get.js';
 import { usersListRoute } from './http/routes/users-list.js';
+import { usersPasswordRoutes } from './http/routes/users-password.js';
+import { usersUnlockRoute } from './http/routes/users-unlock.js';
+import { usersUpdateRoute } from './http/routes/users-update.js';
 import type { Tessera } from './tessera.js';
 
 declare module 'fastify' {
@@ -19,14 +26,14 @@ declare module 'fastify' {
 export type TesseraApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
 
 export interface AppOptions {
-  logger?: FastifyServerOptions['logger'];
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
   https?: { key: string | Buffer; cert: string | Buffer } | null;
 }
 
 /** Builds the HTTP app around an opened Tessera, without listening: tests use app.inject. */
 export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     ...(options.https ? { https: options.https } : {}),
     bodyLimit: tessera.config.bodyLimitBytes,
     // Types are what the client sent: "600" is not a ttl.
@@ -36,8 +43,11 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   app.decorate('tessera', tessera);
   acceptJsonBodies(app);
   registerErrorHandling(app);
-  for (const route of [authorizeRoute, refreshJwtRoute, usersListRoute, usersGetRoute, jwksRoute, healthzRoute]) {
-    route(app);
-  }
+  const routes = [
+    ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
+    ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
+    ...[clusterPolicyRoutes, jwksRoute, healthzRoute],
+  ];
+  for (const route of routes) route(app);
   return app;
 }

@@ -14,7 +14,7 @@ export class DomainError extends Error {
 }
 
 export class InvalidRequestError extends DomainError {
-  constructor(message: string, code = 'invalid_request') {
+  constructor(message: string, code: 'invalid_request' | 'malformed_authorization_header' = 'invalid_request') {
     super(code, message);
   }
 }
@@ -60,5 +60,82 @@ export class UserNotFoundError extends DomainError {
 export class UserAlreadyExistsError extends DomainError {
   constructor() {
     super('name_already_exists', 'A user with this username already exists');
+  }
+}
+
+export class EmailAlreadyExistsError extends DomainError {
+  constructor() {
+    super('email_already_exists', 'A user with this email already exists');
+  }
+}
+
+export class AccountLockedError extends DomainError {
+  constructor() {
+    super('account_locked', 'The account is locked after too many failed logins');
+  }
+}
+
+/** An error that tells the client when to come back (Retry-After). */
+export class RetryLaterError extends DomainError {
+  constructor(
+    code: string,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(code, message);
+  }
+}
+
+export class TooManyRequestsError extends RetryLaterError {
+  constructor(retryAfterSeconds: number) {
+    super('too_many_requests', 'Too many login attempts from this address; try again later', retryAfterSeconds);
+  }
+}
+
+export class TryAgainError extends RetryLaterError {
+  constructor(message = 'The service is busy; try again shortly') {
+    super('try_again', message, 1);
+  }
+}
+
+export class UnauthorizedActionError extends DomainError {
+  constructor(message = 'You may not do this to this user') {
+    super('unauthorized_action', message);
+  }
+}
+
+export class UserNotExistError extends DomainError {
+  constructor() {
+    super('user_not_exist', 'No such user');
+  }
+}
+
+export class PasswordNotComplexError extends DomainError {
+  constructor(message: string) {
+    super('password_not_complex', message);
+  }
+}
+
+export class NewPasswordSameAsCurrentError extends DomainError {
+  constructor() {
+    super('new_password_same_as_current', 'The new password is one the user already has');
+  }
+}
+
+export class CannotDeleteLastPasswordError extends DomainError {
+  constructor() {
+    super('cannot_delete_last_password', 'A user keeps at least one password');
+  }
+}
+
+export class TooManyPasswordsError extends DomainError {
+  constructor(max: number) {
+    super('too_many_passwords', `A user has at most ${max} passwords; delete one first`);
+  }
+}
+
+export class LastAdminError extends DomainError {
+  constructor(code: 'change_last_admin_role_not_allowed' | 'delete_last_admin_not_allowed') {
+    super(code, 'The cluster must keep at least one admin');
   }
 }

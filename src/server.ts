@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import type { Config } from './config/config.js';
 import { openTessera, type Tessera } from './tessera.js';
@@ -25,16 +26,17 @@ export async function startServer(
   config: Config,
   firstAdmin: { username?: string; password?: string } = {},
 ): Promise<RunningServer> {
-  const tessera = await openTessera(config);
+  const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
+  const tessera = await openTessera(config, { logger });
   try {
-    const admin = await ensureFirstAdmin(tessera.users, tessera.hasher, firstAdmin);
+    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, firstAdmin);
     const tls = !config.tls.enabled
       ? null
       : config.tls.certFile && config.tls.keyFile
         ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
         : await selfSignedTls(config.dataDir);
     const app = buildApp(tessera, {
-      logger: { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+      loggerInstance: logger,
       https: tls && { key: tls.key, cert: tls.cert },
     });
     await app.listen({ host: config.listen.host, port: config.listen.port });

@@ -1,6 +1,11 @@
+import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { InvalidCredentialsError, InvalidTokenError, PasswordExpiredError } from '../errors.js';
+import type { ClientThrottle } from '../guard/client-throttle.js';
+import type { Lockout } from '../guard/lockout.js';
+import type { PolicyService } from '../policy/policy-service.js';
 import type { TokenClaims } from '../tokens/claims.js';
+import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
 import type { TokenVerifier } from '../tokens/token-verifier.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
@@ -14,6 +19,11 @@ export interface AuthDeps {
   hasher: PasswordHasher;
   issuer: TokenIssuer;
   verifier: TokenVerifier;
+  revocations: RevocationList;
+  policy: PolicyService;
+  lockout: Lockout;
+  throttle: ClientThrottle;
+  audit: AuditLog;
   clock: Clock;
 }
 
@@ -22,52 +32,94 @@ export interface Principal {
   uid: number;
   username: string;
   role: User['role'];
+  /** Set when the identity came from a token. */
+  token?: TokenClaims;
+}
+
+export interface PasswordCheck {
+  user: User;
+  /** Which of the user's passwords matched. */
+  passwordId: number;
 }
 
 export class AuthService {
   constructor(private readonly deps: AuthDeps) {}
 
   /**
-   * The login path. Unknown user and wrong password fail alike and cost one hash
-   * verification each; policy is looked at only once the password is known to be right.
+   * The login path, top to bottom: throttle the client, look up, refuse a locked user, reserve an attempt,
+   * always verify a hash (a dummy one for an unknown user: same answer, same work), count
+   * the outcome, then policy. `allowExpired` serves the change of an expired password.
    */
-  async checkPassword({ username, password }: Credentials): Promise<User> {
-    const { credentials, hasher } = this.deps;
+  async checkPassword(
+    { username, password }: Credentials,
+    ctx: RequestContext,
+    { allowExpired = false } = {},
+  ): Promise<PasswordCheck> {
+    const { credentials, hasher, lockout, policy } = this.deps;
+    await this.deps.throttle.check(ctx.ip);
     const found = await credentials.findCredential(username);
-    if (!found) {
-      await hasher.verifyDummy(password);
-      throw new InvalidCredentialsError();
+    const attempt = lockout.attempt(username, found?.user, await policy.get(), ctx);
+    await lockout.begin(attempt);
+    let match: { id: number; hash: string } | undefined;
+    try {
+      if (!found) await hasher.verifyDummy(password);
+      else for (const p of found.passwords) if (!match && (await hasher.verify(p.hash, password))) match = p;
+    } finally {
+      await lockout.end(attempt, !match);
     }
-    if (!(await hasher.verify(found.passwordHash, password))) throw new InvalidCredentialsError();
-    this.assertMayLogIn(found.user);
-    if (hasher.needsRehash(found.passwordHash)) {
-      await credentials.replaceHash(found.user.uid, await hasher.hash(password));
+    if (!found || !match) throw new InvalidCredentialsError();
+    if (!allowExpired && isPasswordExpired(found.user, attempt.policy, new Date(this.deps.clock()))) {
+      throw new PasswordExpiredError();
     }
-    return found.user;
+    if (hasher.needsRehash(match.hash)) await credentials.replaceHash(match.id, await hasher.hash(password));
+    return { user: found.user, passwordId: match.id };
   }
 
   /** POST /v1/users/authorize: credentials in, signed token out. */
-  async authorize(credentials: Credentials, ttlSeconds: number): Promise<string> {
-    const user = await this.checkPassword(credentials);
-    await this.deps.users.recordLogin(user.uid, new Date(this.deps.clock()));
-    return this.deps.issuer.issue(user, ttlSeconds);
+  async authorize(credentials: Credentials, ttlSeconds: number, ctx: RequestContext): Promise<string> {
+    const { audit, users, issuer, clock } = this.deps;
+    let user: User;
+    try {
+      ({ user } = await this.checkPassword(credentials, ctx));
+    } catch (err) {
+      audit.record(ctx, { event: 'authorize', outcome: 'failure', username: credentials.username, reason: codeOf(err) });
+      throw err;
+    }
+    await users.recordLogin(user.uid, new Date(clock()));
+    audit.record(ctx, { event: 'authorize', outcome: 'success', username: user.username, uid: user.uid });
+    return issuer.issue(user, ttlSeconds);
   }
 
   /** POST /v1/users/refresh_jwt: a valid token of a user who may still log in, renewed. */
-  async refresh(token: string, ttlSeconds: number): Promise<string> {
-    const claims = await this.deps.verifier.verify(token);
-    const user = await this.deps.users.getByUid(claims.uid);
+  async refresh(token: string, ttlSeconds: number, ctx: RequestContext): Promise<string> {
+    const principal = await this.checkToken(token);
+    const user = await this.deps.users.getByUid(principal.uid);
     if (!user) throw new InvalidTokenError('The user of this token no longer exists');
-    this.assertMayLogIn(user);
+    if (isPasswordExpired(user, await this.deps.policy.get(), new Date(this.deps.clock()))) {
+      throw new PasswordExpiredError();
+    }
+    this.deps.audit.record(ctx, { event: 'refresh', outcome: 'success', username: user.username, uid: user.uid });
     return this.deps.issuer.issue(user, ttlSeconds);
   }
 
+  /** A verified, unrevoked token's identity. */
   async checkToken(token: string): Promise<Principal> {
-    const claims: TokenClaims = await this.deps.verifier.verify(token);
-    return { uid: claims.uid, username: claims.username, role: claims.roles[0] ?? 'none' };
+    const claims = await this.deps.verifier.verify(token);
+    if (await this.deps.revocations.isRevoked(claims.uid, claims.ver, claims.jti)) {
+      throw new InvalidTokenError('The token has been revoked');
+    }
+    return { uid: claims.uid, username: claims.username, role: claims.roles[0] ?? 'none', token: claims };
   }
 
-  private assertMayLogIn(user: User): void {
-    if (isPasswordExpired(user, new Date(this.deps.clock()))) throw new PasswordExpiredError();
+  /** POST /v1/users/logout: ends the presented token everywhere. */
+  async logout(principal: Principal, ctx: RequestContext): Promise<void> {
+    if (principal.token) {
+      await this.deps.revocations.revokeToken(principal.token.jti, new Date(principal.token.exp * 1000));
+    }
+    this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', username: principal.username, uid: principal.uid });
   }
+}
+
+function codeOf(err: unknown): string {
+  return (err as { code?: string }).code ?? 'error';
 }

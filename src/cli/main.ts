@@ -11,6 +11,7 @@ import { usersDeleteCommand } from './users-delete.js';
 import { usersExpirePasswordCommand } from './users-expire-password.js';
 import { usersListCommand } from './users-list.js';
 import { usersSetPasswordCommand } from './users-set-password.js';
+import { usersUnlockCommand } from './users-unlock.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -26,6 +27,7 @@ const program = new Command('tessera')
       .addCommand(usersListCommand())
       .addCommand(usersSetPasswordCommand())
       .addCommand(usersExpirePasswordCommand())
+      .addCommand(usersUnlockCommand())
       .addCommand(usersDeleteCommand()),
   )
   .addCommand(tokenCommand());

@@ -62,6 +62,12 @@ export function addServeOptions(command: Command): Command {
       new Option('--no-basic-auth', 'protected routes accept tokens only, not Basic credentials').env('TESSERA_NO_BASIC_AUTH'),
     )
     .addOption(
+      new Option('--auth-rate-limit <n>', 'password attempts a minute from one client address before 429; 0 = off')
+        .env('TESSERA_AUTH_RATE_LIMIT')
+        .argParser(integer)
+        .default(DEFAULTS.authRateLimit),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log verbosity').env('TESSERA_LOG_LEVEL').choices(LOG_LEVELS).default(DEFAULTS.logLevel),
     );
 }
@@ -83,6 +89,7 @@ export interface ServeOptions extends StoreOptions {
   clockLeeway: number;
   basicAuth: boolean;
   logLevel: Config['logLevel'];
+  authRateLimit: number;
 }
 
 export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Config {
@@ -96,5 +103,6 @@ export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Conf
     ...(o.clockLeeway !== undefined && { clockLeewaySeconds: o.clockLeeway }),
     ...(o.basicAuth !== undefined && { basicAuthOnProtectedRoutes: o.basicAuth }),
     ...(o.logLevel !== undefined && { logLevel: o.logLevel }),
+    ...(o.authRateLimit !== undefined && { authRateLimit: o.authRateLimit }),
   });
 }

@@ -25,7 +25,6 @@ Examples:
         password: process.env.TESSERA_ADMIN_PASSWORD,
       });
       const say = (line = '') => process.stderr.write(`${line}\n`);
-      say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);
       if (server.tls?.generatedAt) {
         say(`Made a self-signed TLS certificate: ${server.tls.generatedAt} (curl: --cacert it, or -k)`);
       }
@@ -36,6 +35,7 @@ Examples:
           say(`\n    ${server.firstAdmin.generatedPassword}\n`);
         }
       }
+      say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);
       const stop = (signal: string) => {
         say(`${signal}: finishing in-flight requests, then stopping`);
         server.close().then(

@@ -1,9 +1,8 @@
 import { Command, Option } from 'commander';
-import { createUser } from '../users/create-user.js';
 import { ROLES } from '../users/user.js';
 import { addStoreOptions, type StoreOptions } from './options.js';
 import { readPassword } from './read-password.js';
-import { withStore } from './with-store.js';
+import { CLI_CONTEXT, withStore } from './with-store.js';
 
 export function usersAddCommand(): Command {
   return addStoreOptions(new Command('add'))
@@ -16,7 +15,7 @@ export function usersAddCommand(): Command {
     .action(async (o: StoreOptions & { username: string; role: string; name?: string; passwordStdin?: boolean }) => {
       const password = await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${o.username}: `, confirm: true });
       const user = await withStore(o, (t) =>
-        createUser({ credentials: t.users, hasher: t.hasher }, { username: o.username, password, role: o.role, name: o.name }),
+        t.accounts.create(null, { username: o.username, password, role: o.role, name: o.name }, CLI_CONTEXT),
       );
       process.stderr.write(`Added ${user.username} (uid ${user.uid}, role ${user.role})\n`);
     });

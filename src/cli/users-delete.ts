@@ -1,7 +1,6 @@
 import { Command } from 'commander';
-import { CliError } from './cli-error.js';
 import { addStoreOptions, type StoreOptions } from './options.js';
-import { findUserOrFail, withStore } from './with-store.js';
+import { CLI_CONTEXT, findUserOrFail, withStore } from './with-store.js';
 
 export function usersDeleteCommand(): Command {
   return addStoreOptions(new Command('delete'))
@@ -10,10 +9,7 @@ export function usersDeleteCommand(): Command {
     .action(async (o: StoreOptions & { username: string }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
-        if (user.role === 'admin' && (await t.users.list()).filter((u) => u.role === 'admin').length === 1) {
-          throw new CliError(`${user.username} is the last admin; add another admin first`);
-        }
-        await t.users.delete(user.uid);
+        await t.accounts.delete(null, user.uid, CLI_CONTEXT);
       });
       process.stderr.write(`Deleted ${o.username}\n`);
     });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { addStoreOptions, type StoreOptions } from './options.js';
-import { findUserOrFail, withStore } from './with-store.js';
+import { CLI_CONTEXT, findUserOrFail, withStore } from './with-store.js';
 
 export function usersExpirePasswordCommand(): Command {
   return addStoreOptions(new Command('expire-password'))
@@ -9,7 +9,7 @@ export function usersExpirePasswordCommand(): Command {
     .action(async (o: StoreOptions & { username: string }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
-        await t.users.expirePassword(user.uid, new Date());
+        await t.accounts.expirePassword(null, user.uid, CLI_CONTEXT);
       });
       process.stderr.write(`Password of ${o.username} expired\n`);
     });

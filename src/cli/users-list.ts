@@ -9,7 +9,10 @@ export function usersListCommand(): Command {
     .option('--json', 'print the user objects as JSON, as GET /v1/users returns them')
     .action(async (o: StoreOptions & { json?: boolean }) => {
       const now = new Date();
-      const users = (await withStore(o, (t) => t.users.list())).map((u) => toUserView(u, now));
+      const users = await withStore(o, async (t) => {
+        const policy = await t.policy.get();
+        return (await t.users.list()).map((u) => toUserView(u, policy, now));
+      });
       if (o.json) {
         process.stdout.write(`${JSON.stringify(users, null, 2)}\n`);
         return;

@@ -28,6 +28,8 @@ export const ConfigSchema = Type.Object({
   basicAuthOnProtectedRoutes: Type.Boolean(),
   argon2: Argon2Params,
   bodyLimitBytes: Type.Integer({ minimum: 256, maximum: 1_048_576 }),
+  /** Password attempts a minute from one client address; 0 turns throttling off. */
+  authRateLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)) as [ReturnType<typeof Type.Literal<(typeof LOG_LEVELS)[number]>>]),
 });
 
@@ -47,6 +49,7 @@ export const DEFAULTS: Config = {
   basicAuthOnProtectedRoutes: true,
   argon2: OWASP_ARGON2,
   bodyLimitBytes: 8192,
+  authRateLimit: 300,
   logLevel: 'info',
 };
 

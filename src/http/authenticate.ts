@@ -1,24 +1,24 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthService, Principal } from '../auth/auth-service.js';
+import type { Principal } from '../auth/auth-service.js';
 import { decodeBasicCredentials, splitAuthorization } from '../auth/credentials.js';
 import { ForbiddenError, MissingCredentialsError } from '../errors.js';
+import type { Tessera } from '../tessera.js';
 import type { Role } from '../users/user.js';
+import { contextOf } from './request-context.js';
 
 /**
  * Who is calling: a token as "JWT <t>" (the product's scheme) or "Bearer <t>" (RFC 6750),
- * any case, or Basic credentials where allowed.
+ * any case, or Basic credentials where allowed (they go through throttling and lockout
+ * like any login).
  */
-export async function principalOf(
-  request: FastifyRequest,
-  auth: AuthService,
-  allowBasic: boolean,
-): Promise<Principal> {
+export async function principalOf(request: FastifyRequest, tessera: Tessera): Promise<Principal> {
   const header = request.headers.authorization;
   if (!header) throw new MissingCredentialsError();
+  const allowBasic = tessera.config.basicAuthOnProtectedRoutes;
   const { scheme, value } = splitAuthorization(header);
-  if ((scheme === 'jwt' || scheme === 'bearer') && value) return auth.checkToken(value);
+  if ((scheme === 'jwt' || scheme === 'bearer') && value) return tessera.auth.checkToken(value);
   if (scheme === 'basic' && allowBasic) {
-    const user = await auth.checkPassword(decodeBasicCredentials(value));
+    const { user } = await tessera.auth.checkPassword(decodeBasicCredentials(value), contextOf(request));
     return { uid: user.uid, username: user.username, role: user.role };
   }
   throw new MissingCredentialsError(
@@ -26,9 +26,16 @@ export async function principalOf(
   );
 }
 
-export function requireRole(principal: Principal, roles: readonly Role[]): void {
+export function requireRole(principal: Principal, roles: readonly Role[]): Principal {
   if (!roles.includes(principal.role)) throw new ForbiddenError();
+  return principal;
 }
 
-/** Roles that may read and manage every user. */
+/** The caller, who must hold one of `roles`. */
+export async function principalWithRole(request: FastifyRequest, tessera: Tessera, roles: readonly Role[]) {
+  return requireRole(await principalOf(request, tessera), roles);
+}
+
+/** Roles that may read and manage users. */
 export const USER_ADMIN_ROLES: readonly Role[] = ['admin', 'user_manager'];
+export const ADMIN_ONLY: readonly Role[] = ['admin'];

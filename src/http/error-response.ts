@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError } from '../errors.js';
+import { DomainError, RetryLaterError } from '../errors.js';
 
 /** The one place where error codes become HTTP statuses. */
 const STATUS_BY_CODE: Record<string, number> = {
@@ -7,16 +7,27 @@ const STATUS_BY_CODE: Record<string, number> = {
   malformed_json: 400,
   malformed_authorization_header: 400,
   password_not_complex: 400,
+  new_password_same_as_current: 400,
+  cannot_delete_last_password: 400,
+  too_many_passwords: 400,
   missing_credentials: 401,
   invalid_credentials: 401,
   password_expired: 401,
+  account_locked: 401,
   invalid_token: 401,
   forbidden: 403,
+  unauthorized_action: 403,
   not_found: 404,
   user_not_found: 404,
+  user_not_exist: 404,
+  change_last_admin_role_not_allowed: 406,
+  delete_last_admin_not_allowed: 406,
   name_already_exists: 409,
+  email_already_exists: 409,
   body_too_large: 413,
   unsupported_media_type: 415,
+  too_many_requests: 429,
+  try_again: 503,
 };
 
 /** Challenges sent with every 401 (RFC 9110 §11.6.1): both ways to present credentials. */
@@ -57,6 +68,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ error_code: body.error_code, status }, 'request rejected');
     if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
+    if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>

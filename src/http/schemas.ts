@@ -1,6 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
 import { PASSWORD_MAX_LENGTH } from '../users/password-rules.js';
+import { ROLES } from '../users/user.js';
 import { USERNAME_MAX_LENGTH } from '../users/username.js';
 
 export const ErrorBody = Type.Object({ error_code: Type.String(), message: Type.String() });
@@ -33,3 +34,37 @@ export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}
 
 /** Response schemas shared by every route: fast-json-stringify sends nothing else. */
 export const ERROR_RESPONSES = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
+
+const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
+const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
+const Role = Type.Union(ROLES.map((r) => Type.Literal(r)) as [ReturnType<typeof Type.Literal<(typeof ROLES)[number]>>]);
+const Name = Type.Union([Type.String({ maxLength: 256 }), Type.Null()]);
+
+export const CreateUserBody = Type.Object({
+  username: Type.Optional(Username),
+  email: Type.Optional(Username),
+  password: Password,
+  role: Role,
+  name: Type.Optional(Name),
+});
+
+export const UpdateUserBody = Type.Object({
+  name: Type.Optional(Name),
+  role: Type.Optional(Role),
+  password: Type.Optional(Password),
+  /** Required when users change their own password. */
+  old_password: Type.Optional(Password),
+});
+
+export const PasswordBody = Type.Object({
+  username: Type.Optional(Username),
+  old_password: Type.Optional(Password),
+  new_password: Password,
+});
+
+export const DeletePasswordBody = Type.Object({
+  username: Type.Optional(Username),
+  old_password: Password,
+});
+
+export const Ok = Type.Object({});

@@ -1,18 +1,19 @@
 import type { Static } from 'typebox';
+import type { Policy } from '../policy/policy.js';
 import { type User, userStatus } from '../users/user.js';
 import type { UserView } from './schemas.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The user object of the API: no password material, ever. */
-export function toUserView(user: User, now: Date): Static<typeof UserView> {
+export function toUserView(user: User, policy: Policy, now: Date): Static<typeof UserView> {
   return {
     uid: user.uid,
     username: user.username,
     ...(EMAIL.test(user.username) ? { email: user.username } : {}),
     name: user.name,
     role: user.role,
-    status: userStatus(user, now),
+    status: userStatus(user, policy, now),
     password_issue_date: user.passwordIssueDate.toISOString(),
     last_login: user.lastLogin?.toISOString() ?? null,
   };

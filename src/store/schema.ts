@@ -8,12 +8,37 @@ export interface UsersTable {
   username_key: string;
   name: string | null;
   role: string;
-  password_hash: string;
   password_issue_date: string;
   /** Set when an administrator forces the password to expire. */
   password_expires_at: string | null;
+  /** Locked by the lockout policy until then; LOCKED_UNTIL_UNLOCKED for "until an admin unlocks". */
+  locked_until: string | null;
+  /** Raised on every change that must end the user's tokens; tokens carry the one they were issued at. */
+  token_epoch: Generated<number>;
   created_at: string;
   last_login: string | null;
+}
+
+export interface UserPasswordsTable {
+  id: Generated<number>;
+  uid: number;
+  hash: string;
+  created_at: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+/** Revocation events, read by every process: a user's tokens (uid) or one token (jti). */
+export interface RevocationsTable {
+  id: Generated<number>;
+  uid: number | null;
+  jti: string | null;
+  /** For a jti: when the token expires anyway, after which the row can go. */
+  expires_at: string | null;
+  created_at: string;
 }
 
 export interface SigningKeysTable {
@@ -27,5 +52,8 @@ export interface SigningKeysTable {
 
 export interface Database {
   users: UsersTable;
+  user_passwords: UserPasswordsTable;
+  settings: SettingsTable;
+  revocations: RevocationsTable;
   signing_keys: SigningKeysTable;
 }

@@ -10,6 +10,8 @@ export interface TokenClaims {
   iat: number;
   exp: number;
   jti: string;
+  /** The user's token epoch at issue; a later revocation raises it and ends this token. */
+  ver: number;
 }
 
 export const TTL_DEFAULT_SECONDS = 300;

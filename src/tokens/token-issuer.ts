@@ -19,6 +19,7 @@ export class TokenIssuer {
       uid: user.uid,
       username: user.username,
       roles: [user.role],
+      ver: user.tokenEpoch,
     };
     return new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid })

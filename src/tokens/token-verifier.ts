@@ -48,9 +48,10 @@ export class TokenVerifier {
 }
 
 function toClaims(p: JWTPayload): TokenClaims {
-  const { uid, username, roles } = p as Record<string, unknown>;
+  const { uid, username, roles, ver } = p as Record<string, unknown>;
   if (
     !Number.isSafeInteger(uid) ||
+    !Number.isSafeInteger(ver) ||
     String(uid) !== p.sub ||
     typeof username !== 'string' ||
     !Array.isArray(roles) ||

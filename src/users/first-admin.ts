@@ -1,7 +1,7 @@
-import { createUser } from './create-user.js';
+import { CLI_CONTEXT } from '../audit/audit-log.js';
+import type { AccountService } from './account-service.js';
 import { generatePassword } from './generate-password.js';
-import type { PasswordHasher } from './password-hasher.js';
-import type { CredentialStore, UserStore } from './user-store.js';
+import type { UserStore } from './user-store.js';
 
 export const DEFAULT_ADMIN_USERNAME = 'admin@tessera.local';
 
@@ -14,14 +14,14 @@ export type FirstAdminResult =
  * given, admin@tessera.local with a random password that the caller shows once.
  */
 export async function ensureFirstAdmin(
-  users: UserStore & CredentialStore,
-  hasher: PasswordHasher,
+  users: UserStore,
+  accounts: AccountService,
   given: { username?: string; password?: string },
 ): Promise<FirstAdminResult> {
   if ((await users.count()) > 0) return { created: false };
   const username = given.username || DEFAULT_ADMIN_USERNAME;
   const generatedPassword = given.password ? undefined : generatePassword();
   const password = given.password || generatedPassword!;
-  await createUser({ credentials: users, hasher }, { username, password, role: 'admin', name: 'Administrator' });
+  await accounts.create(null, { username, password, role: 'admin', name: 'Administrator' }, CLI_CONTEXT);
   return { created: true, username, generatedPassword };
 }

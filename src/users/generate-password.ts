@@ -7,17 +7,20 @@ const SPECIAL = '-_.!%+=';
 
 /**
  * A random password from a CSPRNG (about 5.8 bits a character) that has every character
- * class, so it meets any complexity policy. Look-alike characters are left out.
+ * class and no runs, so it meets any complexity policy. Look-alike characters are left out.
  */
 export function generatePassword(length = 24): string {
   const all = LOWER + UPPER + DIGITS + SPECIAL;
-  const chars = [LOWER, UPPER, DIGITS, SPECIAL].map(pick);
-  while (chars.length < length) chars.push(pick(all));
-  for (let i = chars.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
-    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
+  for (;;) {
+    const chars = [LOWER, UPPER, DIGITS, SPECIAL].map(pick);
+    while (chars.length < length) chars.push(pick(all));
+    for (let i = chars.length - 1; i > 0; i--) {
+      const j = randomInt(i + 1);
+      [chars[i], chars[j]] = [chars[j]!, chars[i]!];
+    }
+    const password = chars.join('');
+    if (!/(.)\1{3}/.test(password)) return password;
   }
-  return chars.join('');
 }
 
 function pick(alphabet: string): string {

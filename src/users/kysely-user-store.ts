@@ -1,9 +1,9 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import { UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import type { UsersTable } from '../store/schema.js';
-import { isRole, type User } from './user.js';
-import type { CredentialStore, NewUser, UserStore } from './user-store.js';
+import type { Database, UsersTable } from '../store/schema.js';
+import { isRole, type Role, type User } from './user.js';
+import type { CredentialStore, NewUser, StoredPassword, UserStore } from './user-store.js';
 import { usernameKey } from './username.js';
 
 const USER_COLUMNS = [
@@ -13,11 +13,16 @@ const USER_COLUMNS = [
   'role',
   'password_issue_date',
   'password_expires_at',
+  'locked_until',
+  'token_epoch',
   'created_at',
   'last_login',
 ] as const;
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
+type Executor = Db | Transaction<Database>;
+
+const date = (iso: string | null) => (iso ? new Date(iso) : null);
 
 function toUser(row: UserRow): User {
   return {
@@ -26,14 +31,19 @@ function toUser(row: UserRow): User {
     name: row.name,
     role: isRole(row.role) ? row.role : 'none',
     passwordIssueDate: new Date(row.password_issue_date),
-    passwordExpiresAt: row.password_expires_at ? new Date(row.password_expires_at) : null,
+    passwordExpiresAt: date(row.password_expires_at),
+    lockedUntil: date(row.locked_until),
+    tokenEpoch: Number(row.token_epoch),
     createdAt: new Date(row.created_at),
-    lastLogin: row.last_login ? new Date(row.last_login) : null,
+    lastLogin: date(row.last_login),
   };
 }
 
 /** Users over any Kysely dialect: the queries are written once. */
 export class KyselyUserStore implements UserStore, CredentialStore {
+  /** Told after every committed change that revokes a user's tokens. */
+  onRevoked: (uid: number) => void = () => {};
+
   constructor(private readonly db: Db) {}
 
   async list(): Promise<User[]> {
@@ -49,12 +59,17 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return Number(row.n);
   }
 
-  async getByUid(uid: number): Promise<User | undefined> {
+  async countByRole(role: Role): Promise<number> {
     const row = await this.db
       .selectFrom('users')
-      .select(USER_COLUMNS)
-      .where('uid', '=', uid)
-      .executeTakeFirst();
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('role', '=', role)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async getByUid(uid: number): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').select(USER_COLUMNS).where('uid', '=', uid).executeTakeFirst();
     return row && toUser(row);
   }
 
@@ -68,72 +83,140 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async delete(uid: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    const deleted = await this.revoking(uid, async (trx) => {
+      await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
+      const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
+    return deleted;
   }
 
   async recordLogin(uid: number, at: Date): Promise<void> {
-    await this.db
-      .updateTable('users')
-      .set({ last_login: at.toISOString() })
-      .where('uid', '=', uid)
-      .execute();
+    await this.db.updateTable('users').set({ last_login: at.toISOString() }).where('uid', '=', uid).execute();
   }
 
   async expirePassword(uid: number, at: Date): Promise<void> {
-    await this.db
+    await this.db.updateTable('users').set({ password_expires_at: at.toISOString() }).where('uid', '=', uid).execute();
+  }
+
+  async updateProfile(uid: number, changes: { name?: string | null; role?: Role }): Promise<void> {
+    const current = await this.getByUid(uid);
+    if (!current) return;
+    const roleChanges = changes.role !== undefined && changes.role !== current.role;
+    const set = { ...(changes.name !== undefined && { name: changes.name }), ...(changes.role && { role: changes.role }) };
+    if (Object.keys(set).length === 0) return;
+    if (!roleChanges) {
+      await this.db.updateTable('users').set(set).where('uid', '=', uid).execute();
+      return;
+    }
+    await this.revoking(uid, (trx) => trx.updateTable('users').set(set).where('uid', '=', uid).execute());
+  }
+
+  async lock(uid: number, until: Date, now: Date): Promise<boolean> {
+    const result = await this.db
       .updateTable('users')
-      .set({ password_expires_at: at.toISOString() })
+      .set({ locked_until: until.toISOString() })
       .where('uid', '=', uid)
-      .execute();
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now.toISOString())]))
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return false;
+    await this.revokeTokens(uid);
+    return true;
+  }
+
+  async unlock(uid: number): Promise<void> {
+    await this.db.updateTable('users').set({ locked_until: null }).where('uid', '=', uid).execute();
+  }
+
+  async revokeTokens(uid: number): Promise<void> {
+    await this.revoking(uid, async () => {});
   }
 
   async findCredential(username: string) {
     const row = await this.db
       .selectFrom('users')
-      .select([...USER_COLUMNS, 'password_hash'])
+      .select(USER_COLUMNS)
       .where('username_key', '=', usernameKey(username))
       .executeTakeFirst();
-    return row && { user: toUser(row), passwordHash: row.password_hash };
+    return row && { user: toUser(row), passwords: await this.passwordsOf(row.uid) };
+  }
+
+  async getCredential(uid: number) {
+    const user = await this.getByUid(uid);
+    return user && { user, passwords: await this.passwordsOf(uid) };
   }
 
   async create(user: NewUser): Promise<User> {
-    const now = new Date().toISOString();
-    const row = await this.db
-      .insertInto('users')
-      .values({
-        username: user.username,
-        username_key: usernameKey(user.username),
-        name: user.name,
-        role: user.role,
-        password_hash: user.passwordHash,
-        password_issue_date: user.passwordIssueDate.toISOString(),
-        created_at: now,
-      })
-      .onConflict((oc) => oc.column('username_key').doNothing())
-      .returning(USER_COLUMNS)
-      .executeTakeFirst();
-    if (!row) throw new UserAlreadyExistsError();
-    return toUser(row);
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('users')
+        .values({
+          username: user.username,
+          username_key: usernameKey(user.username),
+          name: user.name,
+          role: user.role,
+          password_issue_date: user.passwordIssueDate.toISOString(),
+          created_at: new Date().toISOString(),
+        })
+        .onConflict((oc) => oc.column('username_key').doNothing())
+        .returning(USER_COLUMNS)
+        .executeTakeFirst();
+      if (!row) throw new UserAlreadyExistsError();
+      await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
+      return toUser(row);
+    });
   }
 
-  async setPassword(uid: number, passwordHash: string, issuedAt: Date): Promise<void> {
-    await this.db
-      .updateTable('users')
-      .set({
-        password_hash: passwordHash,
-        password_issue_date: issuedAt.toISOString(),
-        password_expires_at: null,
-      })
-      .where('uid', '=', uid)
-      .execute();
+  async replacePasswords(uid: number, passwordHash: string, issuedAt: Date): Promise<void> {
+    await this.revoking(uid, async (trx) => {
+      await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
+      await this.insertPassword(trx, uid, passwordHash, issuedAt);
+      await trx
+        .updateTable('users')
+        .set({ password_issue_date: issuedAt.toISOString(), password_expires_at: null, locked_until: null })
+        .where('uid', '=', uid)
+        .execute();
+    });
   }
 
-  async replaceHash(uid: number, passwordHash: string): Promise<void> {
-    await this.db
-      .updateTable('users')
-      .set({ password_hash: passwordHash })
-      .where('uid', '=', uid)
-      .execute();
+  async addPassword(uid: number, passwordHash: string, at: Date): Promise<void> {
+    await this.insertPassword(this.db, uid, passwordHash, at);
+  }
+
+  async deletePassword(uid: number, passwordId: number): Promise<void> {
+    await this.revoking(uid, (trx) =>
+      trx.deleteFrom('user_passwords').where('uid', '=', uid).where('id', '=', passwordId).execute(),
+    );
+  }
+
+  async replaceHash(passwordId: number, passwordHash: string): Promise<void> {
+    await this.db.updateTable('user_passwords').set({ hash: passwordHash }).where('id', '=', passwordId).execute();
+  }
+
+  private async passwordsOf(uid: number): Promise<StoredPassword[]> {
+    return this.db.selectFrom('user_passwords').select(['id', 'hash']).where('uid', '=', uid).orderBy('id').execute();
+  }
+
+  private async insertPassword(db: Executor, uid: number, hash: string, at: Date): Promise<void> {
+    await db.insertInto('user_passwords').values({ uid, hash, created_at: at.toISOString() }).execute();
+  }
+
+  /**
+   * Runs a change in one transaction with the token-epoch raise and a revocation event that
+   * other processes read, then tells this process.
+   */
+  private async revoking<T>(uid: number, change: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      const value = await change(trx);
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ token_epoch: eb('token_epoch', '+', 1) }))
+        .where('uid', '=', uid)
+        .execute();
+      await trx.insertInto('revocations').values({ uid, created_at: new Date().toISOString() }).execute();
+      return value;
+    });
+    this.onRevoked(uid);
+    return result;
   }
 }

@@ -1,16 +1,37 @@
-import { InvalidRequestError } from '../errors.js';
+import { PasswordNotComplexError } from '../errors.js';
+import type { Policy } from '../policy/policy.js';
+import { usernameKey } from './username.js';
 
-export const PASSWORD_MIN_LENGTH = 8;
 /** Long enough for any passphrase, short enough that nobody sends a megabyte to the hasher. */
 export const PASSWORD_MAX_LENGTH = 1024;
 
-/** Passwords are taken exactly as given: never trimmed or normalized. */
-export function validateNewPassword(password: string): void {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    throw new InvalidRequestError(
-      `password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`,
-      'password_not_complex',
-    );
-  }
+let common: Promise<Set<string>> | undefined;
+
+/** The ~49,000 most common passwords, as shipped offline by @zxcvbn-ts/language-common. */
+function commonPasswords(): Promise<Set<string>> {
+  common ??= import('@zxcvbn-ts/language-common').then(
+    (m) => new Set((m.dictionary as Record<string, string[]>)['passwords-common']),
+  );
+  return common;
+}
+
+/**
+ * Checks a new password against the policy and the common-password list. Passwords are
+ * taken exactly as given: never trimmed or normalized.
+ */
+export async function checkNewPassword(password: string, username: string, policy: Policy): Promise<void> {
+  const chars = [...password];
+  const fail = (why: string) => {
+    throw new PasswordNotComplexError(`The password ${why}`);
+  };
+  if (chars.length < policy.password_min_length) fail(`must have at least ${policy.password_min_length} characters`);
+  if (chars.length > PASSWORD_MAX_LENGTH) fail(`must have at most ${PASSWORD_MAX_LENGTH} characters`);
+  if ((await commonPasswords()).has(password.toLowerCase())) fail('is one of the most common passwords');
+  if (!policy.password_complexity) return;
+  if (!/\p{Lu}/u.test(password)) fail('must contain an upper-case letter');
+  if (!/\p{Ll}/u.test(password)) fail('must contain a lower-case letter');
+  if (!/\p{Nd}/u.test(password)) fail('must contain a digit');
+  if (!/[^\p{L}\p{Nd}]/u.test(password)) fail('must contain a special character');
+  if (usernameKey(password).includes(usernameKey(username))) fail('must not contain the username');
+  if (/(.)\1{3}/u.test(password)) fail('must not repeat a character more than 3 times in a row');
 }

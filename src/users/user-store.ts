@@ -8,24 +8,44 @@ export interface NewUser {
   passwordIssueDate: Date;
 }
 
-/** Reads and writes users; never sees password hashes. */
+export interface StoredPassword {
+  id: number;
+  hash: string;
+}
+
+/**
+ * Reads and writes users; never sees password hashes. Every change that must end a user's
+ * tokens (delete, lock, role change) raises the user's token epoch in the same write.
+ */
 export interface UserStore {
   list(): Promise<User[]>;
   count(): Promise<number>;
+  countByRole(role: Role): Promise<number>;
   getByUid(uid: number): Promise<User | undefined>;
   findByUsername(username: string): Promise<User | undefined>;
   delete(uid: number): Promise<boolean>;
   recordLogin(uid: number, at: Date): Promise<void>;
   expirePassword(uid: number, at: Date): Promise<void>;
+  updateProfile(uid: number, changes: { name?: string | null; role?: Role }): Promise<void>;
+  /** Locks a user that is not locked at `now`; false when it already was. */
+  lock(uid: number, until: Date, now: Date): Promise<boolean>;
+  unlock(uid: number): Promise<void>;
+  /** Ends every token the user holds now. */
+  revokeTokens(uid: number): Promise<void>;
 }
 
 /** The only access to password hashes, kept apart so that few paths can reach them. */
 export interface CredentialStore {
-  findCredential(username: string): Promise<{ user: User; passwordHash: string } | undefined>;
+  findCredential(username: string): Promise<{ user: User; passwords: StoredPassword[] } | undefined>;
+  getCredential(uid: number): Promise<{ user: User; passwords: StoredPassword[] } | undefined>;
   /** Throws UserAlreadyExistsError when the normalized username is taken. */
   create(user: NewUser): Promise<User>;
-  /** A new password: new hash, new issue date, any forced expiry cleared. */
-  setPassword(uid: number, passwordHash: string, issuedAt: Date): Promise<void>;
+  /** One new password instead of all: new issue date, expiry and lock lifted, tokens ended. */
+  replacePasswords(uid: number, passwordHash: string, issuedAt: Date): Promise<void>;
+  /** A further password that works beside the others (rotation). */
+  addPassword(uid: number, passwordHash: string, at: Date): Promise<void>;
+  /** Removes one password and ends the user's tokens. */
+  deletePassword(uid: number, passwordId: number): Promise<void>;
   /** The same password hashed with new parameters. */
-  replaceHash(uid: number, passwordHash: string): Promise<void>;
+  replaceHash(passwordId: number, passwordHash: string): Promise<void>;
 }

@@ -1,3 +1,5 @@
+import type { Policy } from '../policy/policy.js';
+
 export const ROLES = [
   'admin',
   'user_manager',
@@ -22,16 +24,33 @@ export interface User {
   passwordIssueDate: Date;
   /** When set and reached, the password has expired (forced by an administrator). */
   passwordExpiresAt: Date | null;
+  /** Locked by the lockout policy until then (far future: until an admin unlocks). */
+  lockedUntil: Date | null;
+  /** Tokens issued at an older epoch are revoked. */
+  tokenEpoch: number;
   createdAt: Date;
   lastLogin: Date | null;
 }
 
-export type UserStatus = 'active' | 'password_expired';
+/** "Locked until an admin unlocks" is stored as this moment. */
+export const LOCKED_UNTIL_UNLOCKED = new Date('9999-12-31T23:59:59.999Z');
 
-export function isPasswordExpired(user: User, now: Date): boolean {
-  return user.passwordExpiresAt !== null && user.passwordExpiresAt.getTime() <= now.getTime();
+export type UserStatus = 'active' | 'locked' | 'password_expired';
+
+const DAY_MS = 86_400_000;
+
+export function isPasswordExpired(user: User, policy: Policy, now: Date): boolean {
+  const t = now.getTime();
+  if (user.passwordExpiresAt !== null && user.passwordExpiresAt.getTime() <= t) return true;
+  const days = policy.password_expiration_duration;
+  return days > 0 && user.passwordIssueDate.getTime() + days * DAY_MS <= t;
 }
 
-export function userStatus(user: User, now: Date): UserStatus {
-  return isPasswordExpired(user, now) ? 'password_expired' : 'active';
+export function isLocked(user: User, now: Date): boolean {
+  return user.lockedUntil !== null && user.lockedUntil.getTime() > now.getTime();
+}
+
+export function userStatus(user: User, policy: Policy, now: Date): UserStatus {
+  if (isLocked(user, now)) return 'locked';
+  return isPasswordExpired(user, policy, now) ? 'password_expired' : 'active';
 }

@@ -94,7 +94,7 @@ describe('tessera serve --no-tls (subprocess)', () => {
   it('refuses the last admin deletion and reads no password from an argument', async () => {
     const del = await runCli(['users', 'delete', '--username', 'admin@tessera.local'], { env: env() });
     expect(del.code).not.toBe(0);
-    expect(del.stderr).toContain('last admin');
+    expect(del.stderr).toContain('at least one admin');
     const noTty = await runCli(['users', 'add', '--username', 'x'], { env: env() });
     expect(noTty.code).not.toBe(0);
     expect(noTty.stderr).toContain('--password-stdin');

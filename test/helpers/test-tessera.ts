@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { buildApp, type TesseraApp } from '../../src/app.js';
 import { makeConfig, type Config } from '../../src/config/config.js';
 import { openTessera, type Tessera } from '../../src/tessera.js';
-import { createUser } from '../../src/users/create-user.js';
+import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
 
 /** Cheap argon2id for tests that are not about hashing cost. */
 export const FAST_ARGON2 = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
@@ -21,11 +22,14 @@ export interface TestTessera {
 }
 
 /** A real Tessera on a real SQLite file in a temporary directory, with a movable clock. */
-export async function testTessera(overrides: Parameters<typeof makeConfig>[0] = {}): Promise<TestTessera> {
+export async function testTessera(
+  overrides: Parameters<typeof makeConfig>[0] = {},
+  options: { logger?: Logger } = {},
+): Promise<TestTessera> {
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'tessera-test-'));
   const config: Config = makeConfig({ argon2: FAST_ARGON2, ...overrides, dataDir });
   let now = Date.now();
-  const tessera = await openTessera(config, () => now);
+  const tessera = await openTessera(config, { clock: () => now, logger: options.logger });
   const app = buildApp(tessera);
   return {
     tessera,
@@ -35,7 +39,7 @@ export async function testTessera(overrides: Parameters<typeof makeConfig>[0] = 
       now += seconds * 1000;
     },
     addUser: async (username, password, role = 'cluster_viewer') =>
-      (await createUser({ credentials: tessera.users, hasher: tessera.hasher }, { username, password, role })).uid,
+      (await tessera.accounts.create(null, { username, password, role }, CLI_CONTEXT)).uid,
     basic: (username, password) => `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`,
     close: async () => {
       await app.close();

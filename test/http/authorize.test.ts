@@ -231,7 +231,7 @@ describe('--api-line', () => {
 describe('password hashes', () => {
   it('rehashes on login when the argon2 parameters changed', async () => {
     await withAlice();
-    const before = (await t.tessera.users.findCredential('alice@example.com'))!.passwordHash;
+    const before = (await t.tessera.users.findCredential('alice@example.com'))!.passwords[0]!.hash;
     expect(before).toContain('m=1024,t=1,p=1');
     const stronger = await testTessera({ dataDir: t.dataDir, argon2: { memoryCost: 2048, timeCost: 1, parallelism: 1 } });
     try {
@@ -245,7 +245,7 @@ describe('password hashes', () => {
       await stronger.app.close();
       await stronger.tessera.close();
     }
-    const after = (await t.tessera.users.findCredential('alice@example.com'))!.passwordHash;
+    const after = (await t.tessera.users.findCredential('alice@example.com'))!.passwords[0]!.hash;
     expect(after).toMatch(/^\$argon2id\$v=19\$m=2048,t=1,p=1\$/);
   });
 });

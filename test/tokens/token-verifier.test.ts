@@ -26,6 +26,8 @@ const user: User = {
   role: 'cluster_member',
   passwordIssueDate: new Date(),
   passwordExpiresAt: null,
+  lockedUntil: null,
+  tokenEpoch: 3,
   createdAt: new Date(),
   lastLogin: null,
 };
@@ -49,7 +51,7 @@ async function issue(ttl = 300) {
   return new TokenIssuer(ring, 'tessera', clock).issue(user, ttl);
 }
 
-const claims = { uid: 7, username: 'dave', roles: ['cluster_member'] };
+const claims = { uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 };
 
 /** A token made outside the issuer, to try what an attacker could send. */
 function forge(header: { alg: string; kid?: string }, key: Parameters<SignJWT['sign']>[0], body: object = claims) {
@@ -67,7 +69,7 @@ function forge(header: { alg: string; kid?: string }, key: Parameters<SignJWT['s
 describe('TokenVerifier', () => {
   it('accepts a token it issued and returns its claims', async () => {
     const verified = await verifier().verify(await issue());
-    expect(verified).toMatchObject({ iss: 'tessera', sub: '7', uid: 7, username: 'dave', roles: ['cluster_member'] });
+    expect(verified).toMatchObject({ iss: 'tessera', sub: '7', uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 });
     expect(verified.exp - verified.iat).toBe(300);
   });
 

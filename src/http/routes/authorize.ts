@@ -5,6 +5,7 @@ import type { ApiLine } from '../../config/config.js';
 import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import type { TesseraApp } from '../../app.js';
+import { contextOf } from '../request-context.js';
 import { AccessToken, AuthorizeBody, ERROR_RESPONSES } from '../schemas.js';
 
 type Body = Static<typeof AuthorizeBody>;
@@ -17,7 +18,7 @@ export function authorizeRoute(app: TesseraApp): void {
     { schema: { body: AuthorizeBody, response: { 200: AccessToken, ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const credentials = credentialsOf(request, request.body, config.apiLine);
-      const token = await auth.authorize(credentials, request.body.ttl ?? TTL_DEFAULT_SECONDS);
+      const token = await auth.authorize(credentials, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
       reply.header('cache-control', 'no-store');
       return { access_token: token };
     },

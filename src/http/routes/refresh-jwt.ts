@@ -2,6 +2,7 @@ import { splitAuthorization } from '../../auth/credentials.js';
 import { MissingCredentialsError } from '../../errors.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import type { TesseraApp } from '../../app.js';
+import { contextOf } from '../request-context.js';
 import { AccessToken, ERROR_RESPONSES, TtlBody } from '../schemas.js';
 
 /** POST /v1/users/refresh_jwt: a valid token in, a new one out. */
@@ -15,7 +16,7 @@ export function refreshJwtRoute(app: TesseraApp): void {
       if ((scheme !== 'jwt' && scheme !== 'bearer') || !value) {
         throw new MissingCredentialsError('Present the token as "Authorization: JWT <token>" or "Bearer <token>"');
       }
-      const token = await auth.refresh(value, request.body.ttl ?? TTL_DEFAULT_SECONDS);
+      const token = await auth.refresh(value, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
       reply.header('cache-control', 'no-store');
       return { access_token: token };
     },

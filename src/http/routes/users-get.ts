@@ -1,4 +1,3 @@
-import { UserNotFoundError } from '../../errors.js';
 import type { TesseraApp } from '../../app.js';
 import { principalOf, requireRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
@@ -6,17 +5,15 @@ import { toUserView } from '../user-view.js';
 
 /** GET /v1/users/{uid}: the user itself, admin or user_manager. */
 export function usersGetRoute(app: TesseraApp): void {
-  const { auth, users, config, clock } = app.tessera;
+  const { accounts, policy, clock } = app.tessera;
   app.get(
     '/v1/users/:uid',
     { schema: { params: UidParams, response: { 200: UserView, ...ERROR_RESPONSES } } },
     async (request) => {
       const uid = Number(request.params.uid);
-      const principal = await principalOf(request, auth, config.basicAuthOnProtectedRoutes);
+      const principal = await principalOf(request, app.tessera);
       if (principal.uid !== uid) requireRole(principal, USER_ADMIN_ROLES);
-      const user = await users.getByUid(uid);
-      if (!user) throw new UserNotFoundError();
-      return toUserView(user, new Date(clock()));
+      return toUserView(await accounts.mustGet(uid), await policy.get(), new Date(clock()));
     },
   );
 }

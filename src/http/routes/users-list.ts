@@ -1,19 +1,16 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { TesseraApp } from '../../app.js';
-import { principalOf, requireRole, USER_ADMIN_ROLES } from '../authenticate.js';
+import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { ERROR_RESPONSES, UserView } from '../schemas.js';
 import { toUserView } from '../user-view.js';
 
 /** GET /v1/users: every user, for admin and user_manager. */
 export function usersListRoute(app: TesseraApp): void {
-  const { auth, users, config, clock } = app.tessera;
-  app.get(
-    '/v1/users',
-    { schema: { response: { 200: Type.Array(UserView), ...ERROR_RESPONSES } } },
-    async (request) => {
-      requireRole(await principalOf(request, auth, config.basicAuthOnProtectedRoutes), USER_ADMIN_ROLES);
-      const now = new Date(clock());
-      return (await users.list()).map((u) => toUserView(u, now));
-    },
-  );
+  const { users, policy, clock } = app.tessera;
+  app.get('/v1/users', { schema: { response: { 200: Type.Array(UserView), ...ERROR_RESPONSES } } }, async (request) => {
+    await principalWithRole(request, app.tessera, USER_ADMIN_ROLES);
+    const [all, p] = await Promise.all([users.list(), policy.get()]);
+    const now = new Date(clock());
+    return all.map((u) => toUserView(u, p, now));
+  });
 }

@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+
+/** Where a request came from; every audit line carries it. */
+export interface RequestContext {
+  ip: string;
+  requestId: string;
+}
+
+export const CLI_CONTEXT: RequestContext = { ip: 'local', requestId: 'cli' };
+
+export type AuditEvent =
+  | 'authorize'
+  | 'refresh'
+  | 'logout'
+  | 'lockout'
+  | 'unlock'
+  | 'password_change'
+  | 'password_add'
+  | 'password_delete'
+  | 'password_expire'
+  | 'user_create'
+  | 'user_update'
+  | 'user_delete'
+  | 'policy_update';
+
+export interface AuditRecord {
+  event: AuditEvent;
+  outcome: 'success' | 'failure';
+  username?: string;
+  uid?: number;
+  /** Who acted, when not the user itself. */
+  actor_uid?: number;
+  /** An error code or a short reason; never a secret. */
+  reason?: string;
+  /** Names of changed fields, never their values. */
+  changes?: string[];
+}
+
+/**
+ * One structured line per security event. Records name users and fields, never a
+ * password, hash or token: the shape above has no place for one.
+ */
+export class AuditLog {
+  constructor(private readonly logger?: Logger) {}
+
+  record(ctx: RequestContext, record: AuditRecord): void {
+    this.logger?.info({ audit: record.event, ...record, event: undefined, ip: ctx.ip, request_id: ctx.requestId }, 'audit');
+  }
+}

@@ -1,0 +1,19 @@
+import type { TesseraApp } from '../../app.js';
+import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
+import { contextOf } from '../request-context.js';
+import { ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
+import { toUserView } from '../user-view.js';
+
+/** POST /v1/users/{uid}/unlock: lifts a lockout at once. */
+export function usersUnlockRoute(app: TesseraApp): void {
+  const { accounts, policy, clock } = app.tessera;
+  app.post(
+    '/v1/users/:uid/unlock',
+    { schema: { params: UidParams, response: { 200: UserView, ...ERROR_RESPONSES } } },
+    async (request) => {
+      const actor = await principalWithRole(request, app.tessera, USER_ADMIN_ROLES);
+      const user = await accounts.unlock(actor, Number(request.params.uid), contextOf(request));
+      return toUserView(user, await policy.get(), new Date(clock()));
+    },
+  );
+}

@@ -1,0 +1,28 @@
+import type { TesseraApp } from '../../app.js';
+import { InvalidRequestError } from '../../errors.js';
+import { principalOf } from '../authenticate.js';
+import { contextOf } from '../request-context.js';
+import { ERROR_RESPONSES, UidParams, UpdateUserBody, UserView } from '../schemas.js';
+import { toUserView } from '../user-view.js';
+
+/** PUT /v1/users/{uid}: admin and user_manager change anyone; users their own name and password. */
+export function usersUpdateRoute(app: TesseraApp): void {
+  const { accounts, auth, policy, clock } = app.tessera;
+  app.put(
+    '/v1/users/:uid',
+    { schema: { params: UidParams, body: UpdateUserBody, response: { 200: UserView, ...ERROR_RESPONSES } } },
+    async (request) => {
+      const uid = Number(request.params.uid);
+      const ctx = contextOf(request);
+      const actor = await principalOf(request, app.tessera);
+      const { name, role, password, old_password } = request.body;
+      if (password !== undefined && actor.uid === uid) {
+        // Changing one's own password takes the current one (OWASP ASVS 2.1.6).
+        if (old_password === undefined) throw new InvalidRequestError('old_password is required to change your own password');
+        await auth.checkPassword({ username: actor.username, password: old_password }, ctx, { allowExpired: true });
+      }
+      const user = await accounts.update(actor, uid, { name, role, password }, ctx);
+      return toUserView(user, await policy.get(), new Date(clock()));
+    },
+  );
+}

@@ -1,0 +1,98 @@
+import type { Clock } from '../clock.js';
+import type { RevocationStore } from './revocation-store.js';
+
+/** How often a process reads the revocations other processes (the CLI, other nodes) wrote. */
+export const REVOCATION_POLL_MS = 500;
+const EPOCH_CACHE_SIZE = 100_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Answers "is this token revoked?" from memory: each user's current token epoch (read once,
+ * then kept until a revocation event names the user) and the set of revoked token ids.
+ * A background poll of the revocation events keeps it in step with other processes.
+ */
+export class RevocationList {
+  private readonly epochs = new Map<number, number | undefined>();
+  private readonly revokedJtis = new Map<string, number>();
+  private lastEventId = 0;
+  /** Counts forgets, so that an epoch read while one happened is not cached stale. */
+  private forgets = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private polling?: Promise<void>;
+
+  constructor(
+    private readonly store: RevocationStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async start(): Promise<void> {
+    this.lastEventId = await this.store.lastEventId();
+    for (const e of await this.store.liveTokens(new Date(this.clock()))) {
+      if (e.jti && e.expiresAt) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
+    }
+    await this.prune();
+    this.timers = [
+      setInterval(() => void this.poll().catch(() => {}), REVOCATION_POLL_MS),
+      setInterval(() => void this.prune().catch(() => {}), 3_600_000),
+    ];
+    for (const t of this.timers) t.unref();
+  }
+
+  stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    return this.polling ?? Promise.resolve();
+  }
+
+  /** True when the token's user is gone, or has revoked since `epoch`, or the token itself was revoked. */
+  async isRevoked(uid: number, epoch: number, jti: string): Promise<boolean> {
+    if (this.revokedJtis.has(jti)) return true;
+    let current: number | undefined;
+    if (this.epochs.has(uid)) current = this.epochs.get(uid);
+    else {
+      const forgets = this.forgets;
+      current = await this.store.tokenEpoch(uid);
+      if (forgets === this.forgets) {
+        if (this.epochs.size >= EPOCH_CACHE_SIZE) this.epochs.delete(this.epochs.keys().next().value!);
+        this.epochs.set(uid, current);
+      }
+    }
+    return current === undefined || epoch !== current;
+  }
+
+  /** A user's tokens were revoked by this process: forget the cached epoch at once. */
+  userChanged(uid: number): void {
+    this.forgets++;
+    this.epochs.delete(uid);
+  }
+
+  async revokeToken(jti: string, expiresAt: Date): Promise<void> {
+    await this.store.revokeToken(jti, expiresAt);
+    this.revokedJtis.set(jti, expiresAt.getTime());
+  }
+
+  /** Reads new events; runs on the timer, and directly in tests. */
+  poll(): Promise<void> {
+    this.polling ??= this.readEvents().finally(() => (this.polling = undefined));
+    return this.polling;
+  }
+
+  private async readEvents(): Promise<void> {
+    for (;;) {
+      const events = await this.store.eventsAfter(this.lastEventId, 1000);
+      for (const e of events) {
+        if (e.uid !== null) this.userChanged(e.uid);
+        if (e.jti && e.expiresAt) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
+        this.lastEventId = e.id;
+      }
+      if (events.length < 1000) break;
+    }
+    const now = this.clock();
+    for (const [jti, exp] of this.revokedJtis) if (exp <= now) this.revokedJtis.delete(jti);
+  }
+
+  /** Drops old rows from the store; a node calls this now and then. */
+  prune(): Promise<void> {
+    const now = this.clock();
+    return this.store.prune(new Date(now), new Date(now - DAY_MS));
+  }
+}

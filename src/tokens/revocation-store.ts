@@ -1,0 +1,82 @@
+import type { Db } from '../store/database.js';
+
+export interface RevocationEvent {
+  id: number;
+  uid: number | null;
+  jti: string | null;
+  expiresAt: Date | null;
+}
+
+export interface RevocationStore {
+  /** The current token epoch of a user; undefined when the user does not exist. */
+  tokenEpoch(uid: number): Promise<number | undefined>;
+  revokeToken(jti: string, expiresAt: Date): Promise<void>;
+  /** Events after `id`, oldest first. */
+  eventsAfter(id: number, limit: number): Promise<RevocationEvent[]>;
+  lastEventId(): Promise<number>;
+  /** Revoked tokens that have not expired yet. */
+  liveTokens(now: Date): Promise<RevocationEvent[]>;
+  /** Forgets token revocations past their expiry and user events older than `before`. */
+  prune(now: Date, before: Date): Promise<void>;
+}
+
+export class KyselyRevocationStore implements RevocationStore {
+  constructor(private readonly db: Db) {}
+
+  async tokenEpoch(uid: number): Promise<number | undefined> {
+    const row = await this.db.selectFrom('users').select('token_epoch').where('uid', '=', uid).executeTakeFirst();
+    return row && Number(row.token_epoch);
+  }
+
+  async revokeToken(jti: string, expiresAt: Date): Promise<void> {
+    await this.db
+      .insertInto('revocations')
+      .values({ jti, expires_at: expiresAt.toISOString(), created_at: new Date().toISOString() })
+      .execute();
+  }
+
+  async eventsAfter(id: number, limit: number): Promise<RevocationEvent[]> {
+    const rows = await this.db
+      .selectFrom('revocations')
+      .select(['id', 'uid', 'jti', 'expires_at'])
+      .where('id', '>', id)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toEvent);
+  }
+
+  async lastEventId(): Promise<number> {
+    const row = await this.db
+      .selectFrom('revocations')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    return Number(row?.id ?? 0);
+  }
+
+  async liveTokens(now: Date): Promise<RevocationEvent[]> {
+    const rows = await this.db
+      .selectFrom('revocations')
+      .select(['id', 'uid', 'jti', 'expires_at'])
+      .where('jti', 'is not', null)
+      .where('expires_at', '>', now.toISOString())
+      .execute();
+    return rows.map(toEvent);
+  }
+
+  async prune(now: Date, before: Date): Promise<void> {
+    await this.db
+      .deleteFrom('revocations')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('jti', 'is not', null), eb('expires_at', '<=', now.toISOString())]),
+          eb.and([eb('uid', 'is not', null), eb('created_at', '<', before.toISOString())]),
+        ]),
+      )
+      .execute();
+  }
+}
+
+function toEvent(r: { id: number; uid: number | null; jti: string | null; expires_at: string | null }): RevocationEvent {
+  return { id: Number(r.id), uid: r.uid, jti: r.jti, expiresAt: r.expires_at ? new Date(r.expires_at) : null };
+}
