@@ -36,8 +36,9 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     ...(options.https ? { https: options.https } : {}),
     bodyLimit: tessera.config.bodyLimitBytes,
-    // Types are what the client sent: "600" is not a ttl.
-    ajv: { customOptions: { coerceTypes: false } },
+    // Types are what the client sent ("600" is not a ttl), and unknown names in a strict
+    // schema (the policy) are an error, not silently dropped.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TesseraApp;
   app.decorate('tessera', tessera);

@@ -20,7 +20,7 @@ export const PolicySchema = Type.Object(
 export type Policy = Readonly<Static<typeof PolicySchema>>;
 
 /** Every field optional: PUT changes what it names and keeps the rest. */
-export const PolicyPatchSchema = Type.Partial(PolicySchema);
+export const PolicyPatchSchema = Type.Partial(PolicySchema, { additionalProperties: false });
 
 export const DEFAULT_POLICY: Policy = Object.freeze({
   password_min_length: 8,

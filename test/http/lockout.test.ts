@@ -1,0 +1,130 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+let uid: number;
+afterEach(() => t.close());
+
+async function setup(policy: Record<string, number | boolean> = {}) {
+  t = await testTessera({ authRateLimit: 0 });
+  await t.addUser('root', 'root-password', 'admin');
+  uid = await t.addUser('grace', 'grace-password-1', 'cluster_member');
+  if (Object.keys(policy).length) await t.tessera.policy.update(policy);
+}
+
+const attempt = (username: string, password: string) => call(t, 'POST', '/v1/users/authorize', { body: { username, password } });
+
+describe('login lockout', () => {
+  it('locks after the threshold, refuses even the right password without a hash check, and an admin unlocks', async () => {
+    await setup();
+    for (let i = 0; i < 5; i++) expect((await attempt('grace', `wrong-${i}`)).body.error_code).toBe('invalid_credentials');
+    const verify = vi.spyOn(t.tessera.hasher, 'verify');
+    const locked = await attempt('grace', 'grace-password-1');
+    expect(locked.status).toBe(401);
+    expect(locked.body.error_code).toBe('account_locked');
+    expect(verify).not.toHaveBeenCalled();
+
+    const root = await login(t, 'root', 'root-password');
+    expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.status).toBe('locked');
+    const unlocked = await call(t, 'POST', `/v1/users/${uid}/unlock`, { auth: root });
+    expect(unlocked.status).toBe(200);
+    expect(unlocked.body.status).toBe('active');
+    expect((await attempt('grace', 'grace-password-1')).status).toBe(200);
+  });
+
+  it('counts case and Unicode variants of a name as the same user', async () => {
+    await setup({ login_lockout_threshold: 3 });
+    for (const name of ['GRACE', 'Ｇrace', 'grace']) await attempt(name, 'wrong-password');
+    expect((await attempt('grace', 'grace-password-1')).body.error_code).toBe('account_locked');
+  });
+
+  it('lifts the lock when the duration passes; duration 0 holds until an admin unlocks', async () => {
+    await setup({ login_lockout_threshold: 2, login_lockout_duration: 60 });
+    await attempt('grace', 'wrong-1');
+    await attempt('grace', 'wrong-2');
+    expect((await attempt('grace', 'grace-password-1')).body.error_code).toBe('account_locked');
+    t.advance(61);
+    expect((await attempt('grace', 'grace-password-1')).status).toBe(200);
+
+    await t.tessera.policy.update({ login_lockout_duration: 0 });
+    await attempt('grace', 'wrong-1');
+    await attempt('grace', 'wrong-2');
+    t.advance(86_400 * 30);
+    expect((await attempt('grace', 'grace-password-1')).body.error_code).toBe('account_locked');
+  });
+
+  it('starts the count again after login_lockout_counter_reset_after, and after a success', async () => {
+    await setup({ login_lockout_threshold: 3, login_lockout_counter_reset_after: 100 });
+    await attempt('grace', 'wrong-1');
+    await attempt('grace', 'wrong-2');
+    t.advance(101);
+    await attempt('grace', 'wrong-3');
+    await attempt('grace', 'wrong-4');
+    expect((await attempt('grace', 'grace-password-1')).status).toBe(200);
+    await attempt('grace', 'wrong-5');
+    await attempt('grace', 'wrong-6');
+    expect((await attempt('grace', 'grace-password-1')).status).toBe(200);
+  });
+
+  it('is lifted by a password reset', async () => {
+    await setup({ login_lockout_threshold: 1 });
+    await attempt('grace', 'wrong-1');
+    const root = await login(t, 'root', 'root-password');
+    await call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'grace', new_password: 'grace-password-2' } });
+    expect((await attempt('grace', 'grace-password-2')).status).toBe(200);
+  });
+
+  it('throttles unknown names like known ones, and creates no user', async () => {
+    await setup({ login_lockout_threshold: 2 });
+    const before = await t.tessera.users.count();
+    await attempt('nobody', 'wrong-1');
+    await attempt('nobody', 'wrong-2');
+    const third = await attempt('nobody', 'wrong-3');
+    expect(third.body.error_code).toBe('account_locked');
+    expect(await t.tessera.users.count()).toBe(before);
+  });
+
+  it('is off with threshold 0', async () => {
+    await setup({ login_lockout_threshold: 0 });
+    for (let i = 0; i < 20; i++) await attempt('grace', `wrong-${i}`);
+    expect((await attempt('grace', 'grace-password-1')).status).toBe(200);
+  });
+
+  it('is exact under concurrency: 50 parallel wrong attempts verify exactly threshold passwords', async () => {
+    await setup();
+    const verify = vi.spyOn(t.tessera.hasher, 'verify');
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => attempt('grace', `wrong-${i}`)));
+    const codes = results.map((r) => r.body.error_code);
+    expect(codes.filter((c) => c === 'invalid_credentials')).toHaveLength(5);
+    expect(codes.filter((c) => c === 'account_locked')).toHaveLength(45);
+    expect(verify).toHaveBeenCalledTimes(5);
+    expect((await attempt('grace', 'grace-password-1')).body.error_code).toBe('account_locked');
+  });
+
+  it('never locks anyone for concurrent successful logins', async () => {
+    await setup();
+    const results = await Promise.all(Array.from({ length: 30 }, () => attempt('grace', 'grace-password-1')));
+    expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect((await t.tessera.users.getByUid(uid))!.lockedUntil).toBeNull();
+  });
+});
+
+describe('client throttling', () => {
+  it('answers 429 with Retry-After past the per-address limit, without counting toward lockout', async () => {
+    t = await testTessera({ authRateLimit: 3 });
+    await t.addUser('grace', 'grace-password-1');
+    for (let i = 0; i < 3; i++) expect((await attempt('grace', 'wrong-password')).status).toBe(401);
+    const throttled = await attempt('grace', 'grace-password-1');
+    expect(throttled.status).toBe(429);
+    expect(throttled.body.error_code).toBe('too_many_requests');
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    const fromElsewhere = await t.app.inject({
+      method: 'POST',
+      url: '/v1/users/authorize',
+      remoteAddress: '10.9.9.9',
+      payload: JSON.stringify({ username: 'grace', password: 'grace-password-1' }),
+    });
+    expect(fromElsewhere.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+let admin: string;
+let ids: Record<'root' | 'manager' | 'viewer', number>;
+
+beforeEach(async () => {
+  t = await testTessera();
+  ids = {
+    root: await t.addUser('root', 'root-password', 'admin'),
+    manager: await t.addUser('manager', 'manager-password', 'user_manager'),
+    viewer: await t.addUser('viewer', 'viewer-password', 'cluster_viewer'),
+  };
+  admin = await login(t, 'root', 'root-password');
+});
+afterEach(() => t.close());
+
+describe('POST /v1/users', () => {
+  it('creates a user that can log in, and returns the user object without secrets', async () => {
+    const res = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { email: 'ops@example.com', password: 'ops-password-1', role: 'db_member', name: 'Ops' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      uid: expect.any(Number),
+      username: 'ops@example.com',
+      email: 'ops@example.com',
+      name: 'Ops',
+      role: 'db_member',
+      status: 'active',
+      password_issue_date: expect.any(String),
+      last_login: null,
+    });
+    expect(await login(t, 'OPS@example.com', 'ops-password-1')).toMatch(/^JWT /);
+  });
+
+  it('answers 409 for a taken name, whatever its case or Unicode form', async () => {
+    const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { username: 'ＶＩＥＷＥＲ', password: 'another-pass-1', role: 'none' } });
+    expect(res.status).toBe(409);
+    expect(res.body.error_code).toBe('name_already_exists');
+    await call(t, 'POST', '/v1/users', { auth: admin, body: { email: 'a@b.io', password: 'another-pass-1', role: 'none' } });
+    const email = await call(t, 'POST', '/v1/users', { auth: admin, body: { email: 'A@B.io', password: 'another-pass-1', role: 'none' } });
+    expect(email.status).toBe(409);
+    expect(email.body.error_code).toBe('email_already_exists');
+  });
+
+  it.each([
+    ['too short', 'short1'],
+    ['one of the most common passwords', 'password123'],
+  ])('answers 400 password_not_complex for a password %s', async (_why, password) => {
+    const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { username: 'new', password, role: 'none' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error_code).toBe('password_not_complex');
+    expect(await t.tessera.users.findByUsername('new')).toBeUndefined();
+  });
+
+  it('checks who may create whom', async () => {
+    const manager = await login(t, 'manager', 'manager-password');
+    const viewer = await login(t, 'viewer', 'viewer-password');
+    const body = { username: 'new', password: 'new-password-1', role: 'db_viewer' };
+    expect((await call(t, 'POST', '/v1/users', { auth: viewer, body })).body.error_code).toBe('forbidden');
+    const escalation = await call(t, 'POST', '/v1/users', { auth: manager, body: { ...body, role: 'admin' } });
+    expect(escalation.status).toBe(403);
+    expect(escalation.body.error_code).toBe('unauthorized_action');
+    expect((await call(t, 'POST', '/v1/users', { auth: manager, body })).status).toBe(200);
+  });
+
+  it('answers 400 for a bad role, or for both or neither of username and email', async () => {
+    for (const body of [
+      { username: 'x', password: 'new-password-1', role: 'root' },
+      { username: 'x', email: 'x@y.io', password: 'new-password-1', role: 'none' },
+      { password: 'new-password-1', role: 'none' },
+    ]) {
+      expect((await call(t, 'POST', '/v1/users', { auth: admin, body })).status).toBe(400);
+    }
+  });
+});
+
+describe('PUT /v1/users/{uid}', () => {
+  it('lets an admin change role and name', async () => {
+    const res = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: admin, body: { role: 'db_member', name: 'Vi' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ role: 'db_member', name: 'Vi' });
+  });
+
+  it('lets users change their own name, and their password with the current one, but not their role', async () => {
+    const viewer = await login(t, 'viewer', 'viewer-password');
+    expect((await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { name: 'Me' } })).body.name).toBe('Me');
+    const role = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { role: 'admin' } });
+    expect(role.status).toBe(403);
+    expect(role.body.error_code).toBe('unauthorized_action');
+    const noOld = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { password: 'viewer-password-2' } });
+    expect(noOld.status).toBe(400);
+    const ok = await call(t, 'PUT', `/v1/users/${ids.viewer}`, {
+      auth: viewer,
+      body: { password: 'viewer-password-2', old_password: 'viewer-password' },
+    });
+    expect(ok.status).toBe(200);
+    // The change ended every token of the user, the one it was made with included.
+    expect((await call(t, 'GET', `/v1/users/${ids.viewer}`, { auth: viewer })).status).toBe(401);
+    const again = await login(t, 'viewer', 'viewer-password-2');
+    expect((await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: again, body: { name: 'x' } })).status).toBe(403);
+  });
+
+  it('never demotes the last admin (406), and keeps user_manager off admins', async () => {
+    const res = await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: admin, body: { role: 'none' } });
+    expect(res.status).toBe(406);
+    expect(res.body.error_code).toBe('change_last_admin_role_not_allowed');
+    const manager = await login(t, 'manager', 'manager-password');
+    expect((await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: manager, body: { name: 'x' } })).body.error_code).toBe(
+      'unauthorized_action',
+    );
+  });
+
+  it('answers 404 for an unknown uid', async () => {
+    expect((await call(t, 'PUT', '/v1/users/999', { auth: admin, body: { name: 'x' } })).status).toBe(404);
+  });
+});
+
+describe('DELETE /v1/users/{uid}', () => {
+  it('deletes a user, who can no longer log in', async () => {
+    expect((await call(t, 'DELETE', `/v1/users/${ids.viewer}`, { auth: admin })).status).toBe(200);
+    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'viewer', password: 'viewer-password' } })).status).toBe(401);
+    expect((await call(t, 'DELETE', `/v1/users/${ids.viewer}`, { auth: admin })).status).toBe(404);
+  });
+
+  it('never deletes the last admin (406)', async () => {
+    const res = await call(t, 'DELETE', `/v1/users/${ids.root}`, { auth: admin });
+    expect(res.status).toBe(406);
+    expect(res.body.error_code).toBe('delete_last_admin_not_allowed');
+  });
+
+  it('is for admin and user_manager', async () => {
+    const viewer = await login(t, 'viewer', 'viewer-password');
+    expect((await call(t, 'DELETE', `/v1/users/${ids.manager}`, { auth: viewer })).status).toBe(403);
+  });
+});

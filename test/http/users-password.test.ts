@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+let uid: number;
+const authorize = (username: string, password: string) =>
+  call(t, 'POST', '/v1/users/authorize', { body: { username, password } });
+
+beforeEach(async () => {
+  t = await testTessera();
+  await t.addUser('root', 'root-password', 'admin');
+  uid = await t.addUser('frank', 'frank-password-1', 'db_viewer');
+});
+afterEach(() => t.close());
+
+describe('PUT /v1/users/password', () => {
+  it('replaces all passwords of a user who gives the current one, with no header at all', async () => {
+    const res = await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1', new_password: 'frank-password-2' },
+    });
+    expect(res.status).toBe(200);
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(401);
+    expect((await authorize('frank', 'frank-password-2')).status).toBe(200);
+  });
+
+  it('is the way out of password_expired', async () => {
+    await t.tessera.users.expirePassword(uid, new Date(t.tessera.clock()));
+    expect((await authorize('frank', 'frank-password-1')).body.error_code).toBe('password_expired');
+    const res = await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1', new_password: 'frank-password-2' },
+    });
+    expect(res.status).toBe(200);
+    expect((await authorize('frank', 'frank-password-2')).status).toBe(200);
+  });
+
+  it('refuses a wrong current password (401) and a reused one (400)', async () => {
+    const wrong = await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'nope-nope-nope', new_password: 'frank-password-2' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error_code).toBe('invalid_credentials');
+    const same = await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1', new_password: 'frank-password-1' },
+    });
+    expect(same.status).toBe(400);
+    expect(same.body.error_code).toBe('new_password_same_as_current');
+  });
+
+  it('applies the password policy (400 password_not_complex)', async () => {
+    const res = await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1', new_password: 'qwerty123' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error_code).toBe('password_not_complex');
+  });
+
+  it('lets an admin reset anyone without the old password; others get 403, unknown names 404', async () => {
+    const root = await login(t, 'root', 'root-password');
+    expect((await call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'frank', new_password: 'reset-by-admin-1' } })).status).toBe(200);
+    expect((await authorize('frank', 'reset-by-admin-1')).status).toBe(200);
+
+    const frank = await login(t, 'frank', 'reset-by-admin-1');
+    const other = await call(t, 'PUT', '/v1/users/password', { auth: frank, body: { username: 'root', new_password: 'hijacked-pass-1' } });
+    expect(other.status).toBe(403);
+    expect(other.body.error_code).toBe('unauthorized_action');
+
+    const missing = await call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'ghost', new_password: 'whatever-pass-1' } });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error_code).toBe('user_not_exist');
+  });
+
+  it('takes the user from the token when the body names nobody', async () => {
+    const frank = await login(t, 'frank', 'frank-password-1');
+    const res = await call(t, 'PUT', '/v1/users/password', {
+      auth: frank,
+      body: { old_password: 'frank-password-1', new_password: 'frank-password-2' },
+    });
+    expect(res.status).toBe(200);
+    expect((await call(t, 'PUT', '/v1/users/password', { body: { new_password: 'frank-password-3' } })).status).toBe(401);
+  });
+});
+
+describe('POST and DELETE /v1/users/password: rotation', () => {
+  it('adds a second password, both work, then the old one is deleted', async () => {
+    const add = await call(t, 'POST', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1', new_password: 'frank-password-2' },
+    });
+    expect(add.status).toBe(200);
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(200);
+    expect((await authorize('frank', 'frank-password-2')).status).toBe(200);
+
+    const third = await call(t, 'POST', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1', new_password: 'frank-password-3' },
+    });
+    expect(third.body.error_code).toBe('too_many_passwords');
+
+    const del = await call(t, 'DELETE', '/v1/users/password', { body: { username: 'frank', old_password: 'frank-password-1' } });
+    expect(del.status).toBe(200);
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(401);
+    expect((await authorize('frank', 'frank-password-2')).status).toBe(200);
+  });
+
+  it('never deletes the last password', async () => {
+    const res = await call(t, 'DELETE', '/v1/users/password', { body: { username: 'frank', old_password: 'frank-password-1' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error_code).toBe('cannot_delete_last_password');
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(200);
+  });
+});
