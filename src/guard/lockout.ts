@@ -45,7 +45,7 @@ export class Lockout {
     if (threshold === 0) return;
     const deadline = Date.now() + MAX_WAIT_MS;
     for (;;) {
-      const answer = await this.guard.reserve(a.key, threshold);
+      const answer = await this.guard.reserve(a.key, threshold, a.user?.lockResetAt?.getTime());
       if (answer === 'ok') return;
       if (answer === 'locked') {
         if (a.user) await this.lock(a);
@@ -65,7 +65,7 @@ export class Lockout {
   }
 
   async unlock(user: User): Promise<void> {
-    await this.users.unlock(user.uid);
+    await this.users.unlock(user.uid, new Date(this.clock()));
     await this.guard.clear(usernameKey(user.username));
   }
 

@@ -7,9 +7,11 @@
 export interface LoginGuard {
   /**
    * `locked`: the failures have reached the threshold. `wait`: the remaining failures are
-   * all spoken for by attempts in flight. `ok`: a slot is reserved; settle it.
+   * all spoken for by attempts in flight. `ok`: a slot is reserved; settle it. Failures
+   * whose window began before `resetAt` (ms) are forgotten first: an unlock, perhaps made
+   * by another process.
    */
-  reserve(key: string, threshold: number): Promise<'ok' | 'wait' | 'locked'>;
+  reserve(key: string, threshold: number, resetAt?: number): Promise<'ok' | 'wait' | 'locked'>;
   /** Ends a reserved attempt; returns the failures counted in the current window. */
   settle(key: string, failed: boolean, windowMs: number): Promise<number>;
   /** Forgets a key's failures (unlock, password reset, lock expiry). */
@@ -19,6 +21,8 @@ export interface LoginGuard {
 interface Entry {
   failures: number;
   inFlight: number;
+  /** When the first failure of the window was counted. */
+  since: number;
   resetAt: number;
 }
 
@@ -30,8 +34,9 @@ export class MemoryLoginGuard implements LoginGuard {
 
   constructor(private readonly clock: () => number) {}
 
-  async reserve(key: string, threshold: number): Promise<'ok' | 'wait' | 'locked'> {
+  async reserve(key: string, threshold: number, resetAt = 0): Promise<'ok' | 'wait' | 'locked'> {
     const entry = this.entry(key);
+    if (entry.failures > 0 && entry.since < resetAt) entry.failures = 0;
     if (entry.failures >= threshold) return 'locked';
     if (entry.failures + entry.inFlight >= threshold) return 'wait';
     entry.inFlight++;
@@ -42,7 +47,10 @@ export class MemoryLoginGuard implements LoginGuard {
     const entry = this.entry(key);
     entry.inFlight = Math.max(0, entry.inFlight - 1);
     if (failed) {
-      if (entry.failures === 0) entry.resetAt = this.clock() + windowMs;
+      if (entry.failures === 0) {
+        entry.since = this.clock();
+        entry.resetAt = entry.since + windowMs;
+      }
       entry.failures++;
     } else {
       entry.failures = 0;
@@ -61,7 +69,7 @@ export class MemoryLoginGuard implements LoginGuard {
     const now = this.clock();
     if (this.entries.size > SWEEP_ABOVE) this.sweep(now);
     let entry = this.entries.get(key);
-    if (!entry) this.entries.set(key, (entry = { failures: 0, inFlight: 0, resetAt: 0 }));
+    if (!entry) this.entries.set(key, (entry = { failures: 0, inFlight: 0, since: 0, resetAt: 0 }));
     if (entry.failures > 0 && entry.resetAt <= now) entry.failures = 0;
     return entry;
   }

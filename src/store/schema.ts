@@ -13,6 +13,8 @@ export interface UsersTable {
   password_expires_at: string | null;
   /** Locked by the lockout policy until then; LOCKED_UNTIL_UNLOCKED for "until an admin unlocks". */
   locked_until: string | null;
+  /** Failures counted before this moment no longer count (an unlock or a password reset). */
+  lock_reset_at: string | null;
   /** Raised on every change that must end the user's tokens; tokens carry the one they were issued at. */
   token_epoch: Generated<number>;
   created_at: string;

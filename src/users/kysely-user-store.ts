@@ -14,6 +14,7 @@ const USER_COLUMNS = [
   'password_issue_date',
   'password_expires_at',
   'locked_until',
+  'lock_reset_at',
   'token_epoch',
   'created_at',
   'last_login',
@@ -33,6 +34,7 @@ function toUser(row: UserRow): User {
     passwordIssueDate: new Date(row.password_issue_date),
     passwordExpiresAt: date(row.password_expires_at),
     lockedUntil: date(row.locked_until),
+    lockResetAt: date(row.lock_reset_at),
     tokenEpoch: Number(row.token_epoch),
     createdAt: new Date(row.created_at),
     lastLogin: date(row.last_login),
@@ -124,8 +126,12 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return true;
   }
 
-  async unlock(uid: number): Promise<void> {
-    await this.db.updateTable('users').set({ locked_until: null }).where('uid', '=', uid).execute();
+  async unlock(uid: number, at: Date): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ locked_until: null, lock_reset_at: at.toISOString() })
+      .where('uid', '=', uid)
+      .execute();
   }
 
   async revokeTokens(uid: number): Promise<void> {
@@ -173,7 +179,12 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       await this.insertPassword(trx, uid, passwordHash, issuedAt);
       await trx
         .updateTable('users')
-        .set({ password_issue_date: issuedAt.toISOString(), password_expires_at: null, locked_until: null })
+        .set({
+          password_issue_date: issuedAt.toISOString(),
+          password_expires_at: null,
+          locked_until: null,
+          lock_reset_at: issuedAt.toISOString(),
+        })
         .where('uid', '=', uid)
         .execute();
     });

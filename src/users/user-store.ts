@@ -29,7 +29,8 @@ export interface UserStore {
   updateProfile(uid: number, changes: { name?: string | null; role?: Role }): Promise<void>;
   /** Locks a user that is not locked at `now`; false when it already was. */
   lock(uid: number, until: Date, now: Date): Promise<boolean>;
-  unlock(uid: number): Promise<void>;
+  /** Lifts a lock; failures counted before `at` no longer count, in any process. */
+  unlock(uid: number, at: Date): Promise<void>;
   /** Ends every token the user holds now. */
   revokeTokens(uid: number): Promise<void>;
 }

@@ -26,6 +26,8 @@ export interface User {
   passwordExpiresAt: Date | null;
   /** Locked by the lockout policy until then (far future: until an admin unlocks). */
   lockedUntil: Date | null;
+  /** Failed logins before this moment no longer count (set by an unlock or a password reset). */
+  lockResetAt: Date | null;
   /** Tokens issued at an older epoch are revoked. */
   tokenEpoch: number;
   createdAt: Date;

@@ -30,7 +30,7 @@ export async function testTessera(
   const config: Config = makeConfig({ argon2: FAST_ARGON2, ...overrides, dataDir });
   let now = Date.now();
   const tessera = await openTessera(config, { clock: () => now, logger: options.logger });
-  const app = buildApp(tessera);
+  const app = buildApp(tessera, { loggerInstance: options.logger });
   return {
     tessera,
     app,

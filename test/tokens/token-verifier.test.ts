@@ -27,6 +27,7 @@ const user: User = {
   passwordIssueDate: new Date(),
   passwordExpiresAt: null,
   lockedUntil: null,
+  lockResetAt: null,
   tokenEpoch: 3,
   createdAt: new Date(),
   lastLogin: null,

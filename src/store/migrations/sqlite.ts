@@ -14,6 +14,7 @@ export const sqliteMigrations: Record<string, Migration> = {
         .addColumn('password_issue_date', 'text', (c) => c.notNull())
         .addColumn('password_expires_at', 'text')
         .addColumn('locked_until', 'text')
+        .addColumn('lock_reset_at', 'text')
         .addColumn('token_epoch', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('created_at', 'text', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
         .addColumn('last_login', 'text')
