@@ -6,6 +6,8 @@ import { authorizeRoute } from './http/routes/authorize.js';
 import { clusterPolicyRoutes } from './http/routes/cluster-policy.js';
 import { healthzRoute } from './http/routes/healthz.js';
 import { jwksRoute } from './http/routes/jwks.js';
+import { keysRotateRoute } from './http/routes/keys-rotate.js';
+import { readyzRoute } from './http/routes/readyz.js';
 import { logoutRoute } from './http/routes/logout.js';
 import { refreshJwtRoute } from './http/routes/refresh-jwt.js';
 import { usersCreateRoute } from './http/routes/users-create.js';
@@ -47,7 +49,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   const routes = [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
     ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
-    ...[clusterPolicyRoutes, jwksRoute, healthzRoute],
+    ...[clusterPolicyRoutes, keysRotateRoute, jwksRoute, healthzRoute, readyzRoute],
   ];
   for (const route of routes) route(app);
   return app;

@@ -139,3 +139,21 @@ export class LastAdminError extends DomainError {
     super(code, 'The cluster must keep at least one admin');
   }
 }
+
+export class StoreUnavailableError extends RetryLaterError {
+  constructor() {
+    super('store_unavailable', 'The user store cannot be reached; try again shortly', 2);
+  }
+}
+
+export class GuardUnavailableError extends RetryLaterError {
+  constructor() {
+    super('guard_unavailable', 'Logins are paused while the lockout counters cannot be reached; try again shortly', 2);
+  }
+}
+
+export class NotReadyError extends RetryLaterError {
+  constructor(message: string) {
+    super('not_ready', message, 2);
+  }
+}

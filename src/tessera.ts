@@ -1,15 +1,19 @@
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.js';
 import { AuthService } from './auth/auth-service.js';
 import { type Clock, systemClock } from './clock.js';
-import type { Config } from './config/config.js';
+import { type Config, masterKeyBytes } from './config/config.js';
 import { ClientThrottle } from './guard/client-throttle.js';
 import { Lockout } from './guard/lockout.js';
-import { MemoryLoginGuard } from './guard/login-guard.js';
+import { type LoginGuard, MemoryLoginGuard } from './guard/login-guard.js';
+import { RedisLoginGuard } from './guard/redis-login-guard.js';
+import { ResilientLoginGuard } from './guard/resilient-login-guard.js';
 import { PolicyService } from './policy/policy-service.js';
 import { KyselyPolicyStore } from './policy/policy-store.js';
-import { type Db, openSqlite } from './store/database.js';
+import { type Db, openDatabase, pingDatabase } from './store/database.js';
 import { KeyRing } from './tokens/key-ring.js';
+import { KeySealer } from './tokens/key-sealer.js';
 import { KyselyKeyStore } from './tokens/kysely-key-store.js';
 import { RevocationList } from './tokens/revocation-list.js';
 import { KyselyRevocationStore } from './tokens/revocation-store.js';
@@ -19,56 +23,116 @@ import { AccountService } from './users/account-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
 
-/** Everything a Tessera process works with, wired once: the composition root. */
-export interface Tessera {
+export interface OpenOptions {
+  clock?: Clock;
+  /** Where audit lines (and Redis trouble) go; nowhere when omitted. */
+  logger?: Logger;
+}
+
+/** The store and the account rules: what the `users` CLI commands need. */
+export interface Accounts {
   config: Config;
   clock: Clock;
   db: Db;
   users: KyselyUserStore;
   hasher: PasswordHasher;
-  keys: KeyRing;
   policy: PolicyService;
-  revocations: RevocationList;
-  throttle: ClientThrottle;
   audit: AuditLog;
-  auth: AuthService;
   accounts: AccountService;
   close(): Promise<void>;
 }
 
-export interface OpenOptions {
-  clock?: Clock;
-  /** Where audit lines go; none when omitted. */
-  logger?: Logger;
+/** Everything a serving node works with, wired once: the composition root. */
+export interface Tessera extends Accounts {
+  keys: KeyRing;
+  revocations: RevocationList;
+  auth: AuthService;
+  /** Which shared services answer now; for /readyz. */
+  readiness(): Promise<{ store: boolean; redis?: boolean }>;
 }
 
-export async function openTessera(config: Config, { clock = systemClock, logger }: OpenOptions = {}): Promise<Tessera> {
-  const db = await openSqlite(config.dataDir);
+export async function openAccounts(config: Config, options: OpenOptions = {}, guard?: LoginGuard): Promise<Accounts> {
+  const clock = options.clock ?? systemClock;
+  const { db } = await openDatabase(config);
   try {
     const users = new KyselyUserStore(db);
     const hasher = await Argon2Hasher.create(config.argon2);
-    const keys = await KeyRing.load(new KyselyKeyStore(db));
     const policy = new PolicyService(new KyselyPolicyStore(db), clock);
-    const revocations = new RevocationList(new KyselyRevocationStore(db), clock);
-    await revocations.start();
-    users.onRevoked = (uid) => revocations.userChanged(uid);
-    const audit = new AuditLog(logger);
-    const lockout = new Lockout(new MemoryLoginGuard(clock), users, audit, clock);
-    const issuer = new TokenIssuer(keys, config.issuer, clock);
-    const verifier = new TokenVerifier(keys, config.issuer, config.clockLeewaySeconds, clock);
-    const throttle = new ClientThrottle(config.authRateLimit);
-    const auth = new AuthService({
-      ...{ users, credentials: users, hasher, issuer, verifier },
-      ...{ revocations, policy, lockout, throttle, audit, clock },
-    });
+    const audit = new AuditLog(options.logger);
+    const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock);
     const accounts = new AccountService({ users, hasher, policy, lockout, audit, clock });
-    const close = async () => {
-      await revocations.stop();
-      await db.destroy();
-    };
-    return { config, clock, db, users, hasher, keys, policy, revocations, throttle, audit, auth, accounts, close };
+    return { config, clock, db, users, hasher, policy, audit, accounts, close: () => db.destroy() };
   } catch (err) {
     await db.destroy();
     throw err;
   }
+}
+
+export async function openTessera(config: Config, options: OpenOptions = {}): Promise<Tessera> {
+  const clock = options.clock ?? systemClock;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, options.logger) : undefined;
+  const guard = redis
+    ? new ResilientLoginGuard(
+        new RedisLoginGuard(redis, config.redisKeyPrefix, clock),
+        config.redisFailOpen ? new MemoryLoginGuard(clock) : null,
+        (err) => options.logger?.warn({ err: String(err) }, 'redis unavailable for lockout counters'),
+      )
+    : new MemoryLoginGuard(clock);
+  let base: Accounts | undefined;
+  try {
+    base = await openAccounts(config, options, guard);
+    const { db, users, hasher, policy, audit } = base;
+    const sealer = new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined);
+    const keys = await KeyRing.load(new KyselyKeyStore(db), {
+      sealer,
+      clock,
+      activationDelayMs: config.keyActivationDelaySeconds * 1000,
+      leewayMs: config.clockLeewaySeconds * 1000,
+    });
+    const revocations = new RevocationList(new KyselyRevocationStore(db), clock);
+    await revocations.start();
+    keys.start();
+    users.onRevoked = (uid) => revocations.userChanged(uid);
+    const lockout = new Lockout(guard, users, audit, clock);
+    const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
+    const issuer = new TokenIssuer(keys, config.issuer, clock);
+    const verifier = new TokenVerifier(keys, config.issuer, config.clockLeewaySeconds, clock);
+    const auth = new AuthService({
+      ...{ users, credentials: users, hasher, issuer, verifier },
+      ...{ revocations, policy, lockout, throttle, audit, clock },
+    });
+    const readiness = async () => ({
+      store: await pingDatabase(db).then(() => true, () => false),
+      ...(redis && { redis: await redis.ping().then(() => true, () => false) }),
+    });
+    const close = async () => {
+      keys.stop();
+      await revocations.stop();
+      await db.destroy();
+      redis?.disconnect();
+    };
+    return { ...base, keys, revocations, auth, readiness, close };
+  } catch (err) {
+    await base?.close();
+    redis?.disconnect();
+    throw err;
+  }
+}
+
+/** Fails commands at once while Redis is away (no offline queue), and reconnects by itself. */
+function connectRedis(url: string, logger?: Logger): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1000,
+    connectTimeout: 1000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  let warned = false;
+  redis.on('error', (err) => {
+    if (!warned) logger?.warn({ err: err.message }, 'redis connection error');
+    warned = true;
+  });
+  redis.on('ready', () => (warned = false));
+  return redis;
 }

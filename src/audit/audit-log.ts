@@ -21,7 +21,8 @@ export type AuditEvent =
   | 'user_create'
   | 'user_update'
   | 'user_delete'
-  | 'policy_update';
+  | 'policy_update'
+  | 'key_rotate';
 
 export interface AuditRecord {
   event: AuditEvent;

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { DomainError } from '../errors.js';
 import { CliError } from './cli-error.js';
+import { keysCommand } from './keys.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 import { usersAddCommand } from './users-add.js';
@@ -30,6 +31,7 @@ const program = new Command('tessera')
       .addCommand(usersUnlockCommand())
       .addCommand(usersDeleteCommand()),
   )
+  .addCommand(keysCommand())
   .addCommand(tokenCommand());
 
 program.parseAsync().catch((err: unknown) => {

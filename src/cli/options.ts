@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { API_LINES, type Config, DEFAULTS, LOG_LEVELS, makeConfig, parseListen } from '../config/config.js';
 
@@ -6,13 +7,18 @@ function integer(value: string): number {
   return Number(value);
 }
 
-/** Options every command that opens the local store takes. */
+/** Options every command that opens the store takes. */
 export function addStoreOptions(command: Command): Command {
   return command
     .addOption(
       new Option('--data-dir <dir>', 'folder of the SQLite store and TLS files')
         .env('TESSERA_DATA_DIR')
         .default(DEFAULTS.dataDir),
+    )
+    .addOption(
+      new Option('--database-url <url>', 'postgres://… to keep users, policy and keys in PostgreSQL instead of SQLite').env(
+        'TESSERA_DATABASE_URL',
+      ),
     )
     .addOption(
       new Option('--argon2-memory <kib>', 'argon2id memory cost in KiB')
@@ -34,9 +40,38 @@ export function addStoreOptions(command: Command): Command {
     );
 }
 
+/** Options of the commands that use the signing keys. */
+export function addKeyOptions(command: Command): Command {
+  return addStoreOptions(command)
+    .addOption(
+      new Option('--master-key-file <file>', 'file holding base64 of 32 random bytes that seal the signing keys at rest').env(
+        'TESSERA_MASTER_KEY_FILE',
+      ),
+    )
+    .addOption(
+      new Option('--key-activation-delay <seconds>', 'how long a rotated key is published before it signs (≥ JWKS cache time)')
+        .env('TESSERA_KEY_ACTIVATION_DELAY')
+        .argParser(integer)
+        .default(DEFAULTS.keyActivationDelaySeconds),
+    );
+}
+
 /** The options of `tessera serve`, each with its environment variable. */
 export function addServeOptions(command: Command): Command {
-  return addStoreOptions(command)
+  return addKeyOptions(command)
+    .addOption(
+      new Option('--redis-url <url>', 'redis://… to share lockout counters and throttling between nodes').env('TESSERA_REDIS_URL'),
+    )
+    .addOption(
+      new Option('--redis-key-prefix <prefix>', 'prefix of Tessera\'s Redis keys')
+        .env('TESSERA_REDIS_KEY_PREFIX')
+        .default(DEFAULTS.redisKeyPrefix),
+    )
+    .addOption(
+      new Option('--redis-fail-open', 'while Redis is away, count failed logins on this node alone instead of refusing logins').env(
+        'TESSERA_REDIS_FAIL_OPEN',
+      ),
+    )
     .addOption(
       new Option('--listen <host:port>', 'address to listen on')
         .env('TESSERA_LISTEN')
@@ -74,6 +109,9 @@ export function addServeOptions(command: Command): Command {
 
 export interface StoreOptions {
   dataDir: string;
+  databaseUrl?: string;
+  masterKeyFile?: string;
+  keyActivationDelay?: number;
   argon2Memory: number;
   argon2Iterations: number;
   argon2Parallelism: number;
@@ -90,11 +128,20 @@ export interface ServeOptions extends StoreOptions {
   basicAuth: boolean;
   logLevel: Config['logLevel'];
   authRateLimit: number;
+  redisUrl?: string;
+  redisKeyPrefix: string;
+  redisFailOpen?: boolean;
 }
 
 export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Config {
   return makeConfig({
     dataDir: o.dataDir,
+    databaseUrl: o.databaseUrl,
+    masterKey: o.masterKeyFile ? readFileSync(o.masterKeyFile, 'utf8').trim() : process.env.TESSERA_MASTER_KEY || undefined,
+    ...(o.keyActivationDelay !== undefined && { keyActivationDelaySeconds: o.keyActivationDelay }),
+    ...(o.redisUrl !== undefined && { redisUrl: o.redisUrl }),
+    ...(o.redisKeyPrefix !== undefined && { redisKeyPrefix: o.redisKeyPrefix }),
+    ...(o.redisFailOpen !== undefined && { redisFailOpen: o.redisFailOpen }),
     argon2: { memoryCost: o.argon2Memory, timeCost: o.argon2Iterations, parallelism: o.argon2Parallelism },
     ...(o.listen !== undefined && { listen: parseListen(o.listen) }),
     ...(o.apiLine !== undefined && { apiLine: o.apiLine }),

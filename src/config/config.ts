@@ -28,6 +28,17 @@ export const ConfigSchema = Type.Object({
   basicAuthOnProtectedRoutes: Type.Boolean(),
   argon2: Argon2Params,
   bodyLimitBytes: Type.Integer({ minimum: 256, maximum: 1_048_576 }),
+  /** postgres://… selects PostgreSQL; without it the SQLite file in dataDir is the store. */
+  databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /** redis://… moves lockout counters and throttling to Redis, shared by every node. */
+  redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  redisKeyPrefix: Type.String({ minLength: 1, maxLength: 64 }),
+  /** When Redis is unreachable: false refuses logins (503), true counts on this node alone. */
+  redisFailOpen: Type.Boolean(),
+  /** Base64 of 32 random bytes that encrypt the private signing keys at rest. */
+  masterKey: Type.Optional(Type.String()),
+  /** Seconds a new signing key is published before it signs: at least the JWKS cache time. */
+  keyActivationDelaySeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
   /** Password attempts a minute from one client address; 0 turns throttling off. */
   authRateLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)) as [ReturnType<typeof Type.Literal<(typeof LOG_LEVELS)[number]>>]),
@@ -50,6 +61,9 @@ export const DEFAULTS: Config = {
   argon2: OWASP_ARGON2,
   bodyLimitBytes: 8192,
   authRateLimit: 300,
+  redisKeyPrefix: 'tessera:',
+  redisFailOpen: false,
+  keyActivationDelaySeconds: 300,
   logLevel: 'info',
 };
 
@@ -58,7 +72,8 @@ export class ConfigError extends Error {}
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
 /** Merges overrides onto the defaults, validates the result and freezes it. */
-export function makeConfig(overrides: DeepPartial<Config> = {}): Config {
+export function makeConfig(given: DeepPartial<Config> = {}): Config {
+  const overrides = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as DeepPartial<Config>;
   const merged = {
     ...DEFAULTS,
     ...overrides,
@@ -72,10 +87,17 @@ export function makeConfig(overrides: DeepPartial<Config> = {}): Config {
     );
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
+  if (merged.masterKey !== undefined && masterKeyBytes(merged.masterKey).length !== 32) {
+    throw new ConfigError('the master key must be base64 of 32 random bytes (openssl rand -base64 32)');
+  }
   if (Boolean(merged.tls.certFile) !== Boolean(merged.tls.keyFile)) {
     throw new ConfigError('--tls-cert and --tls-key must be given together');
   }
   return deepFreeze(merged as Config);
+}
+
+export function masterKeyBytes(base64: string): Buffer {
+  return /^[A-Za-z0-9+/_-]+={0,2}$/.test(base64.trim()) ? Buffer.from(base64.trim(), 'base64') : Buffer.alloc(0);
 }
 
 /** "host:port", "[::1]:port" or ":port". */

@@ -1,15 +1,26 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { TooManyRequestsError } from '../errors.js';
 
 /**
- * Per-client-address throttling of password attempts (rate-limiter-flexible). It answers
- * 429 with a retry time and never touches a user's lockout counter.
+ * Per-client-address throttling of password attempts (rate-limiter-flexible), in memory or
+ * shared through Redis, with memory as insurance while Redis is away. It answers 429 with a
+ * retry time and never touches a user's lockout counter.
  */
 export class ClientThrottle {
-  private readonly limiter?: RateLimiterMemory;
+  private readonly limiter?: RateLimiterMemory | RateLimiterRedis;
 
-  constructor(attemptsPerMinute: number) {
-    if (attemptsPerMinute > 0) this.limiter = new RateLimiterMemory({ points: attemptsPerMinute, duration: 60 });
+  constructor(attemptsPerMinute: number, redis?: { client: Redis; prefix: string }) {
+    if (attemptsPerMinute <= 0) return;
+    const options = { points: attemptsPerMinute, duration: 60 };
+    this.limiter = redis
+      ? new RateLimiterRedis({
+          ...options,
+          storeClient: redis.client,
+          keyPrefix: `${redis.prefix}throttle`,
+          insuranceLimiter: new RateLimiterMemory(options),
+        })
+      : new RateLimiterMemory(options);
   }
 
   async check(address: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { AccountLockedError, TryAgainError } from '../errors.js';
@@ -13,6 +14,7 @@ const WAIT_STEP_MS = 5;
 
 export interface Attempt {
   key: string;
+  id: string;
   user?: User;
   policy: Policy;
   ctx: RequestContext;
@@ -32,7 +34,7 @@ export class Lockout {
   ) {}
 
   attempt(username: string, user: User | undefined, policy: Policy, ctx: RequestContext): Attempt {
-    return { key: usernameKey(username), user, policy, ctx };
+    return { key: usernameKey(username), id: randomUUID(), user, policy, ctx };
   }
 
   /** Before the hash check. Throws AccountLockedError, or TryAgainError after a long wait. */
@@ -45,7 +47,7 @@ export class Lockout {
     if (threshold === 0) return;
     const deadline = Date.now() + MAX_WAIT_MS;
     for (;;) {
-      const answer = await this.guard.reserve(a.key, threshold, a.user?.lockResetAt?.getTime());
+      const answer = await this.guard.reserve(a.key, a.id, threshold, a.user?.lockResetAt?.getTime());
       if (answer === 'ok') return;
       if (answer === 'locked') {
         if (a.user) await this.lock(a);
@@ -60,7 +62,7 @@ export class Lockout {
   async end(a: Attempt, failed: boolean): Promise<void> {
     const threshold = a.policy.login_lockout_threshold;
     if (threshold === 0) return;
-    const failures = await this.guard.settle(a.key, failed, a.policy.login_lockout_counter_reset_after * 1000);
+    const failures = await this.guard.settle(a.key, a.id, failed, a.policy.login_lockout_counter_reset_after * 1000);
     if (failed && a.user && failures >= threshold) await this.lock(a);
   }
 

@@ -11,9 +11,9 @@ export interface LoginGuard {
    * whose window began before `resetAt` (ms) are forgotten first: an unlock, perhaps made
    * by another process.
    */
-  reserve(key: string, threshold: number, resetAt?: number): Promise<'ok' | 'wait' | 'locked'>;
+  reserve(key: string, attemptId: string, threshold: number, resetAt?: number): Promise<'ok' | 'wait' | 'locked'>;
   /** Ends a reserved attempt; returns the failures counted in the current window. */
-  settle(key: string, failed: boolean, windowMs: number): Promise<number>;
+  settle(key: string, attemptId: string, failed: boolean, windowMs: number): Promise<number>;
   /** Forgets a key's failures (unlock, password reset, lock expiry). */
   clear(key: string): Promise<void>;
 }
@@ -34,7 +34,7 @@ export class MemoryLoginGuard implements LoginGuard {
 
   constructor(private readonly clock: () => number) {}
 
-  async reserve(key: string, threshold: number, resetAt = 0): Promise<'ok' | 'wait' | 'locked'> {
+  async reserve(key: string, _attemptId: string, threshold: number, resetAt = 0): Promise<'ok' | 'wait' | 'locked'> {
     const entry = this.entry(key);
     if (entry.failures > 0 && entry.since < resetAt) entry.failures = 0;
     if (entry.failures >= threshold) return 'locked';
@@ -43,7 +43,7 @@ export class MemoryLoginGuard implements LoginGuard {
     return 'ok';
   }
 
-  async settle(key: string, failed: boolean, windowMs: number): Promise<number> {
+  async settle(key: string, _attemptId: string, failed: boolean, windowMs: number): Promise<number> {
     const entry = this.entry(key);
     entry.inFlight = Math.max(0, entry.inFlight - 1);
     if (failed) {

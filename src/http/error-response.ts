@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError, RetryLaterError } from '../errors.js';
+import { DomainError, RetryLaterError, StoreUnavailableError } from '../errors.js';
+import { isStoreUnavailable } from '../store/store-errors.js';
 
 /** The one place where error codes become HTTP statuses. */
 const STATUS_BY_CODE: Record<string, number> = {
@@ -28,6 +29,9 @@ const STATUS_BY_CODE: Record<string, number> = {
   unsupported_media_type: 415,
   too_many_requests: 429,
   try_again: 503,
+  store_unavailable: 503,
+  guard_unavailable: 503,
+  not_ready: 503,
 };
 
 /** Challenges sent with every 401 (RFC 9110 §11.6.1): both ways to present credentials. */
@@ -64,11 +68,12 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    const { status, body } = toErrorResponse(err);
+    const known = isStoreUnavailable(err) ? new StoreUnavailableError() : err;
+    const { status, body } = toErrorResponse(known);
     if (status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ error_code: body.error_code, status }, 'request rejected');
     if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
-    if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
+    if (known instanceof RetryLaterError) reply.header('retry-after', String(known.retryAfterSeconds));
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -1,42 +1,68 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type Migration, Migrator, SqliteDialect } from 'kysely';
-import { sqliteMigrations } from './migrations/sqlite.js';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { type Dialect, migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
 export const SQLITE_FILE = 'tessera.db';
 
+export interface StoreLocation {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
 /**
- * Opens (creating if needed) the SQLite store in `dataDir` and brings its schema up to date.
- * WAL mode and a busy timeout let the CLI write while a server has the file open.
+ * Opens the store — PostgreSQL when a URL is given, else the SQLite file in `dataDir` —
+ * and brings its schema up to date (on PostgreSQL under an advisory lock, so that nodes
+ * starting together do not race).
  */
-export async function openSqlite(dataDir: string): Promise<Db> {
+export async function openDatabase(where: StoreLocation): Promise<{ db: Db; dialect: Dialect }> {
+  const dialect: Dialect = where.databaseUrl ? 'postgres' : 'sqlite';
+  const db = where.databaseUrl ? openPostgres(where.databaseUrl) : openSqlite(where.dataDir);
+  try {
+    const { error } = await new Migrator({
+      db,
+      provider: { getMigrations: async () => migrationsFor(dialect) },
+      migrationTableName: 'tessera_migrations',
+      migrationLockTableName: 'tessera_migrations_lock',
+    }).migrateToLatest();
+    if (error) throw error;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return { db, dialect };
+}
+
+/** WAL mode and a busy timeout let the CLI write while a server has the file open. */
+function openSqlite(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = new SQLite(path.join(dataDir, SQLITE_FILE));
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   file.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
-  try {
-    await migrate(db, sqliteMigrations);
-  } catch (err) {
-    await db.destroy();
-    throw err;
-  }
-  return db;
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
 }
 
-async function migrate(db: Db, migrations: Record<string, Migration>): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: 'tessera_migrations',
-    migrationLockTableName: 'tessera_migrations_lock',
+/** Short timeouts: when PostgreSQL is away, requests fail fast (503) rather than pile up. */
+function openPostgres(url: string): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 1500,
+    query_timeout: 5000,
+    idleTimeoutMillis: 30_000,
   });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
+  pool.on('error', () => {}); // an idle client lost its server; the pool replaces it
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** One round trip to the store, for readiness. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

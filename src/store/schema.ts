@@ -50,6 +50,10 @@ export interface SigningKeysTable {
   private_jwk: string;
   state: string;
   created_at: string;
+  /** For a staged key: when it starts to sign. */
+  activate_at: string | null;
+  /** For a retired key: when it stopped signing. */
+  retired_at: string | null;
 }
 
 export interface Database {

@@ -1,40 +1,89 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { KeyStore, StoredKey } from './key-store.js';
+import type { Clock } from '../clock.js';
+import { TTL_MAX_SECONDS } from './claims.js';
+import { KeySealer } from './key-sealer.js';
+import type { KeyState, KeyStore, StoredKey } from './key-store.js';
 
 export const SIGNING_ALG = 'EdDSA';
+/** How often a node re-reads the keys, so that it publishes a staged key within this time. */
+export const KEY_REFRESH_MS = 1000;
 
 interface LoadedKey {
   kid: string;
-  state: StoredKey['state'];
+  state: KeyState;
+  activateAt: Date | null;
   publicJwk: JWK;
   publicKey: KeyObject;
   privateKey: KeyObject;
 }
 
+export interface KeyRingOptions {
+  sealer: KeySealer;
+  clock: Clock;
+  /** How long a new key is published before it signs. */
+  activationDelayMs: number;
+  /** Clock leeway: a retired key stays published this much past its last token's expiry. */
+  leewayMs: number;
+}
+
 /**
- * The signing keys, imported once into KeyObjects. The newest active key signs; every
- * usable key verifies and is published in the JWKS.
+ * The signing keys of every node, kept in the store and imported once into KeyObjects.
+ * The active key signs; next, active and recently retired keys verify and are published.
+ * A rotation stages a key (published at once, signing only after the activation delay),
+ * so that verifiers caching the JWKS never meet an unknown kid.
  */
 export class KeyRing {
-  private constructor(private readonly keys: LoadedKey[]) {}
+  private keys: LoadedKey[] = [];
+  private timer?: NodeJS.Timeout;
 
-  /** Loads the keys from the store, making the first Ed25519 key when there is none. */
-  static async load(store: KeyStore): Promise<KeyRing> {
-    let stored = await store.listUsable();
-    if (!stored.some((k) => k.state === 'active')) {
-      await store.add(await newEd25519Key());
-      stored = await store.listUsable();
+  private constructor(
+    private readonly store: KeyStore,
+    private readonly options: KeyRingOptions,
+  ) {}
+
+  /** Loads the keys, making the first one (active at once: nobody can have cached it yet). */
+  static async load(store: KeyStore, options: KeyRingOptions): Promise<KeyRing> {
+    const ring = new KeyRing(store, options);
+    await ring.refresh();
+    if (!ring.keys.some((k) => k.state === 'active')) {
+      await store.add(await ring.newKey('active', null));
+      await ring.refresh();
     }
-    return new KeyRing(
-      stored.map((k) => ({
-        kid: k.kid,
-        state: k.state,
-        publicJwk: k.publicJwk,
-        publicKey: createPublicKey({ key: k.publicJwk, format: 'jwk' }),
-        privateKey: createPrivateKey({ key: k.privateJwk, format: 'jwk' }),
-      })),
+    return ring;
+  }
+
+  /** Re-reads the store every KEY_REFRESH_MS, activating keys whose time has come. */
+  start(): void {
+    this.timer = setInterval(() => void this.refresh().catch(() => {}), KEY_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async refresh(): Promise<void> {
+    const now = this.options.clock();
+    await this.store.activateDue(new Date(now));
+    const retiredSince = new Date(now - TTL_MAX_SECONDS * 1000 - this.options.leewayMs);
+    const stored = await this.store.listPublished(retiredSince);
+    const known = new Map(this.keys.map((k) => [k.kid, k]));
+    this.keys = await Promise.all(
+      stored.map(async (k) => {
+        const loaded = known.get(k.kid);
+        return loaded ? { ...loaded, state: k.state, activateAt: k.activateAt } : this.import(k);
+      }),
     );
+  }
+
+  /** Stages a new key; returns its kid and when it starts to sign. */
+  async rotate(): Promise<{ kid: string; activatesAt: Date }> {
+    const activatesAt = new Date(this.options.clock() + this.options.activationDelayMs);
+    const key = await this.newKey('next', activatesAt);
+    await this.store.add(key);
+    await this.refresh();
+    return { kid: key.kid, activatesAt };
   }
 
   signingKey(): { kid: string; privateKey: KeyObject } {
@@ -50,17 +99,41 @@ export class KeyRing {
   jwks(): { keys: JWK[] } {
     return { keys: this.keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: SIGNING_ALG, use: 'sig' })) };
   }
-}
 
-async function newEd25519Key(): Promise<StoredKey> {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
-  return {
-    kid: await calculateJwkThumbprint(publicJwk),
-    alg: SIGNING_ALG,
-    publicJwk,
-    privateJwk: privateKey.export({ format: 'jwk' }) as JWK,
-    state: 'active',
-    createdAt: new Date(),
-  };
+  /** kid, state and activation time of each published key. */
+  list(): { kid: string; state: KeyState; activateAt: Date | null }[] {
+    return this.keys.map(({ kid, state, activateAt }) => ({ kid, state, activateAt }));
+  }
+
+  private async import(k: StoredKey): Promise<LoadedKey> {
+    const { sealer } = this.options;
+    const privateJwk = sealer.open(k.privateKey, k.kid);
+    if (sealer.sealing && !KeySealer.isSealed(k.privateKey)) {
+      await this.store.replacePrivateKey(k.kid, sealer.seal(privateJwk, k.kid)); // seal keys kept before a master key was set
+    }
+    return {
+      kid: k.kid,
+      state: k.state,
+      activateAt: k.activateAt,
+      publicJwk: k.publicJwk,
+      publicKey: createPublicKey({ key: k.publicJwk, format: 'jwk' }),
+      privateKey: createPrivateKey({ key: privateJwk, format: 'jwk' }),
+    };
+  }
+
+  private async newKey(state: KeyState, activateAt: Date | null): Promise<StoredKey> {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
+    const kid = await calculateJwkThumbprint(publicJwk);
+    return {
+      kid,
+      alg: SIGNING_ALG,
+      publicJwk,
+      privateKey: this.options.sealer.seal(privateKey.export({ format: 'jwk' }) as JWK, kid),
+      state,
+      createdAt: new Date(this.options.clock()),
+      activateAt,
+      retiredAt: null,
+    };
+  }
 }

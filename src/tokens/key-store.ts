@@ -1,18 +1,25 @@
 import type { JWK } from 'jose';
 
-export type KeyState = 'active' | 'retired';
+/** next: published, not yet signing. active: signs. retired: published until its tokens expire. */
+export type KeyState = 'next' | 'active' | 'retired';
 
 export interface StoredKey {
   kid: string;
   alg: 'EdDSA';
   publicJwk: JWK;
-  privateJwk: JWK;
+  /** Plain JWK JSON, or sealed under the master key (see KeySealer). */
+  privateKey: string;
   state: KeyState;
   createdAt: Date;
+  activateAt: Date | null;
+  retiredAt: Date | null;
 }
 
 export interface KeyStore {
-  /** Keys that may verify tokens, newest first. */
-  listUsable(): Promise<StoredKey[]>;
+  /** Keys to publish: next and active ones, and those retired after `retiredSince`; newest first. */
+  listPublished(retiredSince: Date): Promise<StoredKey[]>;
   add(key: StoredKey): Promise<void>;
+  /** Makes the oldest due `next` key active and retires the active one; false when none is due. */
+  activateDue(now: Date): Promise<boolean>;
+  replacePrivateKey(kid: string, privateKey: string): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { InvalidTokenError } from '../../src/errors.js';
 import type { KeyStore, StoredKey } from '../../src/tokens/key-store.js';
 import { KeyRing } from '../../src/tokens/key-ring.js';
+import { KeySealer } from '../../src/tokens/key-sealer.js';
 import { TokenIssuer } from '../../src/tokens/token-issuer.js';
 import { TokenVerifier } from '../../src/tokens/token-verifier.js';
 import type { User } from '../../src/users/user.js';
@@ -11,12 +12,16 @@ import type { User } from '../../src/users/user.js';
 /** An in-memory key store: this suite is about the token logic, not persistence. */
 class MemoryKeyStore implements KeyStore {
   keys: StoredKey[] = [];
-  async listUsable() {
+  async listPublished() {
     return [...this.keys];
   }
   async add(key: StoredKey) {
     this.keys.unshift(key);
   }
+  async activateDue() {
+    return false;
+  }
+  async replacePrivateKey() {}
 }
 
 const user: User = {
@@ -41,8 +46,12 @@ const clock = () => now;
 beforeEach(async () => {
   now = Date.UTC(2026, 0, 1);
   store = new MemoryKeyStore();
-  ring = await KeyRing.load(store);
+  ring = await KeyRing.load(store, ringOptions());
 });
+
+function ringOptions() {
+  return { sealer: new KeySealer(), clock, activationDelayMs: 0, leewayMs: 5000 };
+}
 
 function verifier(leeway = 5, issuer = 'tessera') {
   return new TokenVerifier(ring, issuer, leeway, clock);
@@ -124,9 +133,9 @@ describe('TokenVerifier', () => {
 describe('KeyRing', () => {
   it('makes one Ed25519 key on first load and reuses it', async () => {
     expect(store.keys).toHaveLength(1);
-    const again = await KeyRing.load(store);
+    const again = await KeyRing.load(store, ringOptions());
     expect(store.keys).toHaveLength(1);
     expect(again.signingKey().kid).toBe(ring.signingKey().kid);
-    expect(store.keys[0]!.privateJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
+    expect(JSON.parse(store.keys[0]!.privateKey)).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
   });
 });

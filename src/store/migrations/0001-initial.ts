@@ -1,12 +1,21 @@
-import { type Kysely, type Migration, sql } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely';
+import type { Dialect } from './index.js';
 
-/** SQLite migrations, applied in key order. Never edit one that has shipped; add a new one. */
-export const sqliteMigrations: Record<string, Migration> = {
-  '0001-initial': {
+/** How each dialect spells a generated integer key. */
+function keyType(dialect: Dialect, big = false) {
+  return dialect === 'postgres' ? (big ? 'bigserial' : 'serial') : 'integer';
+}
+
+function keyColumn(dialect: Dialect) {
+  return (c: ColumnDefinitionBuilder) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement());
+}
+
+export function initial(dialect: Dialect): Migration {
+  return {
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('users')
-        .addColumn('uid', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('uid', keyType(dialect), keyColumn(dialect))
         .addColumn('username', 'text', (c) => c.notNull())
         .addColumn('username_key', 'text', (c) => c.notNull().unique())
         .addColumn('name', 'text')
@@ -16,12 +25,12 @@ export const sqliteMigrations: Record<string, Migration> = {
         .addColumn('locked_until', 'text')
         .addColumn('lock_reset_at', 'text')
         .addColumn('token_epoch', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('created_at', 'text', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
+        .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('last_login', 'text')
         .execute();
       await db.schema
         .createTable('user_passwords')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', keyType(dialect), keyColumn(dialect))
         .addColumn('uid', 'integer', (c) => c.notNull().references('users.uid').onDelete('cascade'))
         .addColumn('hash', 'text', (c) => c.notNull())
         .addColumn('created_at', 'text', (c) => c.notNull())
@@ -34,7 +43,7 @@ export const sqliteMigrations: Record<string, Migration> = {
         .execute();
       await db.schema
         .createTable('revocations')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', keyType(dialect, true), keyColumn(dialect))
         .addColumn('uid', 'integer')
         .addColumn('jti', 'text')
         .addColumn('expires_at', 'text')
@@ -48,7 +57,9 @@ export const sqliteMigrations: Record<string, Migration> = {
         .addColumn('private_jwk', 'text', (c) => c.notNull())
         .addColumn('state', 'text', (c) => c.notNull())
         .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('activate_at', 'text')
+        .addColumn('retired_at', 'text')
         .execute();
     },
-  },
-};
+  };
+}

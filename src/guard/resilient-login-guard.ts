@@ -1,0 +1,37 @@
+import { GuardUnavailableError } from '../errors.js';
+import type { LoginGuard } from './login-guard.js';
+
+/**
+ * The shared guard with a policy for when it cannot be reached. Fail closed (no fallback,
+ * the default): logins answer 503 rather than let a brute force through uncounted. Fail
+ * open: this node counts on its own until the shared guard is back.
+ */
+export class ResilientLoginGuard implements LoginGuard {
+  constructor(
+    private readonly shared: LoginGuard,
+    private readonly fallback: LoginGuard | null,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  reserve(key: string, attemptId: string, threshold: number, resetAt?: number) {
+    return this.either((g) => g.reserve(key, attemptId, threshold, resetAt));
+  }
+
+  settle(key: string, attemptId: string, failed: boolean, windowMs: number) {
+    return this.either((g) => g.settle(key, attemptId, failed, windowMs));
+  }
+
+  clear(key: string) {
+    return this.either((g) => g.clear(key));
+  }
+
+  private async either<T>(call: (guard: LoginGuard) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.shared);
+    } catch (err) {
+      this.onError(err);
+      if (!this.fallback) throw new GuardUnavailableError();
+      return call(this.fallback);
+    }
+  }
+}

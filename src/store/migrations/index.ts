@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import { initial } from './0001-initial.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * The migrations of a dialect, applied in key order. Each is written once with Kysely's
+ * schema builder and told its dialect where the two spell a thing differently. Never edit
+ * one that has shipped; add a new one.
+ */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return { '0001-initial': initial(dialect) };
+}

@@ -1,0 +1,46 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { JWK } from 'jose';
+
+const PREFIX = 'sealed.v1.';
+
+export class KeySealError extends Error {}
+
+/**
+ * Private signing keys at rest: AES-256-GCM under the master key, with the kid as
+ * associated data so that a sealed key cannot be moved to another row. Without a master
+ * key, keys are kept as plain JWK JSON.
+ */
+export class KeySealer {
+  constructor(private readonly masterKey?: Buffer) {}
+
+  get sealing(): boolean {
+    return this.masterKey !== undefined;
+  }
+
+  static isSealed(stored: string): boolean {
+    return stored.startsWith(PREFIX);
+  }
+
+  seal(jwk: JWK, kid: string): string {
+    if (!this.masterKey) return JSON.stringify(jwk);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.masterKey, iv).setAAD(Buffer.from(kid));
+    const body = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
+    return PREFIX + [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url')).join('.');
+  }
+
+  open(stored: string, kid: string): JWK {
+    if (!KeySealer.isSealed(stored)) return JSON.parse(stored) as JWK;
+    if (!this.masterKey) {
+      throw new KeySealError('the signing keys are encrypted: set TESSERA_MASTER_KEY (or --master-key-file) to the key they were sealed with');
+    }
+    const [iv, tag, body] = stored.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.masterKey, iv!).setAAD(Buffer.from(kid));
+      decipher.setAuthTag(tag!);
+      return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8')) as JWK;
+    } catch {
+      throw new KeySealError(`the master key does not open signing key ${kid}: is it the one the keys were sealed with?`);
+    }
+  }
+}
