@@ -58,7 +58,10 @@ function openPostgres(url: string): Db {
     query_timeout: 5000,
     idleTimeoutMillis: 30_000,
   });
-  pool.on('error', () => {}); // an idle client lost its server; the pool replaces it
+  // A lost server must fail the queries in flight, not the process: pg also emits the loss
+  // as an 'error' event, on idle clients through the pool and on busy ones directly.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY } from '../../src/policy/policy.js';
+import { KyselyPolicyStore } from '../../src/policy/policy-store.js';
+import { type Db, openDatabase } from '../../src/store/database.js';
+import { KyselyKeyStore } from '../../src/tokens/kysely-key-store.js';
+import { KyselyRevocationStore } from '../../src/tokens/revocation-store.js';
+import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
+import { freshPostgres } from '../helpers/services.js';
+
+/** One suite, run once per dialect: the queries are the same, the databases are real. */
+describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
+  let db: Db;
+  let where: { dataDir: string; databaseUrl?: string };
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-store-'));
+    if (dialect === 'postgres') {
+      const pg = await freshPostgres();
+      where = { dataDir, databaseUrl: pg.url };
+      cleanup = pg.drop;
+    } else {
+      where = { dataDir };
+      cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+    }
+    ({ db } = await openDatabase(where));
+  });
+  afterEach(async () => {
+    await db.destroy();
+    await cleanup();
+  });
+
+  const newUser = (username: string, role: 'admin' | 'none' = 'none') => ({
+    username,
+    name: null,
+    role,
+    passwordHash: `$argon2id$fake-${username}`,
+    passwordIssueDate: new Date('2026-01-01T00:00:00Z'),
+  });
+
+  it('migrates once, however often and however concurrently it is opened', async () => {
+    const again = await Promise.all([openDatabase(where), openDatabase(where), openDatabase(where)]);
+    for (const o of again) await o.db.destroy();
+    const rows = await db.selectFrom('tessera_migrations' as never).selectAll().execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('creates users with unique normalized names and reads them back', async () => {
+    const users = new KyselyUserStore(db);
+    const alice = await users.create(newUser('Alice'));
+    expect(alice).toMatchObject({ uid: expect.any(Number), username: 'Alice', role: 'none', tokenEpoch: 0, lockedUntil: null });
+    await expect(users.create(newUser('ＡＬＩＣＥ'))).rejects.toMatchObject({ code: 'name_already_exists' });
+    expect((await users.findByUsername('alice'))!.uid).toBe(alice.uid);
+    expect(await users.count()).toBe(1);
+    expect(await users.countByRole('admin')).toBe(0);
+    const cred = await users.findCredential('ALICE');
+    expect(cred!.passwords.map((p) => p.hash)).toEqual(['$argon2id$fake-Alice']);
+  });
+
+  it('keeps passwords apart and raises the token epoch on revoking changes, with an event', async () => {
+    const users = new KyselyUserStore(db);
+    const revocations = new KyselyRevocationStore(db);
+    const revoked: number[] = [];
+    users.onRevoked = (uid) => revoked.push(uid);
+    const { uid } = await users.create(newUser('bob'));
+    const last = await revocations.lastEventId();
+
+    await users.addPassword(uid, '$argon2id$second', new Date());
+    expect((await users.getCredential(uid))!.passwords).toHaveLength(2);
+    expect(await revocations.tokenEpoch(uid)).toBe(0);
+
+    await users.replacePasswords(uid, '$argon2id$third', new Date('2026-02-01T00:00:00Z'));
+    const after = await users.getCredential(uid);
+    expect(after!.passwords.map((p) => p.hash)).toEqual(['$argon2id$third']);
+    expect(after!.user.passwordIssueDate.toISOString()).toBe('2026-02-01T00:00:00.000Z');
+    expect(await revocations.tokenEpoch(uid)).toBe(1);
+
+    expect(await users.lock(uid, new Date('2030-01-01'), new Date())).toBe(true);
+    expect(await users.lock(uid, new Date('2030-01-01'), new Date())).toBe(false);
+    await users.updateProfile(uid, { role: 'admin' });
+    await users.updateProfile(uid, { name: 'Bob' });
+    expect(await revocations.tokenEpoch(uid)).toBe(3);
+    expect(revoked).toEqual([uid, uid, uid]);
+
+    const events = await revocations.eventsAfter(last, 100);
+    expect(events.map((e) => e.uid)).toEqual([uid, uid, uid]);
+    expect(await users.delete(uid)).toBe(true);
+    expect(await revocations.tokenEpoch(uid)).toBeUndefined();
+    expect(await users.getCredential(uid)).toBeUndefined();
+  });
+
+  it('keeps revoked token ids until they expire', async () => {
+    const revocations = new KyselyRevocationStore(db);
+    const now = new Date('2026-06-01T00:00:00Z');
+    await revocations.revokeToken('jti-live', new Date(now.getTime() + 60_000));
+    await revocations.revokeToken('jti-dead', new Date(now.getTime() - 1));
+    expect((await revocations.liveTokens(now)).map((e) => e.jti)).toEqual(['jti-live']);
+    await revocations.prune(now, now);
+    expect((await revocations.eventsAfter(0, 10)).map((e) => e.jti)).toEqual(['jti-live']);
+  });
+
+  it('stores the policy', async () => {
+    const policy = new KyselyPolicyStore(db);
+    expect(await policy.get()).toEqual(DEFAULT_POLICY);
+    await policy.put({ ...DEFAULT_POLICY, password_min_length: 20 });
+    await policy.put({ ...DEFAULT_POLICY, password_min_length: 21 });
+    expect((await policy.get()).password_min_length).toBe(21);
+  });
+
+  it('activates a staged key once, retiring the active one', async () => {
+    const keys = new KyselyKeyStore(db);
+    const key = (kid: string, state: 'next' | 'active', activateAt: Date | null) => ({
+      kid,
+      alg: 'EdDSA' as const,
+      publicJwk: { kty: 'OKP', crv: 'Ed25519', x: kid },
+      privateKey: '{}',
+      state,
+      createdAt: new Date(),
+      activateAt,
+      retiredAt: null,
+    });
+    await keys.add(key('old', 'active', null));
+    await keys.add(key('new', 'next', new Date('2026-01-01T00:00:10Z')));
+    expect(await keys.activateDue(new Date('2026-01-01T00:00:05Z'))).toBe(false);
+    const results = await Promise.all([1, 2, 3].map(() => keys.activateDue(new Date('2026-01-01T00:00:11Z'))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const published = await keys.listPublished(new Date('2025-12-31T00:00:00Z'));
+    expect(Object.fromEntries(published.map((k) => [k.kid, k.state]))).toEqual({ old: 'retired', new: 'active' });
+    expect(await keys.listPublished(new Date('2026-01-02T00:00:00Z'))).toHaveLength(1);
+  });
+});
