@@ -58,12 +58,12 @@ export class UserNotFoundError extends DomainError {
 }
 
 export class UserAlreadyExistsError extends DomainError {
-  constructor() {
-    super('name_already_exists', 'A user with this username already exists');
+  constructor(code = 'name_already_exists', message = 'A user with this username already exists') {
+    super(code, message);
   }
 }
 
-export class EmailAlreadyExistsError extends DomainError {
+export class EmailAlreadyExistsError extends UserAlreadyExistsError {
   constructor() {
     super('email_already_exists', 'A user with this email already exists');
   }

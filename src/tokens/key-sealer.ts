@@ -1,9 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { JWK } from 'jose';
+import { ConfigError } from '../config/config.js';
 
 const PREFIX = 'sealed.v1.';
 
-export class KeySealError extends Error {}
+/** A missing or wrong master key: a configuration problem, told as such. */
+export class KeySealError extends ConfigError {}
 
 /**
  * Private signing keys at rest: AES-256-GCM under the master key, with the kid as

@@ -1,4 +1,5 @@
 import { CLI_CONTEXT } from '../audit/audit-log.js';
+import { UserAlreadyExistsError } from '../errors.js';
 import type { AccountService } from './account-service.js';
 import { generatePassword } from './generate-password.js';
 import type { UserStore } from './user-store.js';
@@ -22,6 +23,12 @@ export async function ensureFirstAdmin(
   const username = given.username || DEFAULT_ADMIN_USERNAME;
   const generatedPassword = given.password ? undefined : generatePassword();
   const password = given.password || generatedPassword!;
-  await accounts.create(null, { username, password, role: 'admin', name: 'Administrator' }, CLI_CONTEXT);
+  try {
+    await accounts.create(null, { username, password, role: 'admin', name: 'Administrator' }, CLI_CONTEXT);
+  } catch (err) {
+    // Another node starting on the same empty store made it first.
+    if (err instanceof UserAlreadyExistsError) return { created: false };
+    throw err;
+  }
   return { created: true, username, generatedPassword };
 }

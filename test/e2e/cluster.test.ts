@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe } from '../helpers/cli.js';
+import { freshPostgres, freshRedisPrefix, REDIS_URL } from '../helpers/services.js';
+
+const json = (body: unknown) => JSON.stringify(body);
+const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid as string;
+
+/** Two real `tessera serve` nodes over one PostgreSQL and one Redis. */
+describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let a: ServeProcess;
+  let b: ServeProcess;
+  const dirs: string[] = [];
+  const masterKey = randomBytes(32).toString('base64');
+  let env: Record<string, string>;
+
+  const node = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tessera-node-'));
+    dirs.push(dir);
+    return startServe(['--no-tls', '--key-activation-delay', '3'], { ...env, TESSERA_DATA_DIR: dir });
+  };
+  const authorize = (server: ServeProcess, username: string, password: string) =>
+    request(`${server.url}/v1/users/authorize`, { method: 'POST', body: json({ username, password }) });
+
+  beforeAll(async () => {
+    db = await freshPostgres();
+    env = {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATABASE_URL: db.url,
+      TESSERA_REDIS_URL: REDIS_URL,
+      TESSERA_REDIS_KEY_PREFIX: freshRedisPrefix(),
+      TESSERA_MASTER_KEY: masterKey,
+      TESSERA_ADMIN_USERNAME: 'root',
+      TESSERA_ADMIN_PASSWORD: 'root-password',
+    };
+    [a, b] = await Promise.all([node(), node()]); // both migrate at once
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await db?.drop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('made one admin and one signing key, sealed at rest', async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      expect((await client.query('select count(*)::int as n from users')).rows[0].n).toBe(1);
+      const keys = (await client.query('select private_jwk from signing_keys')).rows;
+      expect(keys.length).toBeGreaterThanOrEqual(1);
+      for (const k of keys) expect(k.private_jwk).toMatch(/^sealed\.v1\./);
+    } finally {
+      await client.end();
+    }
+    expect((await request(`${a.url}/readyz`)).json).toEqual({ status: 'ready', store: true, redis: true });
+  });
+
+  it('accepts on B a token from A, and lets a user made on A log in on B', async () => {
+    const token = (await authorize(a, 'root', 'root-password')).json.access_token;
+    expect((await request(`${b.url}/v1/users`, { headers: { authorization: `JWT ${token}` } })).status).toBe(200);
+    const created = await request(`${a.url}/v1/users`, {
+      method: 'POST',
+      headers: { authorization: `JWT ${token}` },
+      body: json({ username: 'nina', password: 'nina-password-1', role: 'db_member' }),
+    });
+    expect(created.status).toBe(200);
+    expect((await authorize(b, 'nina', 'nina-password-1')).status).toBe(200);
+  });
+
+  it('locks exactly at the threshold under 50 parallel wrong attempts split between the nodes', async () => {
+    const admin = { authorization: basic('root', 'root-password') };
+    await request(`${a.url}/v1/users`, { method: 'POST', headers: admin, body: json({ username: 'oscar', password: 'oscar-password-1', role: 'none' }) });
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => authorize(i % 2 ? a : b, 'oscar', `wrong-${i}`)));
+    const codes = results.map((r) => r.json.error_code);
+    expect(codes.filter((c) => c === 'invalid_credentials')).toHaveLength(5);
+    expect(codes.filter((c) => c === 'account_locked')).toHaveLength(45);
+    expect((await authorize(a, 'oscar', 'oscar-password-1')).json.error_code).toBe('account_locked');
+    expect((await authorize(b, 'oscar', 'oscar-password-1')).json.error_code).toBe('account_locked');
+  });
+
+  it('revokes on B within a second a password change made on A', async () => {
+    const admin = { authorization: basic('root', 'root-password') };
+    await request(`${a.url}/v1/users`, { method: 'POST', headers: admin, body: json({ username: 'pia', password: 'pia-password-1', role: 'none' }) });
+    const token: string = (await authorize(b, 'pia', 'pia-password-1')).json.access_token;
+    const uid = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).uid;
+    const read = () => request(`${b.url}/v1/users/${uid}`, { headers: { authorization: `JWT ${token}` } });
+    expect((await read()).status).toBe(200);
+    const changed = await request(`${a.url}/v1/users/password`, {
+      method: 'PUT',
+      body: json({ username: 'pia', old_password: 'pia-password-1', new_password: 'pia-password-2' }),
+    });
+    expect(changed.status).toBe(200);
+    const start = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - start < 5000) {
+      status = (await read()).status;
+      if (status === 200) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - start).toBeLessThan(1000);
+  });
+
+  it('publishes a rotated key on B before any token is signed with it', async () => {
+    const admin = { authorization: basic('root', 'root-password') };
+    const oldKid = kidOf((await authorize(a, 'root', 'root-password')).json.access_token);
+    const rotated = await request(`${a.url}/v1/keys/rotate`, { method: 'POST', headers: admin });
+    expect(rotated.status).toBe(200);
+    const newKid: string = rotated.json.kid;
+    let seenOnB: number | undefined;
+    let firstSigned: number | undefined;
+    let newToken = '';
+    const deadline = Date.now() + 15_000;
+    while (firstSigned === undefined && Date.now() < deadline) {
+      const jwks = (await request(`${b.url}/.well-known/jwks.json`)).json.keys.map((k: { kid: string }) => k.kid);
+      if (seenOnB === undefined && jwks.includes(newKid)) seenOnB = Date.now();
+      for (const server of [a, b]) {
+        const token = (await authorize(server, 'root', 'root-password')).json.access_token;
+        const kid = kidOf(token);
+        expect([oldKid, newKid]).toContain(kid);
+        if (kid === newKid && firstSigned === undefined) {
+          firstSigned = Date.now();
+          newToken = token;
+        }
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seenOnB).toBeDefined();
+    expect(firstSigned).toBeDefined();
+    expect(seenOnB!).toBeLessThan(firstSigned!);
+    expect((await request(`${b.url}/v1/users`, { headers: { authorization: `JWT ${newToken}` } })).status).toBe(200);
+    const jwks = (await request(`${a.url}/.well-known/jwks.json`)).json.keys.map((k: { kid: string }) => k.kid);
+    expect(jwks).toEqual(expect.arrayContaining([oldKid, newKid]));
+  });
+
+  it('refuses to start a node without the master key the keys were sealed with', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tessera-node-'));
+    dirs.push(dir);
+    const res = await runCli(['serve', '--no-tls', '--listen', '127.0.0.1:0'], {
+      env: { ...env, TESSERA_MASTER_KEY: '', TESSERA_DATA_DIR: dir },
+    });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('TESSERA_MASTER_KEY');
+  });
+});
