@@ -36,6 +36,7 @@ export interface KeyRingOptions {
 export class KeyRing {
   private keys: LoadedKey[] = [];
   private timer?: NodeJS.Timeout;
+  private lastMissRefresh = 0;
 
   private constructor(
     private readonly store: KeyStore,
@@ -47,7 +48,7 @@ export class KeyRing {
     const ring = new KeyRing(store, options);
     await ring.refresh();
     if (!ring.keys.some((k) => k.state === 'active')) {
-      await store.add(await ring.newKey('active', null));
+      await store.addFirst(await ring.newKey('active', null));
       await ring.refresh();
     }
     return ring;
@@ -94,6 +95,18 @@ export class KeyRing {
 
   verificationKey(kid: string): KeyObject | undefined {
     return this.keys.find((k) => k.kid === kid)?.publicKey;
+  }
+
+  /**
+   * The key of a kid, re-reading the store once if it is unknown (another node may have
+   * made it a moment ago). Unknown kids cause at most one read a second.
+   */
+  async findVerificationKey(kid: string): Promise<KeyObject | undefined> {
+    const known = this.verificationKey(kid);
+    if (known || this.options.clock() - this.lastMissRefresh < KEY_REFRESH_MS) return known;
+    this.lastMissRefresh = this.options.clock();
+    await this.refresh().catch(() => {});
+    return this.verificationKey(kid);
   }
 
   jwks(): { keys: JWK[] } {

@@ -19,6 +19,8 @@ export interface KeyStore {
   /** Keys to publish: next and active ones, and those retired after `retiredSince`; newest first. */
   listPublished(retiredSince: Date): Promise<StoredKey[]>;
   add(key: StoredKey): Promise<void>;
+  /** Adds the very first key unless another process did; false when one had. */
+  addFirst(key: StoredKey): Promise<boolean>;
   /** Makes the oldest due `next` key active and retires the active one; false when none is due. */
   activateDue(now: Date): Promise<boolean>;
   replacePrivateKey(kid: string, privateKey: string): Promise<void>;

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 import type { KeyState, KeyStore, StoredKey } from './key-store.js';
 
 const date = (iso: string | null) => (iso ? new Date(iso) : null);
@@ -28,7 +30,26 @@ export class KyselyKeyStore implements KeyStore {
   }
 
   async add(key: StoredKey): Promise<void> {
-    await this.db
+    await this.insert(this.db, key);
+  }
+
+  async addFirst(key: StoredKey): Promise<boolean> {
+    // The settings row is the claim: of processes starting together on an empty store,
+    // one inserts it; the others wait on its lock, then find it there.
+    return this.db.transaction().execute(async (trx) => {
+      const claim = await trx
+        .insertInto('settings')
+        .values({ key: 'first_signing_key', value: key.kid })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .executeTakeFirst();
+      if (Number(claim.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+      await this.insert(trx, key);
+      return true;
+    });
+  }
+
+  private async insert(db: Db | Transaction<Database>, key: StoredKey): Promise<void> {
+    await db
       .insertInto('signing_keys')
       .values({
         kid: key.kid,

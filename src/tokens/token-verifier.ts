@@ -18,8 +18,8 @@ export class TokenVerifier {
     private readonly leewaySeconds: number,
     private readonly clock: Clock,
   ) {
-    this.getKey = (header) => {
-      const key = header.kid === undefined ? undefined : keys.verificationKey(header.kid);
+    this.getKey = async (header) => {
+      const key = header.kid === undefined ? undefined : await keys.findVerificationKey(header.kid);
       if (!key) throw new InvalidTokenError('The token was signed by an unknown key');
       return key;
     };

@@ -110,6 +110,30 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     expect((await policy.get()).password_min_length).toBe(21);
   });
 
+  it('adds the first key once when processes start together', async () => {
+    // PostgreSQL: three pools, as three nodes have. SQLite: one connection, as each process
+    // has (better-sqlite3 waits for a lock synchronously, so two in one process would stall).
+    const dbs = dialect === 'postgres' ? await Promise.all([1, 2, 3].map(() => openDatabase(where))) : [];
+    const handles = dialect === 'postgres' ? dbs : [{ db }, { db }, { db }];
+    try {
+      const key = (kid: string) => ({
+        kid,
+        alg: 'EdDSA' as const,
+        publicJwk: { kty: 'OKP', crv: 'Ed25519', x: kid },
+        privateKey: '{}',
+        state: 'active' as const,
+        createdAt: new Date(),
+        activateAt: null,
+        retiredAt: null,
+      });
+      const won = await Promise.all(handles.map((o, i) => new KyselyKeyStore(o.db).addFirst(key(`k${i}`))));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await new KyselyKeyStore(db).listPublished(new Date(0))).toHaveLength(1);
+    } finally {
+      for (const o of dbs) await o.db.destroy();
+    }
+  });
+
   it('activates a staged key once, retiring the active one', async () => {
     const keys = new KyselyKeyStore(db);
     const key = (kid: string, state: 'next' | 'active', activateAt: Date | null) => ({

@@ -18,6 +18,11 @@ class MemoryKeyStore implements KeyStore {
   async add(key: StoredKey) {
     this.keys.unshift(key);
   }
+  async addFirst(key: StoredKey) {
+    if (this.keys.length > 0) return false;
+    this.keys.unshift(key);
+    return true;
+  }
   async activateDue() {
     return false;
   }

@@ -26,3 +26,12 @@ describe('ensureFirstAdmin', () => {
     expect((await t.tessera.auth.checkPassword({ username: 'root', password: 'given-password' }, CLI_CONTEXT)).user.role).toBe('admin');
   });
 });
+
+describe('ensureFirstAdmin on nodes starting together', () => {
+  it('makes one admin, and the other node carries on', async () => {
+    t = await testTessera();
+    const results = await Promise.all([1, 2, 3].map(() => ensureFirstAdmin(t.tessera.users, t.tessera.accounts, {})));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(await t.tessera.users.count()).toBe(1);
+  });
+});
