@@ -1,9 +1,10 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.js';
 import { AuthService } from './auth/auth-service.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, masterKeyBytes } from './config/config.js';
+import { Admission } from './guard/admission.js';
 import { ClientThrottle } from './guard/client-throttle.js';
 import { Lockout } from './guard/lockout.js';
 import { type LoginGuard, MemoryLoginGuard } from './guard/login-guard.js';
@@ -70,7 +71,7 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
 
 export async function openTessera(config: Config, options: OpenOptions = {}): Promise<Tessera> {
   const clock = options.clock ?? systemClock;
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, options.logger) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, options.logger) : undefined;
   const guard = redis
     ? new ResilientLoginGuard(
         new RedisLoginGuard(redis, config.redisKeyPrefix, clock),
@@ -94,12 +95,14 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     keys.start();
     users.onRevoked = (uid) => revocations.userChanged(uid);
     const lockout = new Lockout(guard, users, audit, clock);
+    // As many verifications at once as libuv has threads to run them (Node's default: 4).
+    const admission = new Admission(Number(process.env.UV_THREADPOOL_SIZE) || 4, config.maxPendingLogins);
     const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
     const issuer = new TokenIssuer(keys, config.issuer, clock);
     const verifier = new TokenVerifier(keys, config.issuer, config.clockLeewaySeconds, clock);
     const auth = new AuthService({
       ...{ users, credentials: users, hasher, issuer, verifier },
-      ...{ revocations, policy, lockout, throttle, audit, clock },
+      ...{ revocations, policy, lockout, throttle, admission, audit, clock },
     });
     const readiness = async () => ({
       store: await pingDatabase(db).then(() => true, () => false),
@@ -120,7 +123,8 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
 }
 
 /** Fails commands at once while Redis is away (no offline queue), and reconnects by itself. */
-function connectRedis(url: string, logger?: Logger): Redis {
+async function connectRedis(url: string, logger?: Logger): Promise<Redis> {
+  const { Redis } = await import('ioredis'); // loaded only by nodes that use it
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -1,6 +1,7 @@
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { InvalidCredentialsError, InvalidTokenError, PasswordExpiredError } from '../errors.js';
+import type { Admission } from '../guard/admission.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
@@ -23,6 +24,7 @@ export interface AuthDeps {
   policy: PolicyService;
   lockout: Lockout;
   throttle: ClientThrottle;
+  admission: Admission;
   audit: AuditLog;
   clock: Clock;
 }
@@ -46,17 +48,22 @@ export class AuthService {
   constructor(private readonly deps: AuthDeps) {}
 
   /**
-   * The login path, top to bottom: throttle the client, look up, refuse a locked user, reserve an attempt,
-   * always verify a hash (a dummy one for an unknown user: same answer, same work), count
-   * the outcome, then policy. `allowExpired` serves the change of an expired password.
+   * The login path, top to bottom: throttle the client, wait for a hashing slot, look up,
+   * refuse a locked user, reserve an attempt, always verify a hash (a dummy one for an
+   * unknown user: same answer, same work), count the outcome, then policy.
+   * `allowExpired` serves the change of an expired password.
    */
-  async checkPassword(
+  async checkPassword(credentials: Credentials, ctx: RequestContext, options: { allowExpired?: boolean } = {}) {
+    await this.deps.throttle.check(ctx.ip);
+    return this.deps.admission.run(() => this.verifyPassword(credentials, ctx, options.allowExpired ?? false));
+  }
+
+  private async verifyPassword(
     { username, password }: Credentials,
     ctx: RequestContext,
-    { allowExpired = false } = {},
+    allowExpired: boolean,
   ): Promise<PasswordCheck> {
     const { credentials, hasher, lockout, policy } = this.deps;
-    await this.deps.throttle.check(ctx.ip);
     const found = await credentials.findCredential(username);
     const attempt = lockout.attempt(username, found?.user, await policy.get(), ctx);
     await lockout.begin(attempt);

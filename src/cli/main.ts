@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './threadpool.js';
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { ConfigError } from '../config/config.js';

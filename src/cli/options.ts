@@ -103,6 +103,12 @@ export function addServeOptions(command: Command): Command {
         .default(DEFAULTS.authRateLimit),
     )
     .addOption(
+      new Option('--max-pending-logins <n>', 'password checks that may wait for a hashing thread before 503')
+        .env('TESSERA_MAX_PENDING_LOGINS')
+        .argParser(integer)
+        .default(DEFAULTS.maxPendingLogins),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log verbosity').env('TESSERA_LOG_LEVEL').choices(LOG_LEVELS).default(DEFAULTS.logLevel),
     );
 }
@@ -128,6 +134,7 @@ export interface ServeOptions extends StoreOptions {
   basicAuth: boolean;
   logLevel: Config['logLevel'];
   authRateLimit: number;
+  maxPendingLogins: number;
   redisUrl?: string;
   redisKeyPrefix: string;
   redisFailOpen?: boolean;
@@ -151,5 +158,6 @@ export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Conf
     ...(o.basicAuth !== undefined && { basicAuthOnProtectedRoutes: o.basicAuth }),
     ...(o.logLevel !== undefined && { logLevel: o.logLevel }),
     ...(o.authRateLimit !== undefined && { authRateLimit: o.authRateLimit }),
+    ...(o.maxPendingLogins !== undefined && { maxPendingLogins: o.maxPendingLogins }),
   });
 }

@@ -41,6 +41,8 @@ export const ConfigSchema = Type.Object({
   keyActivationDelaySeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
   /** Password attempts a minute from one client address; 0 turns throttling off. */
   authRateLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  /** Password checks that may wait for a hashing thread; more are refused with 503 at once. */
+  maxPendingLogins: Type.Integer({ minimum: 0, maximum: 100_000 }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)) as [ReturnType<typeof Type.Literal<(typeof LOG_LEVELS)[number]>>]),
 });
 
@@ -61,6 +63,7 @@ export const DEFAULTS: Config = {
   argon2: OWASP_ARGON2,
   bodyLimitBytes: 8192,
   authRateLimit: 300,
+  maxPendingLogins: 16,
   redisKeyPrefix: 'tessera:',
   redisFailOpen: false,
   keyActivationDelaySeconds: 300,

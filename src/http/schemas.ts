@@ -1,4 +1,4 @@
-import { Type } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
 import { PASSWORD_MAX_LENGTH } from '../users/password-rules.js';
 import { ROLES } from '../users/user.js';

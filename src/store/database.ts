@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { type Dialect, migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -22,7 +21,7 @@ export interface StoreLocation {
  */
 export async function openDatabase(where: StoreLocation): Promise<{ db: Db; dialect: Dialect }> {
   const dialect: Dialect = where.databaseUrl ? 'postgres' : 'sqlite';
-  const db = where.databaseUrl ? openPostgres(where.databaseUrl) : openSqlite(where.dataDir);
+  const db = where.databaseUrl ? await openPostgres(where.databaseUrl) : openSqlite(where.dataDir);
   try {
     const { error } = await new Migrator({
       db,
@@ -50,7 +49,8 @@ function openSqlite(dataDir: string): Db {
 }
 
 /** Short timeouts: when PostgreSQL is away, requests fail fast (503) rather than pile up. */
-function openPostgres(url: string): Db {
+async function openPostgres(url: string): Promise<Db> {
+  const { default: pg } = await import('pg'); // loaded only by nodes that use it
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface TlsFiles {
   key: Buffer;
@@ -27,6 +26,7 @@ export async function selfSignedTls(dataDir: string): Promise<TlsFiles> {
 
   const notBeforeDate = new Date();
   const notAfterDate = new Date(notBeforeDate.getTime() + 365 * 86_400_000);
+  const { generate } = await import('selfsigned'); // needed on first start only
   const pems = await generate([{ name: 'commonName', value: hostname() }], {
     keyType: 'ec',
     curve: 'P-256',

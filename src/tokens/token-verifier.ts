@@ -1,9 +1,13 @@
 import { type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { InvalidTokenError } from '../errors.js';
 import { isRole } from '../users/user.js';
 import type { TokenClaims } from './claims.js';
 import { type KeyRing, SIGNING_ALG } from './key-ring.js';
+
+/** Verified tokens kept, about 1 KiB each. */
+const VERIFIED_CACHE_SIZE = 10_000;
 
 /**
  * Verifies Tessera tokens: only EdDSA (RFC 8725: an allow-list, never the header's word),
@@ -11,6 +15,7 @@ import { type KeyRing, SIGNING_ALG } from './key-ring.js';
  */
 export class TokenVerifier {
   private readonly getKey: JWTVerifyGetKey;
+  private readonly cache = new LRUCache<string, TokenClaims>({ max: VERIFIED_CACHE_SIZE });
 
   constructor(
     keys: KeyRing,
@@ -25,8 +30,24 @@ export class TokenVerifier {
     };
   }
 
+  /**
+   * Verifies a token, or finds it among those verified before: a bounded cache keyed by
+   * the token, whose entries are never used past `exp` (plus leeway). Revocation is checked
+   * by the caller on every use, so the cache never outlives one.
+   */
   async verify(token: string): Promise<TokenClaims> {
     const now = this.clock();
+    const cached = this.cache.get(token);
+    if (cached) {
+      if (cached.exp + this.leewaySeconds > now / 1000) return cached;
+      this.cache.delete(token);
+    }
+    const claims = await this.verifySignature(token, now);
+    this.cache.set(token, claims);
+    return claims;
+  }
+
+  private async verifySignature(token: string, now: number): Promise<TokenClaims> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.getKey, {

@@ -1,4 +1,4 @@
-import { Type } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import type { TesseraApp } from '../../app.js';
 import { ADMIN_ONLY, principalWithRole } from '../authenticate.js';
 import { contextOf } from '../request-context.js';

@@ -1,7 +1,7 @@
 import type { TesseraApp } from '../../app.js';
 import { NotReadyError } from '../../errors.js';
 import { ERROR_RESPONSES } from '../schemas.js';
-import { Type } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 
 /** GET /readyz: 200 when the store (and Redis, when configured) answer; 503 otherwise. */
 export function readyzRoute(app: TesseraApp): void {

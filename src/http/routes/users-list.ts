@@ -1,4 +1,4 @@
-import { Type } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import type { TesseraApp } from '../../app.js';
 import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { ERROR_RESPONSES, UserView } from '../schemas.js';

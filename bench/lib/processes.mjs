@@ -1,0 +1,47 @@
+// Starting the real CLI server (and baselines) as subprocesses, and reading their RSS.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Starts a Node script and resolves once its stderr (or stdout) says "listening on URL". */
+export function startProcess(args, env = {}) {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d) => {
+      output += d;
+      const m = /listening on (\S+)/i.exec(output);
+      if (m) {
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        child.stdout.resume();
+        child.stderr.resume();
+        resolve({
+          url: m[1],
+          pid: child.pid,
+          startupMs: performance.now() - started,
+          rssMb: () => rssMb(child.pid),
+          stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }),
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`)));
+  });
+}
+
+export function startTessera(dataDir, extraArgs = [], env = {}) {
+  return startProcess(
+    ['dist/cli/main.js', 'serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--log-level', 'warn', '--auth-rate-limit', '0', ...extraArgs],
+    env,
+  );
+}
+
+export function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}

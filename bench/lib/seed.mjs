@@ -1,0 +1,32 @@
+// Seeds a SQLite data dir with N users that all share one password, quickly.
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { hash } from '@node-rs/argon2';
+import { openDatabase } from '../../dist/store/database.js';
+import { usernameKey } from '../../dist/users/username.js';
+
+export const BENCH_PASSWORD = 'bench-password-1';
+export const OWASP = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+/** Users user0 … user{n-1} (user0 is an admin); returns when the file is ready. */
+export async function seedUsers(dataDir, n) {
+  const { db } = await openDatabase({ dataDir });
+  await db.destroy();
+  const passwordHash = await hash(BENCH_PASSWORD, OWASP);
+  const file = new SQLite(path.join(dataDir, 'tessera.db'));
+  const now = new Date().toISOString();
+  const user = file.prepare(
+    `insert into users (uid, username, username_key, name, role, password_issue_date, created_at)
+     values (?, ?, ?, null, ?, ?, ?)`,
+  );
+  const password = file.prepare('insert into user_passwords (uid, hash, created_at) values (?, ?, ?)');
+  const batch = file.transaction((from, to) => {
+    for (let i = from; i < to; i++) {
+      const name = `user${i}`;
+      user.run(i + 1, name, usernameKey(name), i === 0 ? 'admin' : 'cluster_viewer', now, now);
+      password.run(i + 1, passwordHash, now);
+    }
+  });
+  for (let from = 0; from < n; from += 50_000) batch(from, Math.min(n, from + 50_000));
+  file.close();
+}

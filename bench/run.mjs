@@ -1,0 +1,137 @@
+// npm run bench: every figure of the performance table, side by side in one run, written
+// to bench/RESULTS.md. Absolute numbers depend on the machine; the ratios are the point.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { closedLoop, openLoop, percentile } from './lib/load.mjs';
+import { startProcess, startTessera } from './lib/processes.mjs';
+import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const cores = os.availableParallelism();
+const here = import.meta.dirname;
+const dirs = [];
+const tmp = (name) => {
+  const d = mkdtempSync(path.join(os.tmpdir(), `tessera-bench-${name}-`));
+  dirs.push(d);
+  return d;
+};
+const log = (...a) => console.error('bench:', ...a);
+const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+const json = JSON.stringify;
+const f = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+const rows = [];
+const row = (figure, value, target, pass) => rows.push({ figure, value, target, pass });
+
+try {
+  // 1. The physical limit.
+  log('raw argon2id verify rate');
+  const raw = Math.max(
+    ...[cores, 4].map((pool) =>
+      JSON.parse(execFileSync(process.execPath, [path.join(here, 'baselines/raw-argon2.mjs'), String(SECONDS)], { env: { ...process.env, UV_THREADPOOL_SIZE: String(pool) } })).rate,
+    ),
+  );
+
+  // 2. Stores of 1,000 and 1,000,000 users.
+  log('seeding 1,000 and 1,000,000 users');
+  const small = tmp('1k');
+  await seedUsers(small, 1000);
+  const big = tmp('1m');
+  const seedStart = performance.now();
+  await seedUsers(big, 1_000_000);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+
+  // 3. Tessera: start-up, idle memory, authorize in both formats.
+  log('tessera authorize');
+  const tessera = await startTessera(small);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRss = tessera.rssMb();
+  const url = `${tessera.url}/v1/users/authorize`;
+  const connections = cores * 4;
+  const variantA = await closedLoop({ url, method: 'POST', headers: { authorization: basic('user7', BENCH_PASSWORD) }, connections, seconds: SECONDS });
+  let loadRss = 0;
+  const sampler = setInterval(() => (loadRss = Math.max(loadRss, tessera.rssMb())), 250);
+  const variantB = await closedLoop({ url, method: 'POST', body: json({ username: 'user8', password: BENCH_PASSWORD }), connections, seconds: SECONDS });
+  clearInterval(sampler);
+
+  // 4. The hand-rolled stack, same store, same hashes.
+  log('express + argon2 + jsonwebtoken');
+  const express = await startProcess([path.join(here, 'baselines/express-stack.mjs'), small]);
+  const expressB = await closedLoop({ url: `${express.url}/v1/users/authorize`, method: 'POST', headers: { 'content-type': 'application/json' }, body: json({ username: 'user8', password: BENCH_PASSWORD }), connections, seconds: SECONDS });
+  await express.stop();
+
+  // 5. A token-protected read against the bare HTTP floor.
+  log('token-protected read vs bare fastify');
+  const tokenRes = await fetch(url, { method: 'POST', headers: { authorization: basic('user2', BENCH_PASSWORD) }, body: json({ ttl: 3600 }) });
+  const token = (await tokenRes.json()).access_token;
+  const userUrl = `${tessera.url}/v1/users/3`;
+  const body = await (await fetch(userUrl, { headers: { authorization: `JWT ${token}` } })).text();
+  const bare = await startProcess([path.join(here, 'baselines/bare-fastify.mjs'), body]);
+  const readConnections = 32;
+  const bareRead = await closedLoop({ url: `${bare.url}/v1/users/3`, connections: readConnections, seconds: SECONDS });
+  await bare.stop();
+  const tokenRead = await closedLoop({ url: userUrl, headers: { authorization: `JWT ${token}` }, connections: readConnections, seconds: SECONDS });
+
+  // 6. Login latency does not grow with the store.
+  log('login latency, 1k vs 1M users');
+  const tesseraBig = await startTessera(big);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRssBig = tesseraBig.rssMb();
+  const latency = async (server, name) =>
+    closedLoop({ url: `${server.url}/v1/users/authorize`, method: 'POST', body: json({ username: name, password: BENCH_PASSWORD }), connections: 1, seconds: SECONDS / 2 });
+  const small1 = await latency(tessera, 'user500');
+  const big1 = await latency(tesseraBig, 'user999999');
+  const small2 = await latency(tessera, 'user501');
+  const big2 = await latency(tesseraBig, 'user654321');
+  await tesseraBig.stop();
+  const p50Small = (small1.p50 + small2.p50) / 2;
+  const p50Big = (big1.p50 + big2.p50) / 2;
+
+  // 7. Overload: ten times the login capacity, open loop, with /healthz and token reads beside it.
+  log('overload at 10x capacity');
+  const capacity = Math.max(variantA.rps, variantB.rps);
+  const [logins, health, reads] = await Promise.all([
+    openLoop({ url, method: 'POST', body: json({ username: 'user9', password: BENCH_PASSWORD }), rate: capacity * 10, seconds: SECONDS }),
+    openLoop({ url: `${tessera.url}/healthz`, rate: 50, seconds: SECONDS }),
+    openLoop({ url: userUrl, headers: { authorization: `JWT ${token}` }, rate: 50, seconds: SECONDS }),
+  ]);
+  await tessera.stop();
+  const admitted = logins.get(200) ?? [];
+  const refused = logins.get(503) ?? [];
+  const offered = [...logins.values()].reduce((n, l) => n + l.length, 0);
+
+  row('authorize (7.22) throughput / raw argon2id verify rate', `${f(variantA.rps / raw, 2)} (${f(variantA.rps)} vs ${f(raw)} /s)`, '≥ 0.90', variantA.rps / raw >= 0.9);
+  row('authorize (7.4) throughput / raw argon2id verify rate', `${f(variantB.rps / raw, 2)} (${f(variantB.rps)} vs ${f(raw)} /s)`, '≥ 0.90', variantB.rps / raw >= 0.9);
+  row('authorize (7.4) throughput / Express 5 + argon2 + jsonwebtoken', `${f(variantB.rps / expressB.rps, 2)} (${f(variantB.rps)} vs ${f(expressB.rps)} /s)`, '≥ 1.5', variantB.rps / expressB.rps >= 1.5);
+  row('token-protected read / bare Fastify route', `${f(tokenRead.rps / bareRead.rps, 2)} (${f(tokenRead.rps)} vs ${f(bareRead.rps)} /s)`, '≥ 0.70', tokenRead.rps / bareRead.rps >= 0.7);
+  row('p50 login latency, 1M users / 1k users', `${f(p50Big / p50Small, 2)} (${f(p50Big, 1)} vs ${f(p50Small, 1)} ms)`, '≤ 1.05', p50Big / p50Small <= 1.05);
+  row('/healthz p99 under 10× login overload', `${f(percentile(health.get(200), 99), 1)} ms`, '< 50 ms', percentile(health.get(200), 99) < 50);
+  row('idle RSS (1k users / 1M users)', `${f(idleRss)} MB / ${f(idleRssBig)} MB`, '< 120 MB', Math.max(idleRss, idleRssBig) < 120);
+
+  const details = [
+    `- machine: ${cores} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; ${SECONDS} s a scenario; load generator on the same machine`,
+    `- authorize 7.22: ${f(variantA.rps)} /s, p50 ${variantA.p50} ms, p99 ${variantA.p99} ms, non-2xx ${variantA.non2xx}; 7.4: ${f(variantB.rps)} /s, p50 ${variantB.p50} ms, p99 ${variantB.p99} ms, non-2xx ${variantB.non2xx} (${connections} connections)`,
+    `- Express stack: ${f(expressB.rps)} /s, p50 ${expressB.p50} ms, p99 ${expressB.p99} ms`,
+    `- token read: ${f(tokenRead.rps)} /s (p99 ${tokenRead.p99} ms); bare Fastify: ${f(bareRead.rps)} /s (p99 ${bareRead.p99} ms); ${readConnections} connections`,
+    `- login p50 with 1k users: ${f(small1.p50, 1)} / ${f(small2.p50, 1)} ms; with 1M users: ${f(big1.p50, 1)} / ${f(big2.p50, 1)} ms (one connection; seeding 1M users took ${f(seedSeconds, 1)} s)`,
+    `- overload: ${offered} logins offered at ${f(capacity * 10)} /s: ${admitted.length} admitted (p50 ${f(percentile(admitted, 50), 1)} ms, p99 ${f(percentile(admitted, 99), 1)} ms), ${refused.length} refused with 503 (p99 ${f(percentile(refused, 99), 1)} ms), other: ${offered - admitted.length - refused.length}; /healthz p50 ${f(percentile(health.get(200), 50), 1)} ms, p99 ${f(percentile(health.get(200), 99), 1)} ms; token reads p99 ${f(percentile(reads.get(200), 99), 1)} ms`,
+    `- start-up to listening: ${f(tessera.startupMs)} ms (1k users), ${f(tesseraBig.startupMs)} ms (1M users); RSS idle ${f(idleRss)} MB, under login load ${f(loadRss)} MB`,
+  ];
+  const table = ['| figure | measured | target | met |', '|---|---|---|---|', ...rows.map((r) => `| ${r.figure} | ${r.value} | ${r.target} | ${r.pass ? 'yes' : 'no'} |`)];
+  const report = [
+    '# Benchmark results',
+    '',
+    'Produced by `npm run bench` (`node bench/run.mjs`; `BENCH_SECONDS` sets the seconds a scenario, default 8).',
+    `Run of ${new Date().toISOString()}. Ratios come from one run on one machine; absolute numbers move with the machine and its load.`,
+    '',
+    ...table,
+    '',
+    ...details,
+    '',
+  ].join('\n');
+  writeFileSync(path.join(here, 'RESULTS.md'), report);
+  console.log(report);
+} finally {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
