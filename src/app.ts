@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerErrorHandling } from './http/error-response.js';
 import { acceptJsonBodies } from './http/json-body.js';
+import { logRequests } from './http/request-log.js';
 import { authorizeRoute } from './http/routes/authorize.js';
 import { clusterPolicyRoutes } from './http/routes/cluster-policy.js';
 import { healthzRoute } from './http/routes/healthz.js';
@@ -42,10 +43,12 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     // schema (the policy) are an error, not silently dropped.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     return503OnClosing: true,
+    disableRequestLogging: true, // one line a request instead, below
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TesseraApp;
   app.decorate('tessera', tessera);
   acceptJsonBodies(app);
   registerErrorHandling(app);
+  logRequests(app);
   const routes = [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
     ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],

@@ -8,7 +8,12 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
   ) {
+    // An expected outcome, not a fault: a stack trace would only cost time (every failed
+    // login makes one), so none is captured.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = new.target.name;
   }
 }

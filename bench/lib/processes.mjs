@@ -36,7 +36,7 @@ export function startProcess(args, env = {}) {
 
 export function startTessera(dataDir, extraArgs = [], env = {}) {
   return startProcess(
-    ['dist/cli/main.js', 'serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--log-level', 'warn', '--auth-rate-limit', '0', ...extraArgs],
+    ['dist/cli/main.js', 'serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extraArgs],
     env,
   );
 }

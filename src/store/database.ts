@@ -45,7 +45,21 @@ function openSqlite(dataDir: string): Db {
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   file.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  // Kysely prepares every query anew; its SQL texts are few and fixed, so keep each
+  // statement once prepared (preparing cost more than running on the hot paths).
+  const statements = new Map<string, SQLite.Statement>();
+  const database = {
+    close: () => file.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = file.prepare(text);
+        if (statements.size < 1000) statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 }
 
 /** Short timeouts: when PostgreSQL is away, requests fail fast (503) rather than pile up. */

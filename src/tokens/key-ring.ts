@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Clock } from '../clock.js';
 import { TTL_MAX_SECONDS } from './claims.js';
@@ -14,8 +14,8 @@ interface LoadedKey {
   state: KeyState;
   activateAt: Date | null;
   publicJwk: JWK;
-  publicKey: KeyObject;
-  privateKey: KeyObject;
+  publicPem: string;
+  privatePem: string;
 }
 
 export interface KeyRingOptions {
@@ -87,21 +87,22 @@ export class KeyRing {
     return { kid: key.kid, activatesAt };
   }
 
-  signingKey(): { kid: string; privateKey: KeyObject } {
+  signingKey(): { kid: string; privatePem: string } {
     const key = this.keys.find((k) => k.state === 'active');
     if (!key) throw new Error('the key ring has no active key');
     return key;
   }
 
-  verificationKey(kid: string): KeyObject | undefined {
-    return this.keys.find((k) => k.kid === kid)?.publicKey;
+  /** The public key of a kid, as PEM. */
+  verificationKey(kid: string): string | undefined {
+    return this.keys.find((k) => k.kid === kid)?.publicPem;
   }
 
   /**
    * The key of a kid, re-reading the store once if it is unknown (another node may have
    * made it a moment ago). Unknown kids cause at most one read a second.
    */
-  async findVerificationKey(kid: string): Promise<KeyObject | undefined> {
+  async findVerificationKey(kid: string): Promise<string | undefined> {
     const known = this.verificationKey(kid);
     if (known || this.options.clock() - this.lastMissRefresh < KEY_REFRESH_MS) return known;
     this.lastMissRefresh = this.options.clock();
@@ -129,8 +130,8 @@ export class KeyRing {
       state: k.state,
       activateAt: k.activateAt,
       publicJwk: k.publicJwk,
-      publicKey: createPublicKey({ key: k.publicJwk, format: 'jwk' }),
-      privateKey: createPrivateKey({ key: privateJwk, format: 'jwk' }),
+      publicPem: createPublicKey({ key: k.publicJwk, format: 'jwk' }).export({ format: 'pem', type: 'spki' }) as string,
+      privatePem: createPrivateKey({ key: privateJwk, format: 'jwk' }).export({ format: 'pem', type: 'pkcs8' }) as string,
     };
   }
 

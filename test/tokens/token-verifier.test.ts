@@ -1,6 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { InvalidTokenError } from '../../src/errors.js';
 import type { KeyStore, StoredKey } from '../../src/tokens/key-store.js';
 import { KeyRing } from '../../src/tokens/key-ring.js';
@@ -129,9 +129,28 @@ describe('TokenVerifier', () => {
   });
 
   it('refuses a signed token without the expected claims', async () => {
-    const { kid, privateKey } = ring.signingKey();
-    const token = await forge({ alg: 'EdDSA', kid }, privateKey, { ...claims, uid: 'seven' });
+    const { kid, privatePem } = ring.signingKey();
+    const token = await forge({ alg: 'EdDSA', kid }, createPrivateKey(privatePem), { ...claims, uid: 'seven' });
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('accepts a token another library signed with our key, and refuses one typed otherwise', async () => {
+    const { kid, privatePem } = ring.signingKey();
+    const key = createPrivateKey(privatePem);
+    await expect(verifier().verify(await forge({ alg: 'EdDSA', kid }, key))).resolves.toMatchObject({ uid: 7 });
+    const typed = await forge({ alg: 'EdDSA', kid, typ: 'at+jwt' } as never, key);
+    await expect(verifier().verify(typed)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('verifies a token once and answers again from its cache, but never past exp', async () => {
+    const token = await issue(1);
+    const v = verifier(0);
+    await v.verify(token);
+    const find = vi.spyOn(ring, 'findVerificationKey');
+    await v.verify(token);
+    expect(find).not.toHaveBeenCalled();
+    now += 2_000;
+    await expect(v.verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 });
 

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * One access line a request, when it is answered: at info for writes and failures, at
+ * debug for successful reads (the hot path of token checks). It names no header and no
+ * body, so no credential can reach it; security events have their own audit lines.
+ */
+export function logRequests(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const quiet = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode < 400;
+    const line = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
+    if (quiet) request.log.debug(line, 'request');
+    else request.log.info(line, 'request');
+  });
+}
