@@ -13,7 +13,16 @@ export function acceptJsonBodies(app: FastifyInstance): void {
     if (text.trim() === '') return done(null, {});
     parseJson(request, text, done);
   });
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined) request.body = {};
+  // Only routes that take a body pay for this.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema?.body) return;
+    const hooks = [route.preValidation ?? []].flat();
+    route.preValidation = [
+      (request, _reply, done) => {
+        if (request.body === undefined) request.body = {};
+        done();
+      },
+      ...hooks,
+    ];
   });
 }

@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
  * body, so no credential can reach it; security events have their own audit lines.
  */
 export function logRequests(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const quiet = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode < 400;
+    if (quiet && app.log.level !== 'debug' && app.log.level !== 'trace') return done();
     const line = {
       method: request.method,
       url: request.url,
@@ -17,5 +18,6 @@ export function logRequests(app: FastifyInstance): void {
     };
     if (quiet) request.log.debug(line, 'request');
     else request.log.info(line, 'request');
+    done();
   });
 }

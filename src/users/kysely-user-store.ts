@@ -1,6 +1,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import { UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
 import { isRole, type Role, type User } from './user.js';
 import type { CredentialStore, NewUser, StoredPassword, UserStore } from './user-store.js';
@@ -46,7 +47,18 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   /** Told after every committed change that revokes a user's tokens. */
   onRevoked: (uid: number) => void = () => {};
 
-  constructor(private readonly db: Db) {}
+  private readonly userByUid;
+  private readonly userByKey;
+  private readonly passwordsByUid;
+
+  constructor(private readonly db: Db) {
+    this.userByUid = precompiled(db, db.selectFrom('users').select(USER_COLUMNS).where('uid', '=', 0));
+    this.userByKey = precompiled(db, db.selectFrom('users').select(USER_COLUMNS).where('username_key', '=', ''));
+    this.passwordsByUid = precompiled(
+      db,
+      db.selectFrom('user_passwords').select(['id', 'hash']).where('uid', '=', 0).orderBy('id'),
+    );
+  }
 
   async list(): Promise<User[]> {
     const rows = await this.db.selectFrom('users').select(USER_COLUMNS).orderBy('uid').execute();
@@ -71,16 +83,12 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async getByUid(uid: number): Promise<User | undefined> {
-    const row = await this.db.selectFrom('users').select(USER_COLUMNS).where('uid', '=', uid).executeTakeFirst();
+    const [row] = await this.userByUid(uid);
     return row && toUser(row);
   }
 
   async findByUsername(username: string): Promise<User | undefined> {
-    const row = await this.db
-      .selectFrom('users')
-      .select(USER_COLUMNS)
-      .where('username_key', '=', usernameKey(username))
-      .executeTakeFirst();
+    const [row] = await this.userByKey(usernameKey(username));
     return row && toUser(row);
   }
 
@@ -139,17 +147,13 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async findCredential(username: string) {
-    const row = await this.db
-      .selectFrom('users')
-      .select(USER_COLUMNS)
-      .where('username_key', '=', usernameKey(username))
-      .executeTakeFirst();
-    return row && { user: toUser(row), passwords: await this.passwordsOf(row.uid) };
+    const [row] = await this.userByKey(usernameKey(username));
+    return row && { user: toUser(row), passwords: await this.passwordsByUid(row.uid) };
   }
 
   async getCredential(uid: number) {
     const user = await this.getByUid(uid);
-    return user && { user, passwords: await this.passwordsOf(uid) };
+    return user && { user, passwords: await this.passwordsByUid(uid) };
   }
 
   async create(user: NewUser): Promise<User> {
@@ -202,10 +206,6 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   async replaceHash(passwordId: number, passwordHash: string): Promise<void> {
     await this.db.updateTable('user_passwords').set({ hash: passwordHash }).where('id', '=', passwordId).execute();
-  }
-
-  private async passwordsOf(uid: number): Promise<StoredPassword[]> {
-    return this.db.selectFrom('user_passwords').select(['id', 'hash']).where('uid', '=', uid).orderBy('id').execute();
   }
 
   private async insertPassword(db: Executor, uid: number, hash: string, at: Date): Promise<void> {
