@@ -30,8 +30,13 @@ export function decodeBasicCredentials(token68: string): Credentials {
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-/** Splits "Scheme rest" with any amount of white space between them. */
+/**
+ * Splits "Scheme rest" with any amount of white space between them. Linear in the header's
+ * length: a backtracking pattern here would let a long crafted header stall the event loop.
+ */
 export function splitAuthorization(header: string): { scheme: string; value: string } {
-  const match = /^\s*(\S+)(?:\s+(.*?))?\s*$/.exec(header);
-  return { scheme: (match?.[1] ?? '').toLowerCase(), value: match?.[2] ?? '' };
+  const trimmed = header.trim();
+  const space = trimmed.search(/\s/);
+  if (space < 0) return { scheme: trimmed.toLowerCase(), value: '' };
+  return { scheme: trimmed.slice(0, space).toLowerCase(), value: trimmed.slice(space + 1).trim() };
 }

@@ -26,5 +26,12 @@ describe('splitAuthorization', () => {
   it('lower-cases the scheme and keeps the value', () => {
     expect(splitAuthorization('  JWT   abc.def.ghi ')).toEqual({ scheme: 'jwt', value: 'abc.def.ghi' });
     expect(splitAuthorization('Bearer')).toEqual({ scheme: 'bearer', value: '' });
+    expect(splitAuthorization('Basic\t  abc ')).toEqual({ scheme: 'basic', value: 'abc' });
+    expect(splitAuthorization('')).toEqual({ scheme: '', value: '' });
+  });
+
+  it('takes linear time on a long crafted header', () => {
+    const crafted = `Bearer ${' '.repeat(20_000)}x${' '.repeat(20_000)}!`;
+    expect(splitAuthorization(crafted)).toEqual({ scheme: 'bearer', value: `x${' '.repeat(20_000)}!` });
   });
 });
