@@ -5,10 +5,10 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Starts a Node script and resolves once its stderr (or stdout) says "listening on URL". */
-export function startProcess(args, env = {}) {
+/** Starts a command and resolves once its stderr (or stdout) says "listening on URL". */
+export function startProcess(args, env = {}, command = process.execPath) {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (d) => {
@@ -34,10 +34,12 @@ export function startProcess(args, env = {}) {
   });
 }
 
+/** The CLI as users run it (`npm start`, `npx tessera`): the executable, with its shebang's Node flags. */
 export function startTessera(dataDir, extraArgs = [], env = {}) {
   return startProcess(
-    ['dist/cli/main.js', 'serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extraArgs],
+    ['serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extraArgs],
     env,
+    path.join(ROOT, 'dist/cli/main.js'),
   );
 }
 
