@@ -1,7 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 // A 2 MiB young generation (Node's default is 16 MiB) keeps idle RSS ~18 MB lower; a
 // service's requests make little garbage that lives long, so scavenges stay cheap.
-import './process-tuning.js';
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
