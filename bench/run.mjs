@@ -25,13 +25,21 @@ const rows = [];
 const row = (figure, value, target, pass) => rows.push({ figure, value, target, pass });
 
 try {
-  // 1. The physical limit.
+  // 1. The physical limit: the best of one verification a core and Node's default of 4 at
+  // once; measured again after the login scenarios, and the higher figure is the one used.
+  const rawRate = () =>
+    Math.max(
+      ...[cores, 4].map(
+        (pool) =>
+          JSON.parse(
+            execFileSync(process.execPath, [path.join(here, 'baselines/raw-argon2.mjs'), String(SECONDS / 2)], {
+              env: { ...process.env, UV_THREADPOOL_SIZE: String(pool) },
+            }),
+          ).rate,
+      ),
+    );
   log('raw argon2id verify rate');
-  const raw = Math.max(
-    ...[cores, 4].map((pool) =>
-      JSON.parse(execFileSync(process.execPath, [path.join(here, 'baselines/raw-argon2.mjs'), String(SECONDS)], { env: { ...process.env, UV_THREADPOOL_SIZE: String(pool) } })).rate,
-    ),
-  );
+  const rawBefore = rawRate();
 
   // 2. Stores of 1,000 and 1,000,000 users.
   log('seeding 1,000 and 1,000,000 users');
@@ -60,6 +68,7 @@ try {
   const express = await startProcess([path.join(here, 'baselines/express-stack.mjs'), small]);
   const expressB = await closedLoop({ url: `${express.url}/v1/users/authorize`, method: 'POST', headers: { 'content-type': 'application/json' }, body: json({ username: 'user8', password: BENCH_PASSWORD }), connections, seconds: SECONDS });
   await express.stop();
+  const raw = Math.max(rawBefore, rawRate());
 
   // 5. A token-protected read against the bare HTTP floor.
   log('token-protected read vs bare fastify');

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { registerErrorHandling } from './http/error-response.js';
 import { acceptJsonBodies } from './http/json-body.js';
 import { logRequests } from './http/request-log.js';
@@ -43,7 +43,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     // schema (the policy) are an error, not silently dropped.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     return503OnClosing: true,
-    disableRequestLogging: true, // one line a request instead, below
+    logController: new LogController({ disableRequestLogging: true }), // one line a request instead, below
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TesseraApp;
   app.decorate('tessera', tessera);
   acceptJsonBodies(app);

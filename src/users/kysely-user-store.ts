@@ -4,7 +4,7 @@ import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
 import { isRole, type Role, type User } from './user.js';
-import type { CredentialStore, NewUser, StoredPassword, UserStore } from './user-store.js';
+import type { CredentialStore, NewUser, UserStore } from './user-store.js';
 import { usernameKey } from './username.js';
 
 const USER_COLUMNS = [
