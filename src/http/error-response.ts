@@ -70,8 +70,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const known = isStoreUnavailable(err) ? new StoreUnavailableError() : err;
     const { status, body } = toErrorResponse(known);
-    if (status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ error_code: body.error_code, status }, 'request rejected');
+    // Expected refusals are in the access line (status) and, for security events, the
+    // audit line; only faults of ours are logged here, with their detail.
+    if (status >= 500 && !(known instanceof DomainError)) request.log.error({ err }, 'request failed');
+    if (known !== err) request.log.warn({ reason: (err as Error).message }, 'store unavailable');
     if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
     if (known instanceof RetryLaterError) reply.header('retry-after', String(known.retryAfterSeconds));
     return reply.code(status).send(body);
