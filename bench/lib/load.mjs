@@ -61,3 +61,23 @@ export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
+
+/** One request at a time over one kept-alive connection; latencies in ms (sub-ms precision). */
+export async function sequential({ url, method = 'GET', headers = {}, body, count }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await new Promise((resolve, reject) => {
+      const req = http.request(url, { method, headers, agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    latencies.push(performance.now() - t0);
+  }
+  agent.destroy();
+  return latencies;
+}
