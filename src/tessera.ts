@@ -40,6 +40,7 @@ export interface Accounts {
   hasher: PasswordHasher;
   policy: PolicyService;
   audit: AuditLog;
+  lockout: Lockout;
   accounts: AccountService;
   close(): Promise<void>;
 }
@@ -63,7 +64,7 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
     const audit = new AuditLog(options.logger);
     const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock);
     const accounts = new AccountService({ users, hasher, policy, lockout, audit, clock });
-    return { config, clock, db, users, hasher, policy, audit, accounts, close: () => db.destroy() };
+    return { config, clock, db, users, hasher, policy, audit, lockout, accounts, close: () => db.destroy() };
   } catch (err) {
     await db.destroy();
     throw err;
@@ -83,7 +84,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
   let base: Accounts | undefined;
   try {
     base = await openAccounts(config, options, guard);
-    const { db, users, hasher, policy, audit } = base;
+    const { db, users, hasher, policy, audit, lockout } = base;
     const sealer = new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined);
     const keys = await KeyRing.load(new KyselyKeyStore(db), {
       sealer,
@@ -95,7 +96,6 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     await revocations.start();
     keys.start();
     users.onRevoked = (uid) => revocations.userChanged(uid);
-    const lockout = new Lockout(guard, users, audit, clock);
     // One argon2id verification a core at once, and one more to fill the gap while the
     // event loop answers a finished login (measured on 2 cores: 2 at once ~137 logins/s,
     // 3 ~150-160, 4 no better); libuv's fourth thread stays free for file work.

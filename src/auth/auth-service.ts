@@ -40,8 +40,6 @@ export interface Principal {
 
 export interface PasswordCheck {
   user: User;
-  /** Which of the user's passwords matched. */
-  passwordId: number;
 }
 
 export class AuthService {
@@ -79,7 +77,7 @@ export class AuthService {
       throw new PasswordExpiredError();
     }
     if (hasher.needsRehash(match.hash)) await credentials.replaceHash(match.id, await hasher.hash(password));
-    return { user: found.user, passwordId: match.id };
+    return { user: found.user };
   }
 
   /** POST /v1/users/authorize: credentials in, signed token out. */
