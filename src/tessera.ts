@@ -23,6 +23,7 @@ import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
 import { AccountService } from './users/account-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
+import { UserReadCache } from './users/user-read-cache.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
 
 export interface OpenOptions {
@@ -47,6 +48,8 @@ export interface Accounts {
 
 /** Everything a serving node works with, wired once: the composition root. */
 export interface Tessera extends Accounts {
+  /** Users for the read routes, kept up to a second (see UserReadCache). */
+  userReads: UserReadCache;
   keys: KeyRing;
   revocations: RevocationList;
   auth: AuthService;
@@ -96,6 +99,9 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     await revocations.start();
     keys.start();
     users.onRevoked = (uid) => revocations.userChanged(uid);
+    const userReads = new UserReadCache(users, clock);
+    users.onChanged = (uid) => userReads.forget(uid);
+    revocations.onUserChanged = (uid) => userReads.forget(uid);
     // One argon2id verification a core at once, and one more to fill the gap while the
     // event loop answers a finished login (measured on 2 cores: 2 at once ~137 logins/s,
     // 3 ~150-160, 4 no better); libuv's fourth thread stays free for file work.
@@ -117,7 +123,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       await db.destroy();
       redis?.disconnect();
     };
-    return { ...base, keys, revocations, auth, readiness, close };
+    return { ...base, userReads, keys, revocations, auth, readiness, close };
   } catch (err) {
     await base?.close();
     redis?.disconnect();

@@ -59,10 +59,14 @@ export class RevocationList {
     return current === undefined || epoch !== current;
   }
 
-  /** A user's tokens were revoked by this process: forget the cached epoch at once. */
+  /** Told of every user whose tokens were revoked, here or (at the next poll) elsewhere. */
+  onUserChanged: (uid: number) => void = () => {};
+
+  /** A user's tokens were revoked: forget the cached epoch at once. */
   userChanged(uid: number): void {
     this.forgets++;
     this.epochs.delete(uid);
+    this.onUserChanged(uid);
   }
 
   async revokeToken(jti: string, expiresAt: Date): Promise<void> {

@@ -46,6 +46,8 @@ function toUser(row: UserRow): User {
 export class KyselyUserStore implements UserStore, CredentialStore {
   /** Told after every committed change that revokes a user's tokens. */
   onRevoked: (uid: number) => void = () => {};
+  /** Told after every committed change to what a user object shows. */
+  onChanged: (uid: number) => void = () => {};
 
   private readonly userByUid;
   private readonly userByKey;
@@ -103,10 +105,12 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   async recordLogin(uid: number, at: Date): Promise<void> {
     await this.db.updateTable('users').set({ last_login: at.toISOString() }).where('uid', '=', uid).execute();
+    this.onChanged(uid);
   }
 
   async expirePassword(uid: number, at: Date): Promise<void> {
     await this.db.updateTable('users').set({ password_expires_at: at.toISOString() }).where('uid', '=', uid).execute();
+    this.onChanged(uid);
   }
 
   async updateProfile(uid: number, changes: { name?: string | null; role?: Role }): Promise<void> {
@@ -117,6 +121,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     if (Object.keys(set).length === 0) return;
     if (!roleChanges) {
       await this.db.updateTable('users').set(set).where('uid', '=', uid).execute();
+      this.onChanged(uid);
       return;
     }
     await this.revoking(uid, (trx) => trx.updateTable('users').set(set).where('uid', '=', uid).execute());
@@ -140,6 +145,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       .set({ locked_until: null, lock_reset_at: at.toISOString() })
       .where('uid', '=', uid)
       .execute();
+    this.onChanged(uid);
   }
 
   async revokeTokens(uid: number): Promise<void> {
@@ -157,7 +163,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async create(user: NewUser): Promise<User> {
-    return this.db.transaction().execute(async (trx) => {
+    const created = await this.db.transaction().execute(async (trx) => {
       const row = await trx
         .insertInto('users')
         .values({
@@ -175,6 +181,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
       return toUser(row);
     });
+    this.onChanged(created.uid);
+    return created;
   }
 
   async replacePasswords(uid: number, passwordHash: string, issuedAt: Date): Promise<void> {
@@ -228,6 +236,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       return value;
     });
     this.onRevoked(uid);
+    this.onChanged(uid);
     return result;
   }
 }

@@ -1,11 +1,12 @@
 import type { TesseraApp } from '../../app.js';
+import { UserNotFoundError } from '../../errors.js';
 import { principalOf, requireRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
 import { toUserView } from '../user-view.js';
 
 /** GET /v1/users/{uid}: the user itself, admin or user_manager. */
 export function usersGetRoute(app: TesseraApp): void {
-  const { accounts, policy, clock } = app.tessera;
+  const { userReads, policy, clock } = app.tessera;
   app.get(
     '/v1/users/:uid',
     { schema: { params: UidParams, response: { 200: UserView, ...ERROR_RESPONSES } } },
@@ -13,7 +14,9 @@ export function usersGetRoute(app: TesseraApp): void {
       const uid = Number(request.params.uid);
       const principal = await principalOf(request, app.tessera);
       if (principal.uid !== uid) requireRole(principal, USER_ADMIN_ROLES);
-      return toUserView(await accounts.mustGet(uid), await policy.get(), new Date(clock()));
+      const user = await userReads.get(uid);
+      if (!user) throw new UserNotFoundError();
+      return toUserView(user, await policy.get(), new Date(clock()));
     },
   );
 }

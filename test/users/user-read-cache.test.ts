@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
+import { makeConfig } from '../../src/config/config.js';
+import { openAccounts } from '../../src/tessera.js';
+import { call, login } from '../helpers/http.js';
+import { FAST_ARGON2, type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+afterEach(() => t.close());
+
+describe('the user read cache behind GET /v1/users/{uid}', () => {
+  it("shows this process's changes at once", async () => {
+    t = await testTessera();
+    await t.addUser('root', 'root-password', 'admin');
+    const uid = await t.addUser('rita', 'rita-password-1');
+    const root = await login(t, 'root', 'root-password');
+    expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.name).toBeNull();
+    await call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { name: 'Rita' } });
+    expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.name).toBe('Rita');
+    await login(t, 'rita', 'rita-password-1');
+    expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.last_login).toEqual(expect.any(String));
+    await call(t, 'DELETE', `/v1/users/${uid}`, { auth: root });
+    expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).status).toBe(404);
+  });
+
+  it('shows changes made by another process within a second', async () => {
+    t = await testTessera();
+    await t.addUser('root', 'root-password', 'admin');
+    const uid = await t.addUser('sam', 'sam-password-1');
+    const root = await login(t, 'root', 'root-password');
+    expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.status).toBe('active');
+    const cli = await openAccounts(makeConfig({ dataDir: t.dataDir, argon2: FAST_ARGON2 }));
+    try {
+      await cli.accounts.expirePassword(null, uid, CLI_CONTEXT);
+    } finally {
+      await cli.close();
+    }
+    t.advance(1);
+    expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.status).toBe('password_expired');
+  });
+});
