@@ -102,10 +102,10 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const userReads = new UserReadCache(users, clock);
     users.onChanged = (uid) => userReads.forget(uid);
     revocations.onUserChanged = (uid) => userReads.forget(uid);
-    // One argon2id verification a core at once, and one more to fill the gap while the
-    // event loop answers a finished login (measured on 2 cores: 2 at once ~137 logins/s,
-    // 3 ~150-160, 4 no better); libuv's fourth thread stays free for file work.
-    const admission = new Admission(availableParallelism() + 1, config.maxPendingLogins);
+    // One argon2id verification a core at once. One more would fill the gaps and win ~8%
+    // throughput, but under overload it takes the event loop's share of the cores: on 2
+    // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
+    const admission = new Admission(availableParallelism(), config.maxPendingLogins);
     const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
     const issuer = new TokenIssuer(keys, config.issuer, clock);
     const verifier = new TokenVerifier(keys, config.issuer, config.clockLeewaySeconds, clock);

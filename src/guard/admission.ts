@@ -1,7 +1,7 @@
 import { TryAgainError } from '../errors.js';
 
 /**
- * Bounded admission for password verifications: `running` at once (about one a core),
+ * Bounded admission for password verifications: `running` at once (one a core),
  * `waiting` more in line, and beyond that an immediate 503 with Retry-After. Offered load
  * far above capacity then costs a refusal, not an ever longer queue for everyone.
  */
