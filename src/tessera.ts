@@ -59,7 +59,7 @@ export interface Tessera extends Accounts {
 
 export async function openAccounts(config: Config, options: OpenOptions = {}, guard?: LoginGuard): Promise<Accounts> {
   const clock = options.clock ?? systemClock;
-  const { db } = await openDatabase(config);
+  const db = await openDatabase(config);
   try {
     const users = new KyselyUserStore(db);
     const hasher = await Argon2Hasher.create(config.argon2);
@@ -88,13 +88,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
   try {
     base = await openAccounts(config, options, guard);
     const { db, users, hasher, policy, audit, lockout } = base;
-    const sealer = new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined);
-    const keys = await KeyRing.load(new KyselyKeyStore(db), {
-      sealer,
-      clock,
-      activationDelayMs: config.keyActivationDelaySeconds * 1000,
-      leewayMs: config.clockLeewaySeconds * 1000,
-    });
+    const keys = await loadKeyRing(db, config, clock);
     const revocations = new RevocationList(new KyselyRevocationStore(db), clock);
     await revocations.start();
     keys.start();
@@ -129,6 +123,16 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     redis?.disconnect();
     throw err;
   }
+}
+
+/** The signing keys as the configuration says to keep them (serve and `tessera keys`). */
+export function loadKeyRing(db: Db, config: Config, clock: Clock = systemClock): Promise<KeyRing> {
+  return KeyRing.load(new KyselyKeyStore(db), {
+    sealer: new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined),
+    clock,
+    activationDelayMs: config.keyActivationDelaySeconds * 1000,
+    leewayMs: config.clockLeewaySeconds * 1000,
+  });
 }
 
 /** Fails commands at once while Redis is away (no offline queue), and reconnects by itself. */

@@ -10,7 +10,7 @@ export const OWASP = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
 /** Users user0 … user{n-1} (user0 is an admin); returns when the file is ready. */
 export async function seedUsers(dataDir, n) {
-  const { db } = await openDatabase({ dataDir });
+  const db = await openDatabase({ dataDir });
   await db.destroy();
   const passwordHash = await hash(BENCH_PASSWORD, OWASP);
   const file = new SQLite(path.join(dataDir, 'tessera.db'));

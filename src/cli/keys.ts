@@ -1,23 +1,14 @@
 import { Command } from 'commander';
-import { systemClock } from '../clock.js';
-import { masterKeyBytes } from '../config/config.js';
 import { openDatabase } from '../store/database.js';
-import { KeyRing } from '../tokens/key-ring.js';
-import { KeySealer } from '../tokens/key-sealer.js';
-import { KyselyKeyStore } from '../tokens/kysely-key-store.js';
+import { loadKeyRing } from '../tessera.js';
+import type { KeyRing } from '../tokens/key-ring.js';
 import { addKeyOptions, configFromOptions, type StoreOptions } from './options.js';
 
 async function withKeyRing<T>(o: StoreOptions, fn: (keys: KeyRing) => Promise<T>): Promise<T> {
   const config = configFromOptions(o);
-  const { db } = await openDatabase(config);
+  const db = await openDatabase(config);
   try {
-    const keys = await KeyRing.load(new KyselyKeyStore(db), {
-      sealer: new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined),
-      clock: systemClock,
-      activationDelayMs: config.keyActivationDelaySeconds * 1000,
-      leewayMs: config.clockLeewaySeconds * 1000,
-    });
-    return await fn(keys);
+    return await fn(await loadKeyRing(db, config));
   } finally {
     await db.destroy();
   }

@@ -19,7 +19,7 @@ export interface StoreLocation {
  * and brings its schema up to date (on PostgreSQL under an advisory lock, so that nodes
  * starting together do not race).
  */
-export async function openDatabase(where: StoreLocation): Promise<{ db: Db; dialect: Dialect }> {
+export async function openDatabase(where: StoreLocation): Promise<Db> {
   const dialect: Dialect = where.databaseUrl ? 'postgres' : 'sqlite';
   const db = where.databaseUrl ? await openPostgres(where.databaseUrl) : openSqlite(where.dataDir);
   try {
@@ -34,7 +34,7 @@ export async function openDatabase(where: StoreLocation): Promise<{ db: Db; dial
     await db.destroy();
     throw err;
   }
-  return { db, dialect };
+  return db;
 }
 
 /** WAL mode and a busy timeout let the CLI write while a server has the file open. */

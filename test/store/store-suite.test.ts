@@ -26,7 +26,7 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
       where = { dataDir };
       cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
     }
-    ({ db } = await openDatabase(where));
+    db = await openDatabase(where);
   });
   afterEach(async () => {
     await db.destroy();
@@ -43,7 +43,7 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
 
   it('migrates once, however often and however concurrently it is opened', async () => {
     const again = await Promise.all([openDatabase(where), openDatabase(where), openDatabase(where)]);
-    for (const o of again) await o.db.destroy();
+    for (const other of again) await other.destroy();
     const rows = await db.selectFrom('tessera_migrations' as never).selectAll().execute();
     expect(rows).toHaveLength(1);
   });
@@ -114,7 +114,7 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     // PostgreSQL: three pools, as three nodes have. SQLite: one connection, as each process
     // has (better-sqlite3 waits for a lock synchronously, so two in one process would stall).
     const dbs = dialect === 'postgres' ? await Promise.all([1, 2, 3].map(() => openDatabase(where))) : [];
-    const handles = dialect === 'postgres' ? dbs : [{ db }, { db }, { db }];
+    const handles = dialect === 'postgres' ? dbs : [db, db, db];
     try {
       const key = (kid: string) => ({
         kid,
@@ -126,11 +126,11 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
         activateAt: null,
         retiredAt: null,
       });
-      const won = await Promise.all(handles.map((o, i) => new KyselyKeyStore(o.db).addFirst(key(`k${i}`))));
+      const won = await Promise.all(handles.map((h, i) => new KyselyKeyStore(h).addFirst(key(`k${i}`))));
       expect(won.filter(Boolean)).toHaveLength(1);
       expect(await new KyselyKeyStore(db).listPublished(new Date(0))).toHaveLength(1);
     } finally {
-      for (const o of dbs) await o.db.destroy();
+      for (const other of dbs) await other.destroy();
     }
   });
 
