@@ -98,8 +98,8 @@ export class TooManyRequestsError extends RetryLaterError {
 }
 
 export class TryAgainError extends RetryLaterError {
-  constructor(message = 'The service is busy; try again shortly') {
-    super('try_again', message, 1);
+  constructor(message = 'The service is busy; try again shortly', retryAfterSeconds = 1) {
+    super('try_again', message, retryAfterSeconds);
   }
 }
 
@@ -146,7 +146,8 @@ export class LastAdminError extends DomainError {
 }
 
 export class StoreUnavailableError extends RetryLaterError {
-  constructor() {
+  /** `reason`: what the driver said, for the log only. */
+  constructor(readonly reason?: unknown) {
     super('store_unavailable', 'The user store cannot be reached; try again shortly', 2);
   }
 }

@@ -65,7 +65,7 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
     const hasher = await Argon2Hasher.create(config.argon2);
     const policy = new PolicyService(new KyselyPolicyStore(db), clock);
     const audit = new AuditLog(options.logger);
-    const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock);
+    const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock, config.loginTimeoutMs);
     const accounts = new AccountService({ users, hasher, policy, lockout, audit, clock });
     return { config, clock, db, users, hasher, policy, audit, lockout, accounts, close: () => db.destroy() };
   } catch (err) {
@@ -99,13 +99,13 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     // One argon2id verification a core at once. One more would fill the gaps and win ~8%
     // throughput, but under overload it takes the event loop's share of the cores: on 2
     // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
-    const admission = new Admission(availableParallelism(), config.maxPendingLogins);
+    const admission = new Admission(availableParallelism(), config.loginQueueMs, hasher.typicalMs);
     const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
     const issuer = new TokenIssuer(keys, config.issuer, clock);
     const verifier = new TokenVerifier(keys, config.issuer, config.clockLeewaySeconds, clock);
     const auth = new AuthService({
       ...{ users, credentials: users, hasher, issuer, verifier },
-      ...{ revocations, policy, lockout, throttle, admission, audit, clock },
+      ...{ revocations, policy, lockout, throttle, admission, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
     });
     const readiness = async () => ({
       store: await pingDatabase(db).then(() => true, () => false),

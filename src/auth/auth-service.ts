@@ -1,5 +1,6 @@
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import { Deadline, withDeadline } from '../deadline.js';
 import { InvalidCredentialsError, InvalidTokenError, PasswordExpiredError } from '../errors.js';
 import type { Admission } from '../guard/admission.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
@@ -10,6 +11,7 @@ import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
 import type { TokenVerifier } from '../tokens/token-verifier.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
+import { matchPassword } from '../users/match-password.js';
 import { isPasswordExpired, type User } from '../users/user.js';
 import type { CredentialStore, UserStore } from '../users/user-store.js';
 import type { Credentials } from './credentials.js';
@@ -27,6 +29,8 @@ export interface AuthDeps {
   admission: Admission;
   audit: AuditLog;
   clock: Clock;
+  /** The one deadline of a login: every wait inside it gets the time that is left. */
+  loginTimeoutMs: number;
 }
 
 /** The identity of a request, from a token or from a password check. */
@@ -46,38 +50,30 @@ export class AuthService {
   constructor(private readonly deps: AuthDeps) {}
 
   /**
-   * The login path, top to bottom: throttle the client, wait for a hashing slot, look up,
-   * refuse a locked user, reserve an attempt, always verify a hash (a dummy one for an
-   * unknown user: same answer, same work), count the outcome, then policy.
-   * `allowExpired` serves the change of an expired password.
+   * The login path, top to bottom, under one deadline: throttle the client, look the user
+   * up, refuse a locked user at once, lease one of the failures still allowed, *then* wait
+   * for a hashing thread and verify (a dummy hash for an unknown user: same answer, same
+   * work), count the outcome, then policy. Nothing waits while holding what another login
+   * needs. `allowExpired` serves the change of an expired password.
    */
-  async checkPassword(credentials: Credentials, ctx: RequestContext, options: { allowExpired?: boolean } = {}) {
-    await this.deps.throttle.check(ctx.ip);
-    return this.deps.admission.run(() => this.verifyPassword(credentials, ctx, options.allowExpired ?? false));
-  }
-
-  private async verifyPassword(
+  async checkPassword(
     { username, password }: Credentials,
     ctx: RequestContext,
-    allowExpired: boolean,
+    options: { allowExpired?: boolean } = {},
   ): Promise<PasswordCheck> {
-    const { credentials, hasher, lockout, policy } = this.deps;
-    const found = await credentials.findCredential(username);
-    const attempt = lockout.attempt(username, found?.user, await policy.get(), ctx);
-    await lockout.begin(attempt);
-    let match: { id: number; hash: string } | undefined;
-    try {
-      if (!found) await hasher.verifyDummy(password);
-      else for (const p of found.passwords) if (!match && (await hasher.verify(p.hash, password))) match = p;
-    } finally {
-      await lockout.end(attempt, !match);
-    }
-    if (!found || !match) throw new InvalidCredentialsError();
-    if (!allowExpired && isPasswordExpired(found.user, attempt.policy, new Date(this.deps.clock()))) {
-      throw new PasswordExpiredError();
-    }
-    if (hasher.needsRehash(match.hash)) await credentials.replaceHash(match.id, await hasher.hash(password));
-    return { user: found.user };
+    const { throttle, credentials, policy, lockout, admission, hasher, clock } = this.deps;
+    return withDeadline(Deadline.after(this.deps.loginTimeoutMs), async () => {
+      await throttle.check(ctx.ip);
+      const found = await credentials.findCredential(username);
+      const rules = await policy.get();
+      const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx }, () =>
+        admission.run(() => matchPassword(hasher, found?.passwords, password)),
+      );
+      if (!found || !match) throw new InvalidCredentialsError();
+      if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(clock()))) throw new PasswordExpiredError();
+      if (hasher.needsRehash(match.hash)) await credentials.replaceHash(match.id, await hasher.hash(password));
+      return { user: found.user };
+    });
   }
 
   /** POST /v1/users/authorize: credentials in, signed token out. */

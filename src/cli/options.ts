@@ -103,10 +103,16 @@ export function addServeOptions(command: Command): Command {
         .default(DEFAULTS.authRateLimit),
     )
     .addOption(
-      new Option('--max-pending-logins <n>', 'password checks that may wait for a hashing thread before 503')
-        .env('TESSERA_MAX_PENDING_LOGINS')
+      new Option('--login-timeout <ms>', 'deadline of one login in milliseconds: past it, 503 with Retry-After')
+        .env('TESSERA_LOGIN_TIMEOUT')
         .argParser(integer)
-        .default(DEFAULTS.maxPendingLogins),
+        .default(DEFAULTS.loginTimeoutMs),
+    )
+    .addOption(
+      new Option('--login-queue-ms <ms>', 'longest expected wait for a hashing thread before a login is refused with 503')
+        .env('TESSERA_LOGIN_QUEUE_MS')
+        .argParser(integer)
+        .default(DEFAULTS.loginQueueMs),
     )
     .addOption(
       new Option('--log-level <level>', 'log verbosity').env('TESSERA_LOG_LEVEL').choices(LOG_LEVELS).default(DEFAULTS.logLevel),
@@ -134,7 +140,8 @@ export interface ServeOptions extends StoreOptions {
   basicAuth: boolean;
   logLevel: Config['logLevel'];
   authRateLimit: number;
-  maxPendingLogins: number;
+  loginTimeout: number;
+  loginQueueMs: number;
   redisUrl?: string;
   redisKeyPrefix: string;
   redisFailOpen?: boolean;
@@ -158,6 +165,7 @@ export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Conf
     ...(o.basicAuth !== undefined && { basicAuthOnProtectedRoutes: o.basicAuth }),
     ...(o.logLevel !== undefined && { logLevel: o.logLevel }),
     ...(o.authRateLimit !== undefined && { authRateLimit: o.authRateLimit }),
-    ...(o.maxPendingLogins !== undefined && { maxPendingLogins: o.maxPendingLogins }),
+    ...(o.loginTimeout !== undefined && { loginTimeoutMs: o.loginTimeout }),
+    ...(o.loginQueueMs !== undefined && { loginQueueMs: o.loginQueueMs }),
   });
 }

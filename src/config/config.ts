@@ -41,8 +41,10 @@ export const ConfigSchema = Type.Object({
   keyActivationDelaySeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
   /** Password attempts a minute from one client address; 0 turns throttling off. */
   authRateLimit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-  /** Password checks that may wait for a hashing thread; more are refused with 503 at once. */
-  maxPendingLogins: Type.Integer({ minimum: 0, maximum: 100_000 }),
+  /** One deadline a login: every store, Redis and queue wait inside it gets the time left. */
+  loginTimeoutMs: Type.Integer({ minimum: 100, maximum: 60_000 }),
+  /** A login waits for a hashing thread only while its expected wait stays under this. */
+  loginQueueMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)) as [ReturnType<typeof Type.Literal<(typeof LOG_LEVELS)[number]>>]),
 });
 
@@ -63,7 +65,8 @@ export const DEFAULTS: Config = {
   argon2: OWASP_ARGON2,
   bodyLimitBytes: 8192,
   authRateLimit: 300,
-  maxPendingLogins: 16,
+  loginTimeoutMs: 3000,
+  loginQueueMs: 2000,
   redisKeyPrefix: 'tessera:',
   redisFailOpen: false,
   keyActivationDelaySeconds: 300,

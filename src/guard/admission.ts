@@ -1,29 +1,72 @@
+import { performance } from 'node:perf_hooks';
+import { currentDeadline } from '../deadline.js';
 import { TryAgainError } from '../errors.js';
 
 /**
- * Bounded admission for password verifications: `running` at once (one a core),
- * `waiting` more in line, and beyond that an immediate 503 with Retry-After. Offered load
- * far above capacity then costs a refusal, not an ever longer queue for everyone.
+ * Admission to the hashing threads by expected waiting time, not by count: `threads`
+ * password checks run at once, and a further one waits in line while the wait it can
+ * expect — the checks ahead of it × the recent time of one ÷ the threads — stays under
+ * `maxWaitMs` and within its deadline. Beyond that it is refused at once (503 + Retry-After),
+ * so that offered load far above capacity costs a refusal, not an ever longer queue. A
+ * burst that the threads clear within the bound is served whole, however many it is.
  */
 export class Admission {
   private active = 0;
   private readonly queue: (() => void)[] = [];
+  /** Moving average of one check's time; seeded with a measured hash. */
+  private workMs: number;
 
   constructor(
-    private readonly running: number,
-    private readonly waiting: number,
-  ) {}
+    private readonly threads: number,
+    private readonly maxWaitMs: number,
+    typicalWorkMs: number,
+  ) {
+    this.workMs = typicalWorkMs;
+  }
+
+  /** How long a check admitted now would wait for a thread. */
+  expectedWaitMs(): number {
+    return this.active < this.threads ? 0 : ((this.queue.length + 1) * this.workMs) / this.threads;
+  }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active < this.running) this.active++;
-    else if (this.queue.length < this.waiting) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else throw new TryAgainError('Too many logins at once; try again in a second');
+    if (this.active < this.threads) this.active++;
+    else await this.wait();
+    const started = performance.now();
     try {
       return await work();
     } finally {
+      this.workMs = 0.8 * this.workMs + 0.2 * (performance.now() - started);
       const next = this.queue.shift();
       if (next) next();
       else this.active--;
     }
+  }
+
+  private wait(): Promise<void> {
+    const expected = this.expectedWaitMs();
+    const deadline = currentDeadline();
+    const left = deadline ? deadline.remaining() : Infinity;
+    if (expected > this.maxWaitMs || expected >= left) throw this.busy(expected);
+    return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (deadline) {
+        // Out of time in line: leave it, and hand the place to nobody (it never had a thread).
+        timer = setTimeout(() => {
+          const at = this.queue.indexOf(waiter);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(this.busy(this.expectedWaitMs()));
+        }, left);
+      }
+      this.queue.push(waiter);
+    });
+  }
+
+  private busy(expectedMs: number): TryAgainError {
+    return new TryAgainError('Too many logins at once; try again shortly', Math.max(1, Math.ceil(expectedMs / 1000)));
   }
 }

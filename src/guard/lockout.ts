@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import { currentDeadline, Deadline } from '../deadline.js';
 import { AccountLockedError, TryAgainError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import { isLocked, LOCKED_UNTIL_UNLOCKED, type User } from '../users/user.js';
@@ -8,22 +9,24 @@ import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
 import type { LoginGuard } from './login-guard.js';
 
-/** How long an attempt waits for a slot while others for the same user are in flight. */
-const MAX_WAIT_MS = 5000;
-const WAIT_STEP_MS = 5;
+/** How often an attempt asks again while the user's remaining failures are all leased. */
+const WAIT_STEP_MS = 10;
+/** A lease outlives its login's deadline by this much, for a check that began just in time. */
+const LEASE_MARGIN_MS = 1000;
 
 export interface Attempt {
-  key: string;
-  id: string;
+  username: string;
   user?: User;
   policy: Policy;
   ctx: RequestContext;
 }
 
 /**
- * The lockout policy around one password verification: refuses locked users without a hash
- * check, reserves a slot in the guard, and locks the user when the failures reach the
- * threshold. Unknown usernames are counted too, so they answer like known ones.
+ * The lockout policy around one password check: refuses a locked user at once (no hash,
+ * no queue), leases one of the failures still allowed, runs the check, and counts its
+ * outcome — locking the user when the failures reach the threshold. Unknown usernames are
+ * counted too, so they answer like known ones. Leases expire a little after the login's
+ * deadline, so a process that dies mid-check blocks nobody for longer.
  */
 export class Lockout {
   constructor(
@@ -31,44 +34,54 @@ export class Lockout {
     private readonly users: UserStore,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly loginTimeoutMs: number,
   ) {}
 
-  attempt(username: string, user: User | undefined, policy: Policy, ctx: RequestContext): Attempt {
-    return { key: usernameKey(username), id: randomUUID(), user, policy, ctx };
-  }
-
-  /** Before the hash check. Throws AccountLockedError, or TryAgainError after a long wait. */
-  async begin(a: Attempt): Promise<void> {
-    if (a.user && a.user.lockedUntil) {
+  /**
+   * Runs `check` (undefined = wrong password) under the lockout. Throws AccountLockedError,
+   * or TryAgainError when no lease came free before the deadline.
+   */
+  async guarded<T>(a: Attempt, check: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (a.user?.lockedUntil) {
       if (isLocked(a.user, new Date(this.clock()))) throw new AccountLockedError();
       await this.unlock(a.user); // the lock has run out
     }
     const threshold = a.policy.login_lockout_threshold;
-    if (threshold === 0) return;
-    const deadline = Date.now() + MAX_WAIT_MS;
-    for (;;) {
-      const answer = await this.guard.reserve(a.key, a.id, threshold, a.user?.lockResetAt?.getTime());
-      if (answer === 'ok') return;
-      if (answer === 'locked') {
-        if (a.user) await this.lock(a);
-        throw new AccountLockedError();
-      }
-      if (Date.now() > deadline) throw new TryAgainError();
-      await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
+    if (threshold === 0) return check();
+    const key = usernameKey(a.username);
+    const lease = randomUUID();
+    await this.lease(a, key, lease, threshold);
+    let result: T | undefined;
+    try {
+      result = await check();
+    } catch (err) {
+      await this.guard.release(key, lease).catch(() => {}); // it expires by itself otherwise
+      throw err;
     }
-  }
-
-  /** After the hash check. */
-  async end(a: Attempt, failed: boolean): Promise<void> {
-    const threshold = a.policy.login_lockout_threshold;
-    if (threshold === 0) return;
-    const failures = await this.guard.settle(a.key, a.id, failed, a.policy.login_lockout_counter_reset_after * 1000);
-    if (failed && a.user && failures >= threshold) await this.lock(a);
+    const failures = await this.guard.settle(key, lease, result === undefined, a.policy.login_lockout_counter_reset_after * 1000);
+    if (result === undefined && a.user && failures >= a.policy.login_lockout_threshold) await this.lock(a);
+    return result;
   }
 
   async unlock(user: User): Promise<void> {
     await this.users.unlock(user.uid, new Date(this.clock()));
     await this.guard.clear(usernameKey(user.username));
+  }
+
+  private async lease(a: Attempt, key: string, lease: string, threshold: number): Promise<void> {
+    const deadline = currentDeadline() ?? Deadline.after(this.loginTimeoutMs);
+    const leaseMs = Math.ceil(deadline.remaining()) + LEASE_MARGIN_MS;
+    const resetAt = a.user?.lockResetAt?.getTime();
+    for (;;) {
+      const answer = await this.guard.reserve(key, lease, threshold, leaseMs, resetAt);
+      if (answer === 'ok') return;
+      if (answer === 'locked') {
+        if (a.user) await this.lock(a);
+        throw new AccountLockedError();
+      }
+      if (deadline.remaining() <= WAIT_STEP_MS) throw new TryAgainError('Too many logins of this user at once; try again shortly');
+      await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
+    }
   }
 
   private async lock(a: Attempt): Promise<void> {

@@ -68,12 +68,12 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    const known = isStoreUnavailable(err) ? new StoreUnavailableError() : err;
+    const known = isStoreUnavailable(err) ? new StoreUnavailableError(err) : err;
     const { status, body } = toErrorResponse(known);
     // Expected refusals are in the access line (status) and, for security events, the
     // audit line; only faults of ours are logged here, with their detail.
     if (status >= 500 && !(known instanceof DomainError)) request.log.error({ err }, 'request failed');
-    if (known !== err) request.log.warn({ reason: (err as Error).message }, 'store unavailable');
+    if (known instanceof StoreUnavailableError) request.log.warn({ reason: reasonOf(known.reason) }, 'store unavailable');
     if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
     if (known instanceof RetryLaterError) reply.header('retry-after', String(known.retryAfterSeconds));
     return reply.code(status).send(body);
@@ -81,4 +81,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error_code: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
   );
+}
+
+function reasonOf(cause: unknown): string | undefined {
+  return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
 }

@@ -1,40 +1,69 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, sql, SqliteAdapter, SqliteDialect } from 'kysely';
+import { Deadline, withDeadline } from '../deadline.js';
 import { type Dialect, migrationsFor } from './migrations/index.js';
+import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
 export const SQLITE_FILE = 'tessera.db';
 
+/** How long a store call may take when the work around it has no deadline of its own. */
+export const STORE_CALL_MS = 2000;
+/** How long opening the store and bringing its schema up to date may take. */
+const OPEN_MS = 60_000;
+
 export interface StoreLocation {
   dataDir: string;
   databaseUrl?: string;
+  /** No PostgreSQL statement runs longer than this (a login's whole deadline). */
+  loginTimeoutMs?: number;
 }
 
 /**
  * Opens the store — PostgreSQL when a URL is given, else the SQLite file in `dataDir` —
- * and brings its schema up to date (on PostgreSQL under an advisory lock, so that nodes
- * starting together do not race).
+ * and brings its schema up to date. Each migration applies in one transaction on both
+ * (on PostgreSQL under an advisory lock, so that nodes starting together do not race), so
+ * a process killed at any moment leaves a schema that the next start completes.
  */
 export async function openDatabase(where: StoreLocation): Promise<Db> {
   const dialect: Dialect = where.databaseUrl ? 'postgres' : 'sqlite';
-  const db = where.databaseUrl ? await openPostgres(where.databaseUrl) : openSqlite(where.dataDir);
+  const db = where.databaseUrl
+    ? await openPostgres(where.databaseUrl, {
+        defaultMs: STORE_CALL_MS,
+        statementMs: Math.max(where.loginTimeoutMs ?? 0, STORE_CALL_MS),
+      })
+    : openSqlite(where.dataDir);
   try {
-    const { error } = await new Migrator({
+    const migrator = new Migrator({
       db,
       provider: { getMigrations: async () => migrationsFor(dialect) },
       migrationTableName: 'tessera_migrations',
       migrationLockTableName: 'tessera_migrations_lock',
-    }).migrateToLatest();
+    });
+    const { error } = await withDeadline(Deadline.after(OPEN_MS), () => migrator.migrateToLatest());
     if (error) throw error;
   } catch (err) {
     await db.destroy();
     throw err;
   }
   return db;
+}
+
+/** SQLite runs DDL inside a transaction as well as PostgreSQL does; Kysely assumes it cannot. */
+class TransactionalSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalSqliteDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalSqliteAdapter();
+  }
 }
 
 /** WAL mode and a busy timeout let the CLI write while a server has the file open. */
@@ -59,24 +88,7 @@ function openSqlite(dataDir: string): Db {
       return statement;
     },
   };
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-}
-
-/** Short timeouts: when PostgreSQL is away, requests fail fast (503) rather than pile up. */
-async function openPostgres(url: string): Promise<Db> {
-  const { default: pg } = await import('pg'); // loaded only by nodes that use it
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    connectionTimeoutMillis: 1500,
-    query_timeout: 5000,
-    idleTimeoutMillis: 30_000,
-  });
-  // A lost server must fail the queries in flight, not the process: pg also emits the loss
-  // as an 'error' event, on idle clients through the pool and on busy ones directly.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new TransactionalSqliteDialect({ database }) });
 }
 
 /** One round trip to the store, for readiness. */

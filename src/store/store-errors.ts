@@ -1,24 +1,12 @@
-/** Node's and PostgreSQL's ways of saying "the database cannot be reached right now". */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-  'SQLITE_BUSY',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-]);
+/**
+ * SQLite's ways of saying "the database file cannot be used right now" (locked by another
+ * process for too long, unreadable, full, read-only, damaged). PostgreSQL's faults already
+ * leave the driver as StoreUnavailableError (see postgres.ts).
+ */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
 
 /** True for errors that mean the store is away, not that the request was wrong. */
 export function isStoreUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown; errors?: unknown[] };
-  if (typeof e?.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  if (Array.isArray(e?.errors) && e.errors.some(isStoreUnavailable)) return true; // AggregateError of a dual-stack connect
-  return (
-    typeof e?.message === 'string' &&
-    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout/i.test(e.message)
-  );
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && UNAVAILABLE.test(code);
 }

@@ -14,6 +14,7 @@ import {
 } from '../errors.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
+import { matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
 import { isRole, ROLES, type Role, type User } from './user.js';
@@ -126,11 +127,10 @@ export class AccountService {
   async deletePassword(actor: Principal | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     const credential = await this.deps.users.getCredential(target.uid);
     const passwords = credential?.passwords ?? [];
-    let match: number | undefined;
-    for (const p of passwords) if (match === undefined && (await this.deps.hasher.verify(p.hash, password))) match = p.id;
-    if (match === undefined) throw new InvalidRequestError('old_password is not one of the user\'s passwords');
+    const match = await matchPassword(this.deps.hasher, passwords, password);
+    if (!match) throw new InvalidRequestError('old_password is not one of the user\'s passwords');
     if (passwords.length <= 1) throw new CannotDeleteLastPasswordError();
-    await this.deps.users.deletePassword(target.uid, match);
+    await this.deps.users.deletePassword(target.uid, match.id);
     this.audit(ctx, actor, target, { event: 'password_delete' });
   }
 
@@ -172,9 +172,7 @@ export class AccountService {
   private async checkCandidate(target: User, password: string): Promise<void> {
     await checkNewPassword(password, target.username, await this.deps.policy.get());
     const credential = await this.deps.users.getCredential(target.uid);
-    for (const p of credential?.passwords ?? []) {
-      if (await this.deps.hasher.verify(p.hash, password)) throw new NewPasswordSameAsCurrentError();
-    }
+    if (await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)) throw new NewPasswordSameAsCurrentError();
   }
 
   private audit(ctx: RequestContext, actor: Principal | null, target: User, record: Omit<AuditRecord, 'outcome'>): void {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { hash, parseOptions, verify } from '@node-rs/argon2';
 import type { Argon2Params } from '../config/config.js';
 
@@ -9,6 +10,8 @@ export interface PasswordHasher {
   needsRehash(passwordHash: string): boolean;
   /** The same work as one verification, for a user that does not exist; always false. */
   verifyDummy(password: string): Promise<false>;
+  /** How long one hash took when measured at start-up, in milliseconds. */
+  readonly typicalMs: number;
 }
 
 /**
@@ -19,11 +22,13 @@ export class Argon2Hasher implements PasswordHasher {
   private constructor(
     private readonly params: Argon2Params,
     private readonly dummyHash: string,
+    readonly typicalMs: number,
   ) {}
 
   static async create(params: Argon2Params): Promise<Argon2Hasher> {
+    const started = performance.now();
     const dummy = await hash(randomBytes(32).toString('base64url'), params);
-    return new Argon2Hasher(params, dummy);
+    return new Argon2Hasher(params, dummy, performance.now() - started);
   }
 
   hash(password: string): Promise<string> {

@@ -37,7 +37,6 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
       TESSERA_MASTER_KEY: masterKey,
       TESSERA_ADMIN_USERNAME: 'root',
       TESSERA_ADMIN_PASSWORD: 'root-password',
-      TESSERA_MAX_PENDING_LOGINS: '100', // this suite is about lockout, not overload
     };
     [a, b] = await Promise.all([node(), node()]); // both migrate at once
   });

@@ -7,7 +7,7 @@ let uid: number;
 afterEach(() => t.close());
 
 async function setup(policy: Record<string, number | boolean> = {}) {
-  t = await testTessera({ authRateLimit: 0, maxPendingLogins: 100 });
+  t = await testTessera({ authRateLimit: 0 });
   await t.addUser('root', 'root-password', 'admin');
   uid = await t.addUser('grace', 'grace-password-1', 'cluster_member');
   if (Object.keys(policy).length) await t.tessera.policy.update(policy);
