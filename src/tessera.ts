@@ -5,7 +5,9 @@ import { AuditLog } from './audit/audit-log.js';
 import { AuthService } from './auth/auth-service.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, masterKeyBytes } from './config/config.js';
+import { Deadline, withDeadline } from './deadline.js';
 import { Admission } from './guard/admission.js';
+import { AdmittedHasher } from './guard/admitted-hasher.js';
 import { ClientThrottle } from './guard/client-throttle.js';
 import { Lockout } from './guard/lockout.js';
 import { type LoginGuard, MemoryLoginGuard } from './guard/login-guard.js';
@@ -25,6 +27,9 @@ import { AccountService } from './users/account-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { UserReadCache } from './users/user-read-cache.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
+
+/** /readyz answers within about this long, whatever the store does. */
+const READINESS_MS = 1000;
 
 export interface OpenOptions {
   clock?: Clock;
@@ -62,7 +67,11 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
   const db = await openDatabase(config);
   try {
     const users = new KyselyUserStore(db);
-    const hasher = await Argon2Hasher.create(config.argon2);
+    const argon2 = await Argon2Hasher.create(config.argon2);
+    // One argon2id operation a core at once. One more would fill the gaps and win ~8%
+    // throughput, but under overload it takes the event loop's share of the cores: on 2
+    // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
+    const hasher = new AdmittedHasher(argon2, new Admission(availableParallelism(), config.loginQueueMs, argon2.typicalMs));
     const policy = new PolicyService(new KyselyPolicyStore(db), clock);
     const audit = new AuditLog(options.logger);
     const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock, config.loginTimeoutMs);
@@ -96,21 +105,20 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const userReads = new UserReadCache(users, clock);
     users.onChanged = (uid) => userReads.forget(uid);
     revocations.onUserChanged = (uid) => userReads.forget(uid);
-    // One argon2id verification a core at once. One more would fill the gaps and win ~8%
-    // throughput, but under overload it takes the event loop's share of the cores: on 2
-    // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
-    const admission = new Admission(availableParallelism(), config.loginQueueMs, hasher.typicalMs);
     const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
     const issuer = new TokenIssuer(keys, config.issuer, clock);
     const verifier = new TokenVerifier(keys, config.issuer, config.clockLeewaySeconds, clock);
     const auth = new AuthService({
       ...{ users, credentials: users, hasher, issuer, verifier },
-      ...{ revocations, policy, lockout, throttle, admission, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
+      ...{ revocations, policy, lockout, throttle, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
     });
-    const readiness = async () => ({
-      store: await pingDatabase(db).then(() => true, () => false),
-      ...(redis && { redis: await redis.ping().then(() => true, () => false) }),
-    });
+    const readiness = async () => {
+      const [store, redisUp] = await Promise.all([
+        withDeadline(Deadline.after(READINESS_MS), () => pingDatabase(db)).then(() => true, () => false),
+        redis?.ping().then(() => true, () => false), // within the client's command timeout
+      ]);
+      return { store, ...(redisUp !== undefined && { redis: redisUp }) };
+    };
     const close = async () => {
       keys.stop();
       await revocations.stop();

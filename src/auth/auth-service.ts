@@ -2,7 +2,6 @@ import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline, withDeadline } from '../deadline.js';
 import { InvalidCredentialsError, InvalidTokenError, PasswordExpiredError } from '../errors.js';
-import type { Admission } from '../guard/admission.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
@@ -26,7 +25,6 @@ export interface AuthDeps {
   policy: PolicyService;
   lockout: Lockout;
   throttle: ClientThrottle;
-  admission: Admission;
   audit: AuditLog;
   clock: Clock;
   /** The one deadline of a login: every wait inside it gets the time that is left. */
@@ -52,8 +50,8 @@ export class AuthService {
   /**
    * The login path, top to bottom, under one deadline: throttle the client, look the user
    * up, refuse a locked user at once, lease one of the failures still allowed, *then* wait
-   * for a hashing thread and verify (a dummy hash for an unknown user: same answer, same
-   * work), count the outcome, then policy. Nothing waits while holding what another login
+   * for a hashing thread (the hasher's admission) and verify (a dummy hash for an unknown
+   * user: same answer, same work), count the outcome, then policy. Nothing waits while holding what another login
    * needs. `allowExpired` serves the change of an expired password.
    */
   async checkPassword(
@@ -61,13 +59,13 @@ export class AuthService {
     ctx: RequestContext,
     options: { allowExpired?: boolean } = {},
   ): Promise<PasswordCheck> {
-    const { throttle, credentials, policy, lockout, admission, hasher, clock } = this.deps;
+    const { throttle, credentials, policy, lockout, hasher, clock } = this.deps;
     return withDeadline(Deadline.after(this.deps.loginTimeoutMs), async () => {
       await throttle.check(ctx.ip);
       const found = await credentials.findCredential(username);
       const rules = await policy.get();
       const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx }, () =>
-        admission.run(() => matchPassword(hasher, found?.passwords, password)),
+        matchPassword(hasher, found?.passwords, password),
       );
       if (!found || !match) throw new InvalidCredentialsError();
       if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(clock()))) throw new PasswordExpiredError();

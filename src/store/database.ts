@@ -29,7 +29,7 @@ export interface StoreLocation {
  * (on PostgreSQL under an advisory lock, so that nodes starting together do not race), so
  * a process killed at any moment leaves a schema that the next start completes.
  */
-export async function openDatabase(where: StoreLocation): Promise<Db> {
+export async function openDatabase(where: StoreLocation, migrations = migrationsFor): Promise<Db> {
   const dialect: Dialect = where.databaseUrl ? 'postgres' : 'sqlite';
   const db = where.databaseUrl
     ? await openPostgres(where.databaseUrl, {
@@ -40,7 +40,7 @@ export async function openDatabase(where: StoreLocation): Promise<Db> {
   try {
     const migrator = new Migrator({
       db,
-      provider: { getMigrations: async () => migrationsFor(dialect) },
+      provider: { getMigrations: async () => migrations(dialect) },
       migrationTableName: 'tessera_migrations',
       migrationLockTableName: 'tessera_migrations_lock',
     });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
@@ -49,7 +49,14 @@ export async function selfSignedTls(dataDir: string): Promise<TlsFiles> {
     ],
   });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(keyFile, pems.private, { mode: 0o600 });
-  writeFileSync(certFile, pems.cert, { mode: 0o644 });
+  // Each file appears whole or not at all (a start killed half-way makes a new pair).
+  writeWhole(keyFile, pems.private, 0o600);
+  writeWhole(certFile, pems.cert, 0o644);
   return { key: Buffer.from(pems.private), cert: Buffer.from(pems.cert), generatedAt: certFile };
+}
+
+function writeWhole(file: string, text: string, mode: number): void {
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, text, { mode });
+  renameSync(partial, file);
 }

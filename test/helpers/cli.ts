@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
 
 /** Cheap argon2id for end-to-end runs that are not about hashing cost. */
 export const FAST_ARGON2_ENV = {
@@ -11,7 +11,7 @@ export const FAST_ARGON2_ENV = {
   TESSERA_ARGON2_ITERATIONS: '1',
 };
 
-function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+export function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
   for (const key of Object.keys(base)) if (key.startsWith('TESSERA_')) delete base[key];
   return { ...base, ...env };

@@ -34,25 +34,61 @@ export function freshRedisPrefix(): string {
   return `tessera-test:${randomBytes(6).toString('hex')}:`;
 }
 
+export interface FaultProxy {
+  url: string;
+  /** Refuses: closes every connection and accepts no new one. */
+  cut(): Promise<void>;
+  /** Partitions: accepts connections but answers nothing, on old and new ones alike. */
+  partition(): void;
+  /** Heals either fault: accepts again, and delivers what a partition held back. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One client connection through the proxy and what a partition holds back on it. */
+interface Link {
+  client: net.Socket;
+  up?: net.Socket;
+  toUp: Buffer[];
+  toClient: Buffer[];
+}
+
 /**
- * A TCP proxy in front of a real service, to take it away and bring it back: `cut()`
- * closes every connection and refuses new ones, `restore()` accepts again.
+ * A TCP proxy in front of a real service, to take it away and bring it back without
+ * touching the service itself. A partition delays bytes rather than losing them, as a
+ * network that drops packets for a while does to TCP.
  */
-export async function proxyTo(target: string): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+export async function proxyTo(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
-  const sockets = new Set<net.Socket>();
+  const links = new Set<Link>();
+  let mode: 'open' | 'partitioned' | 'cut' = 'open';
   let server: net.Server | undefined;
   let port = 0;
+
+  const flush = (link: Link) => {
+    if (link.up) for (const d of link.toUp.splice(0)) link.up.write(d);
+    for (const d of link.toClient.splice(0)) link.client.write(d);
+  };
+  const connectUp = (link: Link) => {
+    const up = net.connect(Number(upstream.port), upstream.hostname);
+    link.up = up;
+    up.on('error', () => {});
+    up.on('data', (d) => (mode === 'open' ? link.client.write(d) : link.toClient.push(d)));
+    up.on('close', () => link.client.destroy());
+    up.on('connect', () => mode === 'open' && flush(link));
+  };
   const listen = () =>
     new Promise<void>((resolve) => {
       server = net.createServer((client) => {
-        const up = net.connect(Number(upstream.port), upstream.hostname);
-        for (const s of [client, up]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => {});
-        }
-        client.pipe(up).pipe(client);
+        const link: Link = { client, toUp: [], toClient: [] };
+        links.add(link);
+        client.on('error', () => {});
+        client.on('data', (d) => (mode === 'open' && link.up?.readyState === 'open' ? link.up.write(d) : link.toUp.push(d)));
+        client.on('close', () => {
+          link.up?.destroy();
+          links.delete(link);
+        });
+        if (mode === 'open') connectUp(link);
       });
       server.listen(port, '127.0.0.1', () => {
         port = (server!.address() as net.AddressInfo).port;
@@ -61,11 +97,28 @@ export async function proxyTo(target: string): Promise<{ url: string; cut(): Pro
     });
   const cut = () =>
     new Promise<void>((resolve) => {
-      server!.close(() => resolve());
-      for (const s of sockets) s.destroy();
+      mode = 'cut';
+      if (!server?.listening) return resolve();
+      server.close(() => resolve());
+      for (const link of links) link.client.destroy();
     });
   await listen();
   const url = new URL(target);
   url.port = String(port);
-  return { url: url.toString(), cut, restore: listen, close: cut };
+  return {
+    url: url.toString(),
+    cut,
+    partition: () => {
+      mode = 'partitioned';
+    },
+    restore: async () => {
+      if (mode === 'cut') await listen();
+      mode = 'open';
+      for (const link of links) {
+        if (!link.up) connectUp(link);
+        else flush(link);
+      }
+    },
+    close: cut,
+  };
 }

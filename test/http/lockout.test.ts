@@ -102,6 +102,18 @@ describe('login lockout', () => {
     expect((await attempt('grace', 'grace-password-1')).body.error_code).toBe('account_locked');
   });
 
+  it('refuses a locked user at once, without waiting for a hashing thread', async () => {
+    t = await testTessera({ authRateLimit: 0, loginQueueMs: 0 }); // no line at all: a full pool refuses
+    await t.addUser('grace', 'grace-password-1');
+    for (let u = 0; u < 10; u++) await t.addUser(`busy-${u}`, `busy-password-${u}`);
+    for (let i = 0; i < 5; i++) await attempt('grace', `wrong-${i}`);
+    const busy = Array.from({ length: 40 }, (_, i) => attempt(`busy-${i % 10}`, `busy-password-${i % 10}`));
+    const locked = await Promise.all(Array.from({ length: 10 }, () => attempt('grace', 'grace-password-1')));
+    expect(locked.map((r) => r.body.error_code)).toEqual(Array(10).fill('account_locked'));
+    const others = await Promise.all(busy);
+    expect(others.some((r) => r.body.error_code === 'try_again')).toBe(true); // the pool was full
+  });
+
   it('never locks anyone for concurrent successful logins', async () => {
     await setup();
     const results = await Promise.all(Array.from({ length: 30 }, () => attempt('grace', 'grace-password-1')));

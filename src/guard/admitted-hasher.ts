@@ -1,0 +1,34 @@
+import type { PasswordHasher } from '../users/password-hasher.js';
+import type { Admission } from './admission.js';
+
+/**
+ * Every argon2id hash and verification of a serving node — logins, new users, password
+ * changes — goes through one Admission, so that no more run at once than there are cores
+ * and the time it measures is the time of one (not of one queued behind others).
+ */
+export class AdmittedHasher implements PasswordHasher {
+  constructor(
+    private readonly inner: PasswordHasher,
+    private readonly admission: Admission,
+  ) {}
+
+  get typicalMs(): number {
+    return this.inner.typicalMs;
+  }
+
+  hash(password: string): Promise<string> {
+    return this.admission.run(() => this.inner.hash(password));
+  }
+
+  verify(passwordHash: string, password: string): Promise<boolean> {
+    return this.admission.run(() => this.inner.verify(passwordHash, password));
+  }
+
+  verifyDummy(password: string): Promise<false> {
+    return this.admission.run(() => this.inner.verifyDummy(password));
+  }
+
+  needsRehash(passwordHash: string): boolean {
+    return this.inner.needsRehash(passwordHash);
+  }
+}
