@@ -1,10 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 
 /**
  * The moment by which a piece of work must be answered, on the monotonic clock (waiting is
- * real time, whatever the injected business clock says). A login carries one; every store,
- * Redis and queue wait inside it gets the time that is left.
+ * real time, whatever the injected business clock says). A login carries one, passed
+ * explicitly: every store, Redis and queue wait inside it gets the time that is left.
+ * (Not through AsyncLocalStorage: on Node 20 its first use slows every await of the process.)
  */
 export class Deadline {
   private constructor(private readonly at: number) {}
@@ -21,18 +21,11 @@ export class Deadline {
   expired(): boolean {
     return this.remaining() === 0;
   }
-}
 
-const current = new AsyncLocalStorage<Deadline>();
-
-/** Runs `work` with `deadline` as the one that store and guard calls inside it see. */
-export function withDeadline<T>(deadline: Deadline, work: () => Promise<T>): Promise<T> {
-  return current.run(deadline, work);
-}
-
-/** The deadline of the work in progress, if it has one. */
-export function currentDeadline(): Deadline | undefined {
-  return current.getStore();
+  /** `promise`, or `onTimeout()`'s error when the time is up; see `within`. */
+  race<T>(promise: Promise<T>, onTimeout: () => Error, abandon?: (late: T) => void): Promise<T> {
+    return within(promise, this.remaining(), onTimeout, abandon);
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { AuditLog } from './audit/audit-log.js';
 import { AuthService } from './auth/auth-service.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, masterKeyBytes } from './config/config.js';
-import { Deadline, withDeadline } from './deadline.js';
+import { within } from './deadline.js';
 import { Admission } from './guard/admission.js';
 import { AdmittedHasher } from './guard/admitted-hasher.js';
 import { ClientThrottle } from './guard/client-throttle.js';
@@ -74,7 +74,7 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
     const hasher = new AdmittedHasher(argon2, new Admission(availableParallelism(), config.loginQueueMs, argon2.typicalMs));
     const policy = new PolicyService(new KyselyPolicyStore(db), clock);
     const audit = new AuditLog(options.logger);
-    const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock, config.loginTimeoutMs);
+    const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock);
     const accounts = new AccountService({ users, hasher, policy, lockout, audit, clock });
     return { config, clock, db, users, hasher, policy, audit, lockout, accounts, close: () => db.destroy() };
   } catch (err) {
@@ -114,7 +114,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     });
     const readiness = async () => {
       const [store, redisUp] = await Promise.all([
-        withDeadline(Deadline.after(READINESS_MS), () => pingDatabase(db)).then(() => true, () => false),
+        within(pingDatabase(db), READINESS_MS, () => new Error('no answer')).then(() => true, () => false),
         redis?.ping().then(() => true, () => false), // within the client's command timeout
       ]);
       return { store, ...(redisUp !== undefined && { redis: redisUp }) };

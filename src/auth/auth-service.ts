@@ -1,7 +1,7 @@
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import { Deadline, withDeadline } from '../deadline.js';
-import { InvalidCredentialsError, InvalidTokenError, PasswordExpiredError } from '../errors.js';
+import { Deadline } from '../deadline.js';
+import { InvalidCredentialsError, InvalidTokenError, PasswordExpiredError, StoreUnavailableError } from '../errors.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
@@ -51,40 +51,49 @@ export class AuthService {
    * The login path, top to bottom, under one deadline: throttle the client, look the user
    * up, refuse a locked user at once, lease one of the failures still allowed, *then* wait
    * for a hashing thread (the hasher's admission) and verify (a dummy hash for an unknown
-   * user: same answer, same work), count the outcome, then policy. Nothing waits while holding what another login
-   * needs. `allowExpired` serves the change of an expired password.
+   * user: same answer, same work), count the outcome, then policy. Nothing waits while
+   * holding what another login needs. `allowExpired` serves the change of an expired password.
    */
   async checkPassword(
     { username, password }: Credentials,
     ctx: RequestContext,
-    options: { allowExpired?: boolean } = {},
+    options: { allowExpired?: boolean; deadline?: Deadline } = {},
   ): Promise<PasswordCheck> {
     const { throttle, credentials, policy, lockout, hasher, clock } = this.deps;
-    return withDeadline(Deadline.after(this.deps.loginTimeoutMs), async () => {
-      await throttle.check(ctx.ip);
-      const found = await credentials.findCredential(username);
-      const rules = await policy.get();
-      const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx }, () =>
-        matchPassword(hasher, found?.passwords, password),
-      );
-      if (!found || !match) throw new InvalidCredentialsError();
-      if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(clock()))) throw new PasswordExpiredError();
-      if (hasher.needsRehash(match.hash)) await credentials.replaceHash(match.id, await hasher.hash(password));
-      return { user: found.user };
-    });
+    const deadline = options.deadline ?? Deadline.after(this.deps.loginTimeoutMs);
+    await throttle.check(ctx.ip);
+    const found = await inTime(deadline, credentials.findCredential(username));
+    const rules = await inTime(deadline, policy.get());
+    const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx, deadline }, () =>
+      matchPassword(hasher, found?.passwords, password, deadline),
+    );
+    if (!found || !match) throw new InvalidCredentialsError();
+    if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(clock()))) throw new PasswordExpiredError();
+    if (hasher.needsRehash(match.hash)) await this.rehash(match.id, password);
+    return { user: found.user };
+  }
+
+  /** The same password hashed with the current parameters; if that fails now, the next login tries again. */
+  private async rehash(passwordId: number, password: string): Promise<void> {
+    try {
+      await this.deps.credentials.replaceHash(passwordId, await this.deps.hasher.hash(password));
+    } catch {
+      // a right password is not refused for want of an optimization
+    }
   }
 
   /** POST /v1/users/authorize: credentials in, signed token out. */
   async authorize(credentials: Credentials, ttlSeconds: number, ctx: RequestContext): Promise<string> {
     const { audit, users, issuer, clock } = this.deps;
+    const deadline = Deadline.after(this.deps.loginTimeoutMs);
     let user: User;
     try {
-      ({ user } = await this.checkPassword(credentials, ctx));
+      ({ user } = await this.checkPassword(credentials, ctx, { deadline }));
     } catch (err) {
       audit.record(ctx, { event: 'authorize', outcome: 'failure', username: credentials.username, reason: codeOf(err) });
       throw err;
     }
-    await users.recordLogin(user.uid, new Date(clock()));
+    await inTime(deadline, users.recordLogin(user.uid, new Date(clock())));
     audit.record(ctx, { event: 'authorize', outcome: 'success', username: user.username, uid: user.uid });
     return issuer.issue(user, ttlSeconds);
   }
@@ -117,6 +126,11 @@ export class AuthService {
     }
     this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', username: principal.username, uid: principal.uid });
   }
+}
+
+/** A store call of a login, answered within the login's deadline or not at all. */
+function inTime<T>(deadline: Deadline, call: Promise<T>): Promise<T> {
+  return deadline.race(call, () => new StoreUnavailableError('no answer within the login deadline'));
 }
 
 function codeOf(err: unknown): string {

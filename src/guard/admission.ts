@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { currentDeadline } from '../deadline.js';
+import type { Deadline } from '../deadline.js';
 import { TryAgainError } from '../errors.js';
 
 /**
@@ -29,9 +29,10 @@ export class Admission {
     return this.active < this.threads ? 0 : ((this.queue.length + 1) * this.workMs) / this.threads;
   }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
+  /** Runs `work` on a thread's turn; with a deadline, refuses at once when the turn would come too late. */
+  async run<T>(work: () => Promise<T>, deadline?: Deadline): Promise<T> {
     if (this.active < this.threads) this.active++;
-    else await this.wait();
+    else await this.wait(deadline);
     const started = performance.now();
     try {
       return await work();
@@ -43,9 +44,8 @@ export class Admission {
     }
   }
 
-  private wait(): Promise<void> {
+  private wait(deadline?: Deadline): Promise<void> {
     const expected = this.expectedWaitMs();
-    const deadline = currentDeadline();
     const left = deadline ? deadline.remaining() : Infinity;
     if (expected > this.maxWaitMs || expected >= left) throw this.busy(expected);
     return new Promise<void>((resolve, reject) => {

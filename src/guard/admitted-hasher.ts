@@ -1,3 +1,4 @@
+import type { Deadline } from '../deadline.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
 import type { Admission } from './admission.js';
 
@@ -20,12 +21,12 @@ export class AdmittedHasher implements PasswordHasher {
     return this.admission.run(() => this.inner.hash(password));
   }
 
-  verify(passwordHash: string, password: string): Promise<boolean> {
-    return this.admission.run(() => this.inner.verify(passwordHash, password));
+  verify(passwordHash: string, password: string, deadline?: Deadline): Promise<boolean> {
+    return this.admission.run(() => this.inner.verify(passwordHash, password), deadline);
   }
 
-  verifyDummy(password: string): Promise<false> {
-    return this.admission.run(() => this.inner.verifyDummy(password));
+  verifyDummy(password: string, deadline?: Deadline): Promise<false> {
+    return this.admission.run(() => this.inner.verifyDummy(password), deadline);
   }
 
   needsRehash(passwordHash: string): boolean {

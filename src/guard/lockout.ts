@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import { currentDeadline, Deadline } from '../deadline.js';
+import type { Deadline } from '../deadline.js';
 import { AccountLockedError, TryAgainError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import { isLocked, LOCKED_UNTIL_UNLOCKED, type User } from '../users/user.js';
@@ -9,16 +9,24 @@ import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
 import type { LoginGuard } from './login-guard.js';
 
-/** How often an attempt asks again while the user's remaining failures are all leased. */
-const WAIT_STEP_MS = 10;
+/** How often the first in a user's line asks again (for leases held by other nodes). */
+const POLL_MS = 10;
 /** A lease outlives its login's deadline by this much, for a check that began just in time. */
 const LEASE_MARGIN_MS = 1000;
+/** Logins of one user that may wait on one node for a lease; more answer 503 at once. */
+const MAX_WAITING = 64;
 
 export interface Attempt {
   username: string;
   user?: User;
   policy: Policy;
   ctx: RequestContext;
+  deadline: Deadline;
+}
+
+/** One login waiting for a lease; `wake` makes it ask again now. */
+interface Waiter {
+  wake(): void;
 }
 
 /**
@@ -27,14 +35,19 @@ export interface Attempt {
  * outcome — locking the user when the failures reach the threshold. Unknown usernames are
  * counted too, so they answer like known ones. Leases expire a little after the login's
  * deadline, so a process that dies mid-check blocks nobody for longer.
+ *
+ * Logins of a user whose remaining failures are all leased wait in a line on this node:
+ * only the first asks the guard again (every POLL_MS, for other nodes' leases), and a lease
+ * that ends here wakes it at once; whoever leaves the line wakes the next.
  */
 export class Lockout {
+  private readonly lines = new Map<string, Waiter[]>();
+
   constructor(
     private readonly guard: LoginGuard,
     private readonly users: UserStore,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
-    private readonly loginTimeoutMs: number,
   ) {}
 
   /**
@@ -56,10 +69,12 @@ export class Lockout {
       result = await check();
     } catch (err) {
       await this.guard.release(key, lease).catch(() => {}); // it expires by itself otherwise
+      this.lines.get(key)?.[0]?.wake();
       throw err;
     }
     const failures = await this.guard.settle(key, lease, result === undefined, a.policy.login_lockout_counter_reset_after * 1000);
-    if (result === undefined && a.user && failures >= a.policy.login_lockout_threshold) await this.lock(a);
+    this.lines.get(key)?.[0]?.wake();
+    if (result === undefined && a.user && failures >= threshold) await this.lock(a);
     return result;
   }
 
@@ -69,18 +84,39 @@ export class Lockout {
   }
 
   private async lease(a: Attempt, key: string, lease: string, threshold: number): Promise<void> {
-    const deadline = currentDeadline() ?? Deadline.after(this.loginTimeoutMs);
-    const leaseMs = Math.ceil(deadline.remaining()) + LEASE_MARGIN_MS;
+    const leaseMs = Math.ceil(a.deadline.remaining()) + LEASE_MARGIN_MS;
     const resetAt = a.user?.lockResetAt?.getTime();
-    for (;;) {
+    const reserve = async () => {
       const answer = await this.guard.reserve(key, lease, threshold, leaseMs, resetAt);
-      if (answer === 'ok') return;
       if (answer === 'locked') {
         if (a.user) await this.lock(a);
         throw new AccountLockedError();
       }
-      if (deadline.remaining() <= WAIT_STEP_MS) throw new TryAgainError('Too many logins of this user at once; try again shortly');
-      await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
+      return answer === 'ok';
+    };
+    let line = this.lines.get(key);
+    if (!line && (await reserve())) return; // nobody waits: the common case
+    line = this.lines.get(key) ?? [];
+    if (line.length >= MAX_WAITING) throw busy();
+    this.lines.set(key, line);
+    const me: Waiter = { wake: () => {} };
+    line.push(me);
+    try {
+      for (;;) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, line[0] === me ? Math.min(POLL_MS, a.deadline.remaining()) : a.deadline.remaining());
+          me.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        if (line[0] === me && (await reserve())) return;
+        if (a.deadline.expired()) throw busy();
+      }
+    } finally {
+      line.splice(line.indexOf(me), 1);
+      if (line.length === 0) this.lines.delete(key);
+      else line[0]!.wake();
     }
   }
 
@@ -92,4 +128,8 @@ export class Lockout {
     if (!(await this.users.lock(user.uid, until, now))) return; // a parallel attempt locked it
     this.audit.record(a.ctx, { event: 'lockout', outcome: 'success', username: user.username, uid: user.uid });
   }
+}
+
+function busy(): TryAgainError {
+  return new TryAgainError('Too many logins of this user at once; try again shortly');
 }

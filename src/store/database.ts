@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, sql, SqliteAdapter, SqliteDialect } from 'kysely';
-import { Deadline, withDeadline } from '../deadline.js';
-import { type Dialect, migrationsFor } from './migrations/index.js';
+import { Kysely, type Migration, Migrator, sql, SqliteAdapter, SqliteDialect } from 'kysely';
+import { migrationsFor } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 
@@ -11,10 +10,10 @@ export type Db = Kysely<Database>;
 
 export const SQLITE_FILE = 'tessera.db';
 
-/** How long a store call may take when the work around it has no deadline of its own. */
+/** How long a PostgreSQL call may take, from asking for a connection to the last answer. */
 export const STORE_CALL_MS = 2000;
-/** How long opening the store and bringing its schema up to date may take. */
-const OPEN_MS = 60_000;
+/** How long bringing the schema up to date may take (one connection, every migration). */
+const MIGRATE_MS = 60_000;
 
 export interface StoreLocation {
   dataDir: string;
@@ -30,27 +29,36 @@ export interface StoreLocation {
  * a process killed at any moment leaves a schema that the next start completes.
  */
 export async function openDatabase(where: StoreLocation, migrations = migrationsFor): Promise<Db> {
-  const dialect: Dialect = where.databaseUrl ? 'postgres' : 'sqlite';
-  const db = where.databaseUrl
-    ? await openPostgres(where.databaseUrl, {
-        defaultMs: STORE_CALL_MS,
-        statementMs: Math.max(where.loginTimeoutMs ?? 0, STORE_CALL_MS),
-      })
-    : openSqlite(where.dataDir);
-  try {
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => migrations(dialect) },
-      migrationTableName: 'tessera_migrations',
-      migrationLockTableName: 'tessera_migrations_lock',
-    });
-    const { error } = await withDeadline(Deadline.after(OPEN_MS), () => migrator.migrateToLatest());
-    if (error) throw error;
-  } catch (err) {
-    await db.destroy();
-    throw err;
+  if (!where.databaseUrl) {
+    const db = openSqlite(where.dataDir);
+    try {
+      await migrate(db, migrations('sqlite'));
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
+    return db;
   }
-  return db;
+  const url = where.databaseUrl;
+  const statementMs = Math.max(where.loginTimeoutMs ?? 0, STORE_CALL_MS);
+  // The schema through a pool of its own, whose calls may take as long as migrations do.
+  const migrating = await openPostgres(url, { callMs: MIGRATE_MS, statementMs: MIGRATE_MS });
+  try {
+    await migrate(migrating, migrations('postgres'));
+  } finally {
+    await migrating.destroy();
+  }
+  return openPostgres(url, { callMs: STORE_CALL_MS, statementMs });
+}
+
+async function migrate(db: Db, migrations: Record<string, Migration>): Promise<void> {
+  const { error } = await new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'tessera_migrations',
+    migrationLockTableName: 'tessera_migrations_lock',
+  }).migrateToLatest();
+  if (error) throw error;
 }
 
 /** SQLite runs DDL inside a transaction as well as PostgreSQL does; Kysely assumes it cannot. */

@@ -1,20 +1,20 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
-import { currentDeadline, Deadline, within } from '../deadline.js';
+import { Deadline, within } from '../deadline.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { Database } from './schema.js';
 
 export interface PostgresTimeouts {
-  /** The time a store call gets when the work around it carries no deadline of its own. */
-  defaultMs: number;
+  /** The time a store call gets, from taking a connection to the last answer on it. */
+  callMs: number;
   /** PostgreSQL's own statement_timeout: no statement runs longer on the server. */
   statementMs: number;
 }
 
 /**
  * PostgreSQL through a pool whose every wait is bounded: a connection is handed out, and
- * each query answered, within the time left to the work in progress (its Deadline, or
- * `defaultMs` from the moment the connection is taken). Whatever makes the store unusable —
+ * each query on it answered, within `callMs` of asking for the connection (a login also
+ * races each store call against its own deadline). Whatever makes the store unusable —
  * refused, reset, partitioned, shut down, timed out — leaves here as StoreUnavailableError,
  * and a connection that met such a fault is destroyed rather than handed out again.
  */
@@ -23,7 +23,7 @@ export async function openPostgres(url: string, timeouts: PostgresTimeouts): Pro
   const pool = new pgModule.Pool({
     connectionString: url,
     max: 10,
-    connectionTimeoutMillis: timeouts.defaultMs,
+    connectionTimeoutMillis: timeouts.callMs,
     statement_timeout: timeouts.statementMs,
     idleTimeoutMillis: 30_000,
   });
@@ -33,7 +33,7 @@ export async function openPostgres(url: string, timeouts: PostgresTimeouts): Pro
   pool.on('connect', (client) => client.on('error', () => {}));
   const DatabaseError = pgModule.DatabaseError;
   const classify = (err: unknown) => (err instanceof DatabaseError && !isUnavailableState(err.code) ? err : unavailable(err));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new DeadlinePool(pool, timeouts.defaultMs, classify) }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new DeadlinePool(pool, timeouts.callMs, classify) }) });
 }
 
 /** SQLSTATE classes that say the server cannot serve now, not that the request was wrong. */
@@ -50,13 +50,12 @@ class DeadlinePool implements PostgresPool {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly defaultMs: number,
+    private readonly callMs: number,
     private readonly classify: (err: unknown) => unknown,
   ) {}
 
   async connect(): Promise<PostgresPoolClient> {
-    const deadline = currentDeadline() ?? Deadline.after(this.defaultMs);
-    if (deadline.expired()) throw new StoreUnavailableError('no time was left to reach the store');
+    const deadline = Deadline.after(this.callMs);
     let raw: pg.PoolClient;
     try {
       raw = await within(

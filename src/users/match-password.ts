@@ -1,3 +1,4 @@
+import type { Deadline } from '../deadline.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { StoredPassword } from './user-store.js';
 
@@ -10,8 +11,9 @@ export async function matchPassword(
   hasher: PasswordHasher,
   passwords: readonly StoredPassword[] | undefined,
   password: string,
+  deadline?: Deadline,
 ): Promise<StoredPassword | undefined> {
-  if (!passwords) return void (await hasher.verifyDummy(password));
-  for (const p of passwords) if (await hasher.verify(p.hash, password)) return p;
+  if (!passwords) return void (await hasher.verifyDummy(password, deadline));
+  for (const p of passwords) if (await hasher.verify(p.hash, password, deadline)) return p;
   return undefined;
 }

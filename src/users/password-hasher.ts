@@ -2,14 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { hash, parseOptions, verify } from '@node-rs/argon2';
 import type { Argon2Params } from '../config/config.js';
+import type { Deadline } from '../deadline.js';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
-  verify(passwordHash: string, password: string): Promise<boolean>;
+  /** `deadline`: the login's, for a hasher that may have to wait for a thread. */
+  verify(passwordHash: string, password: string, deadline?: Deadline): Promise<boolean>;
   /** True when the hash was made with other parameters than the current ones. */
   needsRehash(passwordHash: string): boolean;
   /** The same work as one verification, for a user that does not exist; always false. */
-  verifyDummy(password: string): Promise<false>;
+  verifyDummy(password: string, deadline?: Deadline): Promise<false>;
   /** How long one hash took when measured at start-up, in milliseconds. */
   readonly typicalMs: number;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Deadline, withDeadline } from '../../src/deadline.js';
+import { Deadline } from '../../src/deadline.js';
 import { TryAgainError } from '../../src/errors.js';
 import { Admission } from '../../src/guard/admission.js';
 import { call } from '../helpers/http.js';
@@ -53,7 +53,7 @@ describe('Admission', () => {
     const work = heldWork(admission);
     const holder = work.run();
     let ran = false;
-    const late = withDeadline(Deadline.after(50), () => admission.run(async () => void (ran = true)));
+    const late = admission.run(async () => void (ran = true), Deadline.after(50));
     await expect(late).rejects.toBeInstanceOf(TryAgainError);
     await work.finishOne();
     await holder;
@@ -66,7 +66,7 @@ describe('Admission', () => {
     const work = heldWork(admission);
     const holder = work.run();
     const started = Date.now();
-    await expect(withDeadline(Deadline.after(50), () => admission.run(async () => {}))).rejects.toBeInstanceOf(TryAgainError);
+    await expect(admission.run(async () => {}, Deadline.after(50))).rejects.toBeInstanceOf(TryAgainError);
     expect(Date.now() - started).toBeLessThan(40);
     await work.finishOne();
     await holder;
