@@ -140,3 +140,20 @@ describe('client throttling', () => {
     expect(fromElsewhere.statusCode).toBe(200);
   });
 });
+
+describe('logins of one user waiting for a lockout lease', () => {
+  it('wait in a line that is woken, not polled, and past 64 waiting are refused at once', async () => {
+    t = await testTessera({ authRateLimit: 0 });
+    await t.addUser('grace', 'grace-password-1');
+    const guard = (t.tessera.lockout as unknown as { guard: { reserve: (...a: unknown[]) => Promise<string> } }).guard;
+    const reserve = vi.spyOn(guard, 'reserve');
+    const results = await Promise.all(Array.from({ length: 100 }, () => attempt('grace', 'grace-password-1')));
+    const codes = results.map((r) => r.body.error_code ?? 'ok');
+    // 5 leases at once, 64 in line: 69 served; the other 31 are told to come back.
+    expect(codes.filter((c) => c === 'ok').length).toBeGreaterThanOrEqual(69);
+    expect(codes.filter((c) => c !== 'ok').every((c) => c === 'try_again')).toBe(true);
+    // About one reservation a login, plus the first-in-line's polls: not one a waiter every few ms.
+    expect(reserve.mock.calls.length).toBeLessThan(300);
+    expect((await t.tessera.users.findByUsername('grace'))!.lockedUntil).toBeNull();
+  });
+});
