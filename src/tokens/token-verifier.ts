@@ -58,7 +58,7 @@ export class TokenVerifier {
       allowedIss: this.issuer,
       clockTimestamp: now,
       clockTolerance: this.leewaySeconds * 1000,
-      requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+      requiredClaims: ['iss', 'exp', 'iat', 'sub', 'jti'],
       complete: true,
     });
     let decoded: Decoded;

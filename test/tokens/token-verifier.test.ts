@@ -69,11 +69,11 @@ async function issue(ttl = 300) {
 const claims = { uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 };
 
 /** A token made outside the issuer, to try what an attacker could send. */
-function forge(header: { alg: string; kid?: string }, key: Parameters<SignJWT['sign']>[0], body: object = claims) {
+function forge(header: { alg: string; kid?: string }, key: Parameters<SignJWT['sign']>[0], body: object = claims, iss?: string) {
   const iat = Math.floor(now / 1000);
-  return new SignJWT({ ...body })
-    .setProtectedHeader({ typ: 'JWT', ...header })
-    .setIssuer('tessera')
+  const jwt = new SignJWT({ ...body }).setProtectedHeader({ typ: 'JWT', ...header });
+  if (iss !== '') jwt.setIssuer(iss ?? 'tessera');
+  return jwt
     .setSubject('7')
     .setIssuedAt(iat)
     .setExpirationTime(iat + 60)
@@ -126,6 +126,14 @@ describe('TokenVerifier', () => {
     const token = await issue();
     now -= 60_000;
     await expect(verifier(5).verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('refuses a token signed with our key but without iss (RFC 8725 §3.8: a required claim)', async () => {
+    const { kid, privatePem } = ring.signingKey();
+    const withIss = await forge({ alg: 'EdDSA', kid }, createPrivateKey(privatePem));
+    await expect(verifier().verify(withIss)).resolves.toMatchObject({ uid: 7 });
+    const token = await forge({ alg: 'EdDSA', kid }, createPrivateKey(privatePem), claims, '');
+    await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
   it('refuses a signed token without the expected claims', async () => {
