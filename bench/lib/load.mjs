@@ -19,8 +19,9 @@ export async function closedLoop({ url, method = 'GET', headers = {}, body, conn
  * Open loop: `rate` requests a second whatever the answers, as real overload is. Returns
  * the latencies per status, so that admitted and refused requests can be told apart.
  */
-export async function openLoop({ url, method = 'GET', headers = {}, body, rate, seconds }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+export async function openLoop({ url, method = 'GET', headers = {}, body, rate, seconds, connectionEach = false }) {
+  // connectionEach: a new connection a request, as a Kubernetes probe or curl makes.
+  const agent = connectionEach ? new http.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: true, maxSockets: 512 });
   const byStatus = new Map();
   const pending = [];
   const start = performance.now();
