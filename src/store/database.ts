@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, type Migration, Migrator, sql, SqliteAdapter, SqliteDialect } from 'kysely';
@@ -74,10 +74,18 @@ class TransactionalSqliteDialect extends SqliteDialect {
   }
 }
 
-/** WAL mode and a busy timeout let the CLI write while a server has the file open. */
+/**
+ * WAL mode and a busy timeout let the CLI write while a server has the file open. The file
+ * holds the signing keys: it and its folder are for the owner alone, whatever existed before
+ * (SQLite gives its -wal and -shm files the database file's mode).
+ */
 function openSqlite(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = new SQLite(path.join(dataDir, SQLITE_FILE));
+  if ((statSync(dataDir).mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
+  const location = path.join(dataDir, SQLITE_FILE);
+  closeSync(openSync(location, 'a', 0o600));
+  if ((statSync(location).mode & 0o077) !== 0) chmodSync(location, 0o600);
+  const file = new SQLite(location);
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -38,6 +38,24 @@ describe.each(['sqlite', 'postgres'] as const)('schema migrations on %s', (diale
       }
     } finally {
       await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the SQLite store on disk', () => {
+  it('is for its owner alone, also in a folder that existed with a looser mode', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-mode-'));
+    chmodSync(dataDir, 0o755);
+    try {
+      const db = await openDatabase({ dataDir });
+      await db.destroy();
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      for (const name of readdirSync(dataDir)) expect([name, statSync(path.join(dataDir, name)).mode & 0o777]).toEqual([name, 0o600]);
+      chmodSync(path.join(dataDir, 'tessera.db'), 0o644); // loosened later by hand
+      await (await openDatabase({ dataDir })).destroy();
+      expect(statSync(path.join(dataDir, 'tessera.db')).mode & 0o777).toBe(0o600);
+    } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
