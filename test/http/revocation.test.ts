@@ -67,6 +67,13 @@ describe('token revocation', () => {
     expect((await me(token)).status).toBe(401);
   });
 
+  it('answers 400 to a logout with Basic credentials: there is no token to end', async () => {
+    const res = await call(t, 'POST', '/v1/users/logout', { auth: t.basic('root', 'root-password') });
+    expect(res.status).toBe(400);
+    expect(res.body.error_code).toBe('invalid_request');
+    expect(res.body.message).toContain('JWT');
+  });
+
   it('keeps logouts across a restart of the store', async () => {
     const token = await login(t, 'heidi', 'heidi-password-1');
     await call(t, 'POST', '/v1/users/logout', { auth: token });
