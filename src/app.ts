@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { answerClientError, answerFrameworkError, answerMissingHostAndExpect, SERVER_OPTIONS } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-response.js';
 import { acceptJsonBodies } from './http/json-body.js';
+import { collectMethods } from './http/method-not-allowed.js';
 import { logRequests } from './http/request-log.js';
 import { authorizeRoute } from './http/routes/authorize.js';
 import { clusterPolicyRoutes } from './http/routes/cluster-policy.js';
@@ -37,7 +39,9 @@ export interface AppOptions {
 export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp {
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
-    ...(options.https ? { https: options.https } : {}),
+    ...(options.https ? { https: { ...options.https, ...SERVER_OPTIONS } } : { http: SERVER_OPTIONS }),
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     bodyLimit: tessera.config.bodyLimitBytes,
     // Types are what the client sent ("600" is not a ttl), and unknown names in a strict
     // schema (the policy) are an error, not silently dropped.
@@ -48,12 +52,15 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   app.decorate('tessera', tessera);
   acceptJsonBodies(app);
   registerErrorHandling(app);
+  answerMissingHostAndExpect(app);
   logRequests(app);
+  const addMethodNotAllowed = collectMethods(app);
   const routes = [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
     ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
     ...[clusterPolicyRoutes, keysRotateRoute, jwksRoute, healthzRoute, readyzRoute],
   ];
   for (const route of routes) route(app);
+  addMethodNotAllowed();
   return app;
 }

@@ -50,6 +50,12 @@ export class InvalidTokenError extends DomainError {
   }
 }
 
+export class MethodNotAllowedError extends DomainError {
+  constructor(allow: string) {
+    super('method_not_allowed', `This path takes ${allow}`);
+  }
+}
+
 export class ForbiddenError extends DomainError {
   constructor(message = 'Your role does not allow this action') {
     super('forbidden', message);

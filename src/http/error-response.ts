@@ -19,13 +19,19 @@ const STATUS_BY_CODE: Record<string, number> = {
   forbidden: 403,
   unauthorized_action: 403,
   not_found: 404,
+  method_not_allowed: 405,
   user_not_found: 404,
   user_not_exist: 404,
   change_last_admin_role_not_allowed: 406,
   delete_last_admin_not_allowed: 406,
   name_already_exists: 409,
   email_already_exists: 409,
+  malformed_request: 400,
+  invalid_url: 400,
+  request_timeout: 408,
   body_too_large: 413,
+  expectation_failed: 417,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   too_many_requests: 429,
   try_again: 503,
@@ -42,9 +48,14 @@ export interface ErrorBody {
   message: string;
 }
 
+/** The status of an error code (400 for codes of a bad request that the map does not name). */
+export function statusOf(code: string): number {
+  return STATUS_BY_CODE[code] ?? 400;
+}
+
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
   if (err instanceof DomainError) {
-    return { status: STATUS_BY_CODE[err.code] ?? 400, body: { error_code: err.code, message: err.message } };
+    return { status: statusOf(err.code), body: { error_code: err.code, message: err.message } };
   }
   const e = err as Partial<FastifyError>;
   if (e.validation) {
