@@ -19,27 +19,32 @@ export interface RunningServer {
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'req.body', 'password'];
 
 /**
- * Opens the store, makes the first admin on an empty one, loads or makes the TLS
- * certificate, and listens. Closing drains in-flight requests, then closes the store.
+ * Loads or makes the TLS certificate, opens the store, listens, and then makes the first
+ * admin on an empty store. Closing drains in-flight requests, then closes the store.
  */
 export async function startServer(
   config: Config,
   firstAdmin: { username?: string; password?: string } = {},
 ): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
+  // The TLS files are read and the port bound before the first admin is made: a start that
+  // fails on either must not make an admin whose generated password nobody saw.
+  const tls = !config.tls.enabled
+    ? null
+    : config.tls.certFile && config.tls.keyFile
+      ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
+      : await selfSignedTls(config.dataDir);
   const tessera = await openTessera(config, { logger });
   try {
-    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, firstAdmin);
-    const tls = !config.tls.enabled
-      ? null
-      : config.tls.certFile && config.tls.keyFile
-        ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
-        : await selfSignedTls(config.dataDir);
     const app = buildApp(tessera, {
       loggerInstance: logger,
       https: tls && { key: tls.key, cert: tls.cert },
     });
     await app.listen({ host: config.listen.host, port: config.listen.port });
+    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, firstAdmin).catch(async (err: unknown) => {
+      await app.close();
+      throw err;
+    });
     const { address, port } = app.server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
     let closing: Promise<void> | undefined;

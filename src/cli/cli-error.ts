@@ -3,6 +3,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
+    /** What it explains, shown with --log-level debug. */
+    readonly explains?: unknown,
   ) {
     super(message);
   }

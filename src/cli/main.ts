@@ -36,8 +36,14 @@ const program = new Command('tessera')
   .addCommand(keysCommand())
   .addCommand(tokenCommand());
 
+/** Stacks are for `--log-level debug` (or TESSERA_LOG_LEVEL=debug); a user gets one line. */
+const debug = /(^|\s)--log-level[= ](debug|trace)\b/.test(process.argv.join(' ')) || /^(debug|trace)$/.test(process.env.TESSERA_LOG_LEVEL ?? '');
+
 program.parseAsync().catch((err: unknown) => {
   const known = err instanceof CliError || err instanceof ConfigError || err instanceof DomainError;
-  process.stderr.write(`tessera: ${known ? (err as Error).message : String((err as Error)?.stack ?? err)}\n`);
+  const message = known ? (err as Error).message : `${(err as Error)?.message ?? err} (add --log-level debug for the details)`;
+  process.stderr.write(`tessera: ${message}\n`);
+  const detail = err instanceof CliError ? err.explains : known ? undefined : err;
+  if (debug && detail) process.stderr.write(`${(detail as Error).stack ?? detail}\n`);
   process.exit(err instanceof CliError ? err.exitCode : known ? 2 : 1);
 });

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { startServer } from '../server.js';
+import { CliError } from './cli-error.js';
 import { addServeOptions, configFromOptions, type ServeOptions } from './options.js';
+import { explainStartFailure } from './start-failure.js';
 
 export function serveCommand(): Command {
   return addServeOptions(new Command('serve'))
@@ -23,6 +25,9 @@ Examples:
       const server = await startServer(config, {
         username: process.env.TESSERA_ADMIN_USERNAME,
         password: process.env.TESSERA_ADMIN_PASSWORD,
+      }).catch((err: unknown) => {
+        const explained = explainStartFailure(err, config);
+        throw explained ? new CliError(explained, 1, err) : err;
       });
       const say = (line = '') => process.stderr.write(`${line}\n`);
       if (server.tls?.generatedAt) {

@@ -75,6 +75,25 @@ export const DEFAULTS: Config = {
 
 export class ConfigError extends Error {}
 
+/** Each setting as the user spells it (flag and variable), for messages. */
+const FLAGS: Record<string, string> = {
+  '/listen/host': '--listen (TESSERA_LISTEN)',
+  '/listen/port': '--listen (TESSERA_LISTEN) port',
+  '/dataDir': '--data-dir (TESSERA_DATA_DIR)',
+  '/databaseUrl': '--database-url (TESSERA_DATABASE_URL), a postgres:// URL,',
+  '/redisUrl': '--redis-url (TESSERA_REDIS_URL), a redis:// URL,',
+  '/redisKeyPrefix': '--redis-key-prefix (TESSERA_REDIS_KEY_PREFIX)',
+  '/issuer': '--issuer (TESSERA_ISSUER)',
+  '/clockLeewaySeconds': '--clock-leeway (TESSERA_CLOCK_LEEWAY)',
+  '/argon2/memoryCost': '--argon2-memory (TESSERA_ARGON2_MEMORY_KIB)',
+  '/argon2/timeCost': '--argon2-iterations (TESSERA_ARGON2_ITERATIONS)',
+  '/argon2/parallelism': '--argon2-parallelism (TESSERA_ARGON2_PARALLELISM)',
+  '/keyActivationDelaySeconds': '--key-activation-delay (TESSERA_KEY_ACTIVATION_DELAY)',
+  '/authRateLimit': '--auth-rate-limit (TESSERA_AUTH_RATE_LIMIT)',
+  '/loginTimeoutMs': '--login-timeout (TESSERA_LOGIN_TIMEOUT)',
+  '/loginQueueMs': '--login-queue-ms (TESSERA_LOGIN_QUEUE_MS)',
+};
+
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
 /** Merges overrides onto the defaults, validates the result and freezes it. */
@@ -88,10 +107,8 @@ export function makeConfig(given: DeepPartial<Config> = {}): Config {
     argon2: { ...DEFAULTS.argon2, ...overrides.argon2 },
   };
   if (!Value.Check(ConfigSchema, merged)) {
-    const problems = [...Value.Errors(ConfigSchema, merged)].map(
-      (e) => `${e.instancePath || '/'} ${e.message}`,
-    );
-    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+    const problems = [...Value.Errors(ConfigSchema, merged)].map((e) => `${FLAGS[e.instancePath] ?? e.instancePath} ${e.message}`);
+    throw new ConfigError([...new Set(problems)].join('; '));
   }
   if (merged.masterKey !== undefined && masterKeyBytes(merged.masterKey).length !== 32) {
     throw new ConfigError('the master key must be base64 of 32 random bytes (openssl rand -base64 32)');
