@@ -40,7 +40,10 @@ export class InvalidCredentialsError extends DomainError {
 
 export class PasswordExpiredError extends DomainError {
   constructor() {
-    super('password_expired', 'The password has expired and must be changed');
+    super(
+      'password_expired',
+      'The password has expired: set a new one with PUT /v1/users/password {"username", "old_password", "new_password"} (no token needed), or `tessera passwd`',
+    );
   }
 }
 
@@ -80,20 +83,27 @@ export class EmailAlreadyExistsError extends UserAlreadyExistsError {
   }
 }
 
-export class AccountLockedError extends DomainError {
-  constructor() {
-    super('account_locked', 'The account is locked after too many failed logins');
-  }
-}
-
-/** An error that tells the client when to come back (Retry-After). */
+/** An error that tells the client when to come back (Retry-After), when that is known. */
 export class RetryLaterError extends DomainError {
   constructor(
     code: string,
     message: string,
-    readonly retryAfterSeconds: number,
+    readonly retryAfterSeconds?: number,
   ) {
     super(code, message);
+  }
+}
+
+export class AccountLockedError extends RetryLaterError {
+  /** `unlocksInSeconds`: undefined when only an admin can lift the lock. */
+  constructor(unlocksInSeconds?: number) {
+    super(
+      'account_locked',
+      unlocksInSeconds === undefined
+        ? 'The account is locked after too many failed logins, until an admin unlocks it'
+        : `The account is locked after too many failed logins; it unlocks in ${unlocksInSeconds} s, or an admin can unlock it now`,
+      unlocksInSeconds,
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
-import { InvalidCredentialsError, InvalidTokenError, PasswordExpiredError, StoreUnavailableError } from '../errors.js';
+import { AccountLockedError, InvalidCredentialsError, InvalidTokenError, PasswordExpiredError, StoreUnavailableError } from '../errors.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
@@ -11,7 +11,7 @@ import type { TokenIssuer } from '../tokens/token-issuer.js';
 import type { TokenVerifier } from '../tokens/token-verifier.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
 import { matchPassword } from '../users/match-password.js';
-import { isPasswordExpired, type User } from '../users/user.js';
+import { isLocked, isPasswordExpired, unlocksInSeconds, type User } from '../users/user.js';
 import type { CredentialStore, UserStore } from '../users/user-store.js';
 import type { Credentials } from './credentials.js';
 
@@ -103,6 +103,8 @@ export class AuthService {
     const principal = await this.checkToken(token);
     const user = await this.deps.users.getByUid(principal.uid);
     if (!user) throw new InvalidTokenError('The user of this token no longer exists');
+    const now = new Date(this.deps.clock());
+    if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
     if (isPasswordExpired(user, await this.deps.policy.get(), new Date(this.deps.clock()))) {
       throw new PasswordExpiredError();
     }

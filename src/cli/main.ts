@@ -7,6 +7,7 @@ import { ConfigError } from '../config/config.js';
 import { DomainError } from '../errors.js';
 import { CliError } from './cli-error.js';
 import { keysCommand } from './keys.js';
+import { passwdCommand } from './passwd.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 import { usersAddCommand } from './users-add.js';
@@ -34,7 +35,8 @@ const program = new Command('tessera')
       .addCommand(usersDeleteCommand()),
   )
   .addCommand(keysCommand())
-  .addCommand(tokenCommand());
+  .addCommand(tokenCommand())
+  .addCommand(passwdCommand());
 
 /** Stacks are for `--log-level debug` (or TESSERA_LOG_LEVEL=debug); a user gets one line. */
 const debug = /(^|\s)--log-level[= ](debug|trace)\b/.test(process.argv.join(' ')) || /^(debug|trace)$/.test(process.env.TESSERA_LOG_LEVEL ?? '');

@@ -8,9 +8,7 @@ import { CliError } from './cli-error.js';
  */
 export async function readPassword(opts: { stdin?: boolean; prompt: string; confirm?: boolean }): Promise<string> {
   if (opts.stdin) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    const password = (await readStdin()).replace(/\r?\n$/, '');
     if (!password) throw new CliError('no password on standard input');
     return password;
   }
@@ -23,4 +21,19 @@ export async function readPassword(opts: { stdin?: boolean; prompt: string; conf
     if (again !== password) throw new CliError('the two passwords differ');
   }
   return password;
+}
+
+/** `count` passwords from standard input, one a line (each line exactly as typed). */
+export async function readStdinLines(count: number): Promise<string[]> {
+  const lines = (await readStdin()).replace(/\r?\n$/, '').split(/\r?\n/);
+  if (lines.length !== count || lines.some((l) => l === '')) {
+    throw new CliError(`standard input must hold ${count} passwords, one a line`);
+  }
+  return lines;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
-import { postJson } from './post-json.js';
+import { addServerOptions, requestJson } from './request-json.js';
 import { readPassword } from './read-password.js';
 
 interface TokenOptions {
@@ -20,9 +20,8 @@ function ttl(value: string): number {
 }
 
 export function tokenCommand(): Command {
-  return new Command('token')
+  return addServerOptions(new Command('token'))
     .description('Ask a running Tessera for a token and print it')
-    .addOption(new Option('--url <url>', 'base URL of the server').env('TESSERA_URL').default('https://127.0.0.1:9443'))
     .requiredOption('--username <name>', 'who logs in')
     .option('--ttl <seconds>', 'token lifetime, 1 to 86400 (server default 300)', ttl)
     .addOption(
@@ -30,8 +29,6 @@ export function tokenCommand(): Command {
         .choices(['7.22', '7.4'])
         .default('7.22'),
     )
-    .option('--ca <file>', 'trust this PEM certificate (e.g. <data-dir>/tls/cert.pem)')
-    .option('-k, --insecure', 'do not verify the server certificate')
     .option('--password-stdin', 'read the password from standard input instead of a prompt')
     .addHelpText('after', '\nExample:\n  TOKEN=$(tessera token --username admin@tessera.local --ca data/tls/cert.pem --ttl 600)')
     .action(async (o: TokenOptions) => {
@@ -40,8 +37,9 @@ export function tokenCommand(): Command {
       const ttlField = o.ttl === undefined ? {} : { ttl: o.ttl };
       const { status, json } =
         o.apiLine === '7.4'
-          ? await postJson(url, { username: o.username, password, ...ttlField }, {}, o)
-          : await postJson(
+          ? await requestJson('POST', url, { username: o.username, password, ...ttlField }, {}, o)
+          : await requestJson(
+              'POST',
               url,
               o.ttl === undefined ? undefined : ttlField,
               { authorization: `Basic ${Buffer.from(`${o.username}:${password}`, 'utf8').toString('base64')}` },

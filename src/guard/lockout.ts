@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Deadline } from '../deadline.js';
 import { AccountLockedError, TryAgainError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
-import { isLocked, LOCKED_UNTIL_UNLOCKED, type User } from '../users/user.js';
+import { isLocked, LOCKED_UNTIL_UNLOCKED, unlocksInSeconds, type User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
 import type { LoginGuard } from './login-guard.js';
@@ -56,7 +56,8 @@ export class Lockout {
    */
   async guarded<T>(a: Attempt, check: () => Promise<T | undefined>): Promise<T | undefined> {
     if (a.user?.lockedUntil) {
-      if (isLocked(a.user, new Date(this.clock()))) throw new AccountLockedError();
+      const now = new Date(this.clock());
+      if (isLocked(a.user, now)) throw new AccountLockedError(unlocksInSeconds(a.user.lockedUntil, now));
       await this.unlock(a.user); // the lock has run out
     }
     const threshold = a.policy.login_lockout_threshold;
@@ -90,7 +91,8 @@ export class Lockout {
       const answer = await this.guard.reserve(key, lease, threshold, leaseMs, resetAt);
       if (answer === 'locked') {
         if (a.user) await this.lock(a);
-        throw new AccountLockedError();
+        const duration = a.policy.login_lockout_duration; // unknown names answer alike
+        throw new AccountLockedError(duration === 0 ? undefined : duration);
       }
       return answer === 'ok';
     };

@@ -86,7 +86,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 500 && !(known instanceof DomainError)) request.log.error({ err }, 'request failed');
     if (known instanceof StoreUnavailableError) request.log.warn({ reason: reasonOf(known.reason) }, 'store unavailable');
     if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
-    if (known instanceof RetryLaterError) reply.header('retry-after', String(known.retryAfterSeconds));
+    if (known instanceof RetryLaterError && known.retryAfterSeconds !== undefined) {
+      reply.header('retry-after', String(known.retryAfterSeconds));
+    }
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>

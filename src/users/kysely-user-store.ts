@@ -135,7 +135,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now.toISOString())]))
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) return false;
-    await this.revokeTokens(uid);
+    this.onChanged(uid);
     return true;
   }
 

@@ -15,7 +15,9 @@ export interface StoredPassword {
 
 /**
  * Reads and writes users; never sees password hashes. Every change that must end a user's
- * tokens (delete, lock, role change) raises the user's token epoch in the same write.
+ * tokens (delete, role change) raises the user's token epoch in the same write. A lockout
+ * does not: the tokens were obtained with the right password, and ending them would turn
+ * someone else's wrong guesses into a way to sign the user out.
  */
 export interface UserStore {
   list(): Promise<User[]>;

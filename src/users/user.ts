@@ -48,6 +48,11 @@ export function isPasswordExpired(user: User, policy: Policy, now: Date): boolea
   return days > 0 && user.passwordIssueDate.getTime() + days * DAY_MS <= t;
 }
 
+/** Seconds until a lock ends by itself; undefined when only an admin can lift it. */
+export function unlocksInSeconds(lockedUntil: Date, now: Date): number | undefined {
+  return lockedUntil.getTime() >= LOCKED_UNTIL_UNLOCKED.getTime() ? undefined : Math.max(1, Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000));
+}
+
 export function isLocked(user: User, now: Date): boolean {
   return user.lockedUntil !== null && user.lockedUntil.getTime() > now.getTime();
 }

@@ -23,6 +23,8 @@ describe('login lockout', () => {
     const locked = await attempt('grace', 'grace-password-1');
     expect(locked.status).toBe(401);
     expect(locked.body.error_code).toBe('account_locked');
+    expect(locked.headers['retry-after']).toBe('1800'); // the default duration
+    expect(locked.body.message).toMatch(/unlocks in 1800 s, or an admin can unlock it now/);
     expect(verify).not.toHaveBeenCalled();
 
     const root = await login(t, 'root', 'root-password');
@@ -43,15 +45,22 @@ describe('login lockout', () => {
     await setup({ login_lockout_threshold: 2, login_lockout_duration: 60 });
     await attempt('grace', 'wrong-1');
     await attempt('grace', 'wrong-2');
-    expect((await attempt('grace', 'grace-password-1')).body.error_code).toBe('account_locked');
-    t.advance(61);
+    const locked = await attempt('grace', 'grace-password-1');
+    expect(locked.body.error_code).toBe('account_locked');
+    expect(locked.headers['retry-after']).toBe('60');
+    t.advance(20);
+    expect((await attempt('grace', 'grace-password-1')).headers['retry-after']).toBe('40'); // what is left
+    t.advance(41);
     expect((await attempt('grace', 'grace-password-1')).status).toBe(200);
 
     await t.tessera.policy.update({ login_lockout_duration: 0 });
     await attempt('grace', 'wrong-1');
     await attempt('grace', 'wrong-2');
     t.advance(86_400 * 30);
-    expect((await attempt('grace', 'grace-password-1')).body.error_code).toBe('account_locked');
+    const forever = await attempt('grace', 'grace-password-1');
+    expect(forever.body.error_code).toBe('account_locked');
+    expect(forever.headers['retry-after']).toBeUndefined();
+    expect(forever.body.message).toMatch(/until an admin unlocks it/);
   });
 
   it('starts the count again after login_lockout_counter_reset_after, and after a success', async () => {

@@ -23,9 +23,6 @@ describe('token revocation', () => {
     ['deleted', () => call(t, 'DELETE', `/v1/users/${uid}`, { auth: root })],
     ['given a new role', () => call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { role: 'db_viewer' } })],
     ['given a new password', () => call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'heidi', new_password: 'heidi-password-2' } })],
-    ['locked out', async () => {
-      for (let i = 0; i < 5; i++) await call(t, 'POST', '/v1/users/authorize', { body: { username: 'heidi', password: 'wrong-pass' } });
-    }],
   ])('ends every token of a user who is %s, on every route and on refresh', async (_what, change) => {
     const token = await login(t, 'heidi', 'heidi-password-1');
     expect((await me(token)).status).toBe(200);
@@ -34,6 +31,16 @@ describe('token revocation', () => {
     expect(after.status).toBe(401);
     expect(after.body.error_code).toBe('invalid_token');
     expect((await refresh(token)).status).toBe(401);
+  });
+
+  it('keeps the tokens of a user locked out by failed logins, but refreshes none while locked', async () => {
+    const token = await login(t, 'heidi', 'heidi-password-1');
+    for (let i = 0; i < 5; i++) await call(t, 'POST', '/v1/users/authorize', { body: { username: 'heidi', password: 'wrong-pass' } });
+    expect((await me(token)).body.status).toBe('locked');
+    const renewed = await refresh(token);
+    expect(renewed.status).toBe(401);
+    expect(renewed.body.error_code).toBe('account_locked');
+    expect(renewed.headers['retry-after']).toBe('1800');
   });
 
   it('keeps other users\' tokens and the user\'s new ones working', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { type Command, Option } from 'commander';
 import { CliError } from './cli-error.js';
 
 export interface TlsTrust {
@@ -8,8 +9,17 @@ export interface TlsTrust {
   ca?: string;
 }
 
-/** POSTs a JSON body and returns the status and parsed JSON answer. */
-export function postJson(
+/** The options of the commands that talk to a running server: where it is, and whom to trust. */
+export function addServerOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--url <url>', 'base URL of the server').env('TESSERA_URL').default('https://127.0.0.1:9443'))
+    .option('--ca <file>', 'trust this PEM certificate (e.g. <data-dir>/tls/cert.pem)')
+    .option('-k, --insecure', 'do not verify the server certificate');
+}
+
+/** Sends a JSON body and returns the status and parsed JSON answer. */
+export function requestJson(
+  method: 'POST' | 'PUT',
   url: URL,
   body: unknown,
   headers: Record<string, string>,
@@ -18,7 +28,7 @@ export function postJson(
   const payload = body === undefined ? '' : JSON.stringify(body);
   const secure = url.protocol === 'https:';
   const options: https.RequestOptions = {
-    method: 'POST',
+    method,
     headers: { accept: 'application/json', 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
     timeout: 30_000,
     ...(secure && { rejectUnauthorized: !trust.insecure, ...(trust.ca && { ca: readFileSync(trust.ca) }) }),
