@@ -5,6 +5,7 @@ import type { Config } from './config/config.js';
 import { openTessera, type Tessera } from './tessera.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
 import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
+import { KyselyUnshownPasswordMark } from './users/unshown-password-mark.js';
 
 export interface RunningServer {
   app: TesseraApp;
@@ -41,7 +42,8 @@ export async function startServer(
       https: tls && { key: tls.key, cert: tls.cert },
     });
     await app.listen({ host: config.listen.host, port: config.listen.port });
-    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, firstAdmin).catch(async (err: unknown) => {
+    const mark = new KyselyUnshownPasswordMark(tessera.db);
+    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(async (err: unknown) => {
       await app.close();
       throw err;
     });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
@@ -64,10 +65,18 @@ export class AuthService {
     await throttle.check(ctx.ip);
     const found = await inTime(deadline, credentials.findCredential(username));
     const rules = await inTime(deadline, policy.get());
-    const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx, deadline }, () =>
-      matchPassword(hasher, found?.passwords, password, deadline),
-    );
-    if (!found || !match) throw new InvalidCredentialsError();
+    let shortfallMs = 0;
+    const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx, deadline }, async () => {
+      const checked = await matchPassword(hasher, found?.passwords, password, deadline);
+      shortfallMs = checked.shortfallMs;
+      return checked.stored;
+    });
+    if (!found || !match) {
+      // A wrong password takes as long for every user, whatever number of passwords they
+      // hold, and for a name that does not exist; waited out after the lease is given back.
+      await sleep(Math.min(shortfallMs, deadline.remaining()));
+      throw new InvalidCredentialsError();
+    }
     if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(clock()))) throw new PasswordExpiredError();
     if (hasher.needsRehash(match.hash)) await this.rehash(match.id, password);
     return { user: found.user };

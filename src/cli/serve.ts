@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { startServer } from '../server.js';
 import { CliError } from './cli-error.js';
 import { addServeOptions, configFromOptions, type ServeOptions } from './options.js';
+import type { Config } from '../config/config.js';
 import { explainStartFailure } from './start-failure.js';
 
 export function serveCommand(): Command {
@@ -33,11 +34,21 @@ Examples:
       if (server.tls?.generatedAt) {
         say(`Made a self-signed TLS certificate: ${server.tls.generatedAt} (curl: --cacert it, or -k)`);
       }
-      if (server.firstAdmin.created) {
-        say(`Created the first admin: ${server.firstAdmin.username}`);
-        if (server.firstAdmin.generatedPassword) {
-          say('Its password, shown this once only (change it with `tessera users set-password`):');
-          say(`\n    ${server.firstAdmin.generatedPassword}\n`);
+      const admin = server.firstAdmin;
+      if (admin.created) {
+        say(`Created the first admin: ${admin.username}`);
+        if (admin.generatedPassword) {
+          say('Its password, shown this once only (keep it: `read -rs PASSWORD`, then paste it):');
+          say(`\n    ${admin.generatedPassword}\n`);
+        }
+        await admin.shown();
+      } else {
+        if (process.env.TESSERA_ADMIN_USERNAME || process.env.TESSERA_ADMIN_PASSWORD) {
+          say('TESSERA_ADMIN_USERNAME and TESSERA_ADMIN_PASSWORD were ignored: they make the first admin of an empty store only, and this store has users');
+        }
+        if (admin.unshownPasswordOf) {
+          say(`The first admin ${admin.unshownPasswordOf} got a generated password that an earlier start never showed. Set one:`);
+          say(`\n    ${setPasswordCommand(admin.unshownPasswordOf, config)}\n`);
         }
       }
       say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);
@@ -51,4 +62,15 @@ Examples:
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+}
+
+/** The command that gives `username` a new password in this server's store (never with a secret in it). */
+function setPasswordCommand(username: string, config: Config): string {
+  const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+  const store = !config.databaseUrl
+    ? ` --data-dir ${quoted(config.dataDir)}`
+    : process.env.TESSERA_DATABASE_URL
+      ? '' // the command reads the same variable
+      : ' --database-url <the URL given to this server>';
+  return `tessera users set-password --username ${quoted(username)}${store}`;
 }

@@ -14,15 +14,12 @@ import {
 } from '../errors.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
-import { matchPassword } from './match-password.js';
+import { MAX_PASSWORDS, matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
 import { isRole, ROLES, type Role, type User } from './user.js';
 import type { CredentialStore, UserStore } from './user-store.js';
 import { validateNewUsername } from './username.js';
-
-/** Passwords a user may hold at once: the current one and its successor during a rotation. */
-export const MAX_PASSWORDS = 2;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -127,7 +124,7 @@ export class AccountService {
   async deletePassword(actor: Principal | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     const credential = await this.deps.users.getCredential(target.uid);
     const passwords = credential?.passwords ?? [];
-    const match = await matchPassword(this.deps.hasher, passwords, password);
+    const { stored: match } = await matchPassword(this.deps.hasher, passwords, password);
     if (!match) throw new InvalidRequestError('old_password is not one of the user\'s passwords');
     if (passwords.length <= 1) throw new CannotDeleteLastPasswordError();
     await this.deps.users.deletePassword(target.uid, match.id);
@@ -172,7 +169,7 @@ export class AccountService {
   private async checkCandidate(target: User, password: string): Promise<void> {
     await checkNewPassword(password, target.username, await this.deps.policy.get());
     const credential = await this.deps.users.getCredential(target.uid);
-    if (await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)) throw new NewPasswordSameAsCurrentError();
+    if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored) throw new NewPasswordSameAsCurrentError();
   }
 
   private audit(ctx: RequestContext, actor: Principal | null, target: User, record: Omit<AuditRecord, 'outcome'>): void {

@@ -1,0 +1,46 @@
+import type { Db } from '../store/database.js';
+
+/**
+ * Remembers, across a start that dies, that a first admin got a generated password that was
+ * not shown yet. `nonce` tells apart the nodes that start together on an empty store;
+ * `issuedAt` is the password's issue date once the admin exists.
+ */
+export interface UnshownPassword {
+  username: string;
+  nonce: string;
+  issuedAt?: string;
+}
+
+export interface UnshownPasswordMark {
+  get(): Promise<UnshownPassword | undefined>;
+  put(mark: UnshownPassword): Promise<void>;
+  /** Removes the mark if it is still the one with `nonce`. */
+  clear(nonce: string): Promise<void>;
+}
+
+const KEY = 'first_admin_password_unshown';
+
+/** The mark as one JSON row of the settings table. */
+export class KyselyUnshownPasswordMark implements UnshownPasswordMark {
+  constructor(private readonly db: Db) {}
+
+  async get(): Promise<UnshownPassword | undefined> {
+    const row = await this.db.selectFrom('settings').select('value').where('key', '=', KEY).executeTakeFirst();
+    return row && (JSON.parse(row.value) as UnshownPassword);
+  }
+
+  async put(mark: UnshownPassword): Promise<void> {
+    const value = JSON.stringify(mark);
+    await this.db
+      .insertInto('settings')
+      .values({ key: KEY, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+  }
+
+  async clear(nonce: string): Promise<void> {
+    // One statement, so that a node's clear never takes away another node's newer mark.
+    const ours = `%"nonce":"${nonce.replace(/[^0-9a-f-]/g, '')}"%`;
+    await this.db.deleteFrom('settings').where('key', '=', KEY).where('value', 'like', ours).execute();
+  }
+}

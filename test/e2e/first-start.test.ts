@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeConfig } from '../../src/config/config.js';
+import { openAccounts } from '../../src/tessera.js';
+import { ensureFirstAdmin } from '../../src/users/first-admin.js';
+import { KyselyUnshownPasswordMark } from '../../src/users/unshown-password-mark.js';
+import { basic, FAST_ARGON2_ENV, request, runCli, startServe } from '../helpers/cli.js';
+import { FAST_ARGON2 } from '../helpers/test-tessera.js';
+
+const dirs: string[] = [];
+const fresh = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tessera-first-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const login = (url: string, username: string, password: string) =>
+  request(`${url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic(username, password) } });
+
+describe('the first start of tessera serve (subprocess)', () => {
+  it('makes no admin when it cannot listen, so the next start makes one and shows its password', async () => {
+    const dataDir = fresh();
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => taken.once('listening', r));
+    const { port } = taken.address() as net.AddressInfo;
+    const failed = await runCli(['serve', '--no-tls', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir], { env: FAST_ARGON2_ENV });
+    taken.close();
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).not.toContain('Created the first admin');
+    const server = await startServe(['--no-tls', '--data-dir', dataDir], FAST_ARGON2_ENV);
+    try {
+      const password = /shown this once only.*\n\n {4}(\S+)\n/.exec(server.stderr())?.[1] ?? '';
+      expect((await login(server.url, 'admin@tessera.local', password)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('says so when an earlier start made the admin but never showed its password, with the command that sets one', async () => {
+    const dataDir = fresh();
+    // What a start killed between making the admin and printing its password leaves behind.
+    const accounts = await openAccounts(makeConfig({ dataDir, argon2: FAST_ARGON2 }));
+    await ensureFirstAdmin(accounts.users, accounts.accounts, new KyselyUnshownPasswordMark(accounts.db), {});
+    await accounts.close();
+
+    let server = await startServe(['--no-tls', '--data-dir', dataDir], FAST_ARGON2_ENV);
+    await server.stop();
+    expect(server.stderr()).toContain('admin@tessera.local got a generated password that an earlier start never showed');
+    const command = /\n {4}tessera (users set-password .*)\n/.exec(server.stderr())?.[1];
+    expect(command).toBe(`users set-password --username 'admin@tessera.local' --data-dir '${dataDir}'`);
+    const args = command!.split(' ').map((a) => a.replace(/^'|'$/g, ''));
+    const set = await runCli([...args, '--password-stdin'], { env: FAST_ARGON2_ENV, input: 'a-password-I-chose-1\n' });
+    expect(set.code, set.stderr).toBe(0);
+
+    server = await startServe(['--no-tls', '--data-dir', dataDir], FAST_ARGON2_ENV);
+    try {
+      expect(server.stderr()).not.toContain('never showed');
+      expect((await login(server.url, 'admin@tessera.local', 'a-password-I-chose-1')).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('says that TESSERA_ADMIN_* were ignored on a store that has users', async () => {
+    const dataDir = fresh();
+    const env = { ...FAST_ARGON2_ENV, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'root-password-1' };
+    let server = await startServe(['--no-tls', '--data-dir', dataDir], env);
+    await server.stop();
+    expect(server.stderr()).toContain('Created the first admin: root');
+    expect(server.stderr()).not.toContain('ignored');
+    server = await startServe(['--no-tls', '--data-dir', dataDir], env);
+    await server.stop();
+    expect(server.stderr()).toContain('TESSERA_ADMIN_USERNAME and TESSERA_ADMIN_PASSWORD were ignored');
+  });
+
+  it('names TESSERA_ADMIN_PASSWORD when the policy refuses it, and makes nobody', async () => {
+    const dataDir = fresh();
+    const env = { ...FAST_ARGON2_ENV, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'short' };
+    const res = await runCli(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir], { env });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr.trim()).toMatch(/^tessera: TESSERA_ADMIN_PASSWORD was refused for the first admin: The password must have at least 8 characters$/);
+    expect(res.stderr).not.toContain('short');
+    const server = await startServe(['--no-tls', '--data-dir', dataDir], { ...env, TESSERA_ADMIN_PASSWORD: 'root-password-1' });
+    await server.stop();
+    expect(server.stderr()).toContain('Created the first admin: root');
+  });
+});
