@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import type { Config } from './config/config.js';
+import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
 import { openTessera, type Tessera } from './tessera.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
 import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
@@ -41,6 +42,7 @@ export async function startServer(
       loggerInstance: logger,
       https: tls && { key: tls.key, cert: tls.cert },
     });
+    if (tls) answerPlainHttpOnTls(app.server);
     await app.listen({ host: config.listen.host, port: config.listen.port });
     const mark = new KyselyUnshownPasswordMark(tessera.db);
     const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(async (err: unknown) => {

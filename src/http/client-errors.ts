@@ -8,7 +8,7 @@ import { statusOf } from './error-response.js';
  * or for a missing Host — in the one error shape. They never echo what the client sent, and
  * never log it: a raw packet holds credentials and bodies.
  */
-function rawAnswer(code: string, message: string): string {
+export function rawAnswer(code: string, message: string): string {
   const status = statusOf(code);
   const body = JSON.stringify({ error_code: code, message });
   return [

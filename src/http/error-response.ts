@@ -27,6 +27,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   name_already_exists: 409,
   email_already_exists: 409,
   malformed_request: 400,
+  https_required: 400,
   invalid_url: 400,
   request_timeout: 408,
   body_too_large: 413,

@@ -72,6 +72,21 @@ describe('tessera serve over HTTPS (subprocess)', () => {
     expect(untrusted.stderr).toContain('--insecure');
   });
 
+  it('answers plain HTTP on its port with a message that it speaks HTTPS, and keeps serving HTTPS', async () => {
+    const dataDir = tempDir();
+    const server = await serve([], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir });
+    const plain = server.url.replace('https:', 'http:');
+    const res = await request(`${plain}/healthz`);
+    expect(res.status).toBe(400);
+    expect(res.headers.connection).toBe('close');
+    expect(res.json).toEqual({ error_code: 'https_required', message: expect.stringContaining('speaks HTTPS') });
+    const ca = readFileSync(path.join(dataDir, 'tls', 'cert.pem'));
+    expect((await request(`${server.url}/healthz`, { ca })).status).toBe(200);
+    const token = await runCli(['token', '--url', plain, '--username', 'admin@tessera.local', '--password-stdin'], { input: 'x' });
+    expect(token.code).toBe(1);
+    expect(token.stderr).toMatch(/https_required.*use an https:\/\/ URL/);
+  });
+
   it('serves a given certificate with --tls-cert/--tls-key', async () => {
     const first = tempDir();
     const firstServer = await serve([], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: first });
