@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { openDatabase } from '../store/database.js';
 import { loadKeyRing } from '../tessera.js';
 import type { KeyRing } from '../tokens/key-ring.js';
-import { addKeyOptions, configFromOptions, type StoreOptions } from './options.js';
+import { addKeyOptions, addKeyRotationOptions, configFromOptions, type StoreOptions } from './options.js';
 
 async function withKeyRing<T>(o: StoreOptions, fn: (keys: KeyRing) => Promise<T>): Promise<T> {
   const config = configFromOptions(o);
@@ -15,7 +15,7 @@ async function withKeyRing<T>(o: StoreOptions, fn: (keys: KeyRing) => Promise<T>
 }
 
 function keysRotateCommand(): Command {
-  return addKeyOptions(new Command('rotate'))
+  return addKeyRotationOptions(new Command('rotate'))
     .description('Stage a new signing key: published in the JWKS now, signing after --key-activation-delay')
     .action(async (o: StoreOptions) => {
       const { kid, activatesAt } = await withKeyRing(o, (keys) => keys.rotate());

@@ -26,7 +26,7 @@ const program = new Command('tessera')
   .addCommand(serveCommand())
   .addCommand(
     new Command('users')
-      .description('Manage the users of the local store (works while the server runs)')
+      .description('Manage the users of the store, SQLite or PostgreSQL (works while the server runs)')
       .addCommand(usersAddCommand())
       .addCommand(usersListCommand())
       .addCommand(usersSetPasswordCommand())

@@ -19,7 +19,12 @@ export function addStoreOptions(command: Command): Command {
       new Option('--database-url <url>', 'postgres://… to keep users, policy and keys in PostgreSQL instead of SQLite').env(
         'TESSERA_DATABASE_URL',
       ),
-    )
+    );
+}
+
+/** Options of the commands that hash new passwords. */
+export function addHashOptions(command: Command): Command {
+  return command
     .addOption(
       new Option('--argon2-memory <kib>', 'argon2id memory cost in KiB')
         .env('TESSERA_ARGON2_MEMORY_KIB')
@@ -42,23 +47,26 @@ export function addStoreOptions(command: Command): Command {
 
 /** Options of the commands that use the signing keys. */
 export function addKeyOptions(command: Command): Command {
-  return addStoreOptions(command)
-    .addOption(
-      new Option('--master-key-file <file>', 'file holding base64 of 32 random bytes that seal the signing keys at rest').env(
-        'TESSERA_MASTER_KEY_FILE',
-      ),
-    )
-    .addOption(
-      new Option('--key-activation-delay <seconds>', 'how long a rotated key is published before it signs (≥ JWKS cache time)')
-        .env('TESSERA_KEY_ACTIVATION_DELAY')
-        .argParser(integer)
-        .default(DEFAULTS.keyActivationDelaySeconds),
-    );
+  return addStoreOptions(command).addOption(
+    new Option('--master-key-file <file>', 'file holding base64 of 32 random bytes that seal the signing keys at rest').env(
+      'TESSERA_MASTER_KEY_FILE',
+    ),
+  );
+}
+
+/** Options of the commands that make signing keys. */
+export function addKeyRotationOptions(command: Command): Command {
+  return addKeyOptions(command).addOption(
+    new Option('--key-activation-delay <seconds>', 'how long a rotated key is published before it signs (≥ JWKS cache time)')
+      .env('TESSERA_KEY_ACTIVATION_DELAY')
+      .argParser(integer)
+      .default(DEFAULTS.keyActivationDelaySeconds),
+  );
 }
 
 /** The options of `tessera serve`, each with its environment variable. */
 export function addServeOptions(command: Command): Command {
-  return addKeyOptions(command)
+  return addHashOptions(addKeyRotationOptions(command))
     .addOption(
       new Option('--redis-url <url>', 'redis://… to share lockout counters and throttling between nodes').env('TESSERA_REDIS_URL'),
     )
@@ -124,9 +132,10 @@ export interface StoreOptions {
   databaseUrl?: string;
   masterKeyFile?: string;
   keyActivationDelay?: number;
-  argon2Memory: number;
-  argon2Iterations: number;
-  argon2Parallelism: number;
+  /** Set by the commands that hash new passwords (addHashOptions); the defaults otherwise. */
+  argon2Memory?: number;
+  argon2Iterations?: number;
+  argon2Parallelism?: number;
 }
 
 export interface ServeOptions extends StoreOptions {
@@ -156,7 +165,9 @@ export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Conf
     ...(o.redisUrl !== undefined && { redisUrl: o.redisUrl }),
     ...(o.redisKeyPrefix !== undefined && { redisKeyPrefix: o.redisKeyPrefix }),
     ...(o.redisFailOpen !== undefined && { redisFailOpen: o.redisFailOpen }),
-    argon2: { memoryCost: o.argon2Memory, timeCost: o.argon2Iterations, parallelism: o.argon2Parallelism },
+    ...(o.argon2Memory !== undefined && {
+      argon2: { memoryCost: o.argon2Memory, timeCost: o.argon2Iterations!, parallelism: o.argon2Parallelism! },
+    }),
     ...(o.listen !== undefined && { listen: parseListen(o.listen) }),
     ...(o.apiLine !== undefined && { apiLine: o.apiLine }),
     ...(o.tls !== undefined && { tls: { enabled: o.tls, certFile: o.tlsCert, keyFile: o.tlsKey } }),

@@ -7,7 +7,7 @@ import { explainStartFailure } from './start-failure.js';
 
 export function serveCommand(): Command {
   return addServeOptions(new Command('serve'))
-    .description('Start the Tessera HTTP(S) service on the local SQLite store')
+    .description('Start the Tessera service: HTTPS, users in SQLite under --data-dir or in PostgreSQL (--database-url)')
     .addHelpText(
       'after',
       `
@@ -16,10 +16,16 @@ TESSERA_ADMIN_PASSWORD, or, when they are unset, as admin@tessera.local with a
 random password that is printed once. Logs are JSON lines on standard output;
 messages for you go to standard error.
 
+The embedded SQLite store suits one node. For many nodes behind a load balancer, give
+every node the same PostgreSQL (--database-url) and Redis (--redis-url, which shares
+lockout counters and throttling); the nodes keep no state of their own.
+
 Examples:
   tessera serve                                   # https://127.0.0.1:9443, ./data
   tessera serve --listen 0.0.0.0:9443 --data-dir /var/lib/tessera
-  tessera serve --no-tls --listen 127.0.0.1:8080  # behind a TLS proxy`,
+  tessera serve --no-tls --listen 127.0.0.1:8080  # behind a TLS proxy
+  TESSERA_DATABASE_URL=postgres://tessera@db/tessera TESSERA_REDIS_URL=redis://cache:6379 \\
+    tessera serve --listen 0.0.0.0:9443           # one of many nodes`,
     )
     .action(async (options: ServeOptions) => {
       const config = configFromOptions(options);

@@ -1,12 +1,12 @@
 import { Command, Option } from 'commander';
 import { ROLES } from '../users/user.js';
-import { addStoreOptions, type StoreOptions } from './options.js';
+import { addHashOptions, addStoreOptions, type StoreOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';
 
 export function usersAddCommand(): Command {
-  return addStoreOptions(new Command('add'))
-    .description('Add a user to the local store (works while the server runs)')
+  return addHashOptions(addStoreOptions(new Command('add')))
+    .description('Add a user to the store (works while the server runs)')
     .requiredOption('--username <name>', 'login name, unique regardless of case')
     .addOption(new Option('--role <role>', 'what the user may do').choices(ROLES).default('none'))
     .option('--name <name>', 'display name')

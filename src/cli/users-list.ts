@@ -5,7 +5,7 @@ import { withStore } from './with-store.js';
 
 export function usersListCommand(): Command {
   return addStoreOptions(new Command('list'))
-    .description('List the users of the local store')
+    .description('List the users of the store (SQLite under --data-dir, or PostgreSQL)')
     .option('--json', 'print the user objects as JSON, as GET /v1/users returns them')
     .action(async (o: StoreOptions & { json?: boolean }) => {
       const now = new Date();

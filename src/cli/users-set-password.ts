@@ -1,10 +1,10 @@
 import { Command } from 'commander';
-import { addStoreOptions, type StoreOptions } from './options.js';
+import { addHashOptions, addStoreOptions, type StoreOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, findUserOrFail, withStore } from './with-store.js';
 
 export function usersSetPasswordCommand(): Command {
-  return addStoreOptions(new Command('set-password'))
+  return addHashOptions(addStoreOptions(new Command('set-password')))
     .description("Replace all of a user's passwords (also lifts an expiry and a lockout)")
     .requiredOption('--username <name>', 'whose password')
     .option('--password-stdin', 'read the new password from standard input instead of a prompt')

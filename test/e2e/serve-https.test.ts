@@ -122,4 +122,18 @@ describe('tessera --help', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('Usage: tessera');
   });
+
+  it('lists for each command only the options that apply to it', async () => {
+    const commands = ['serve', 'users add', 'users set-password', 'users list', 'users unlock', 'users delete', 'users expire-password', 'keys list', 'keys rotate'];
+    const texts = await Promise.all(commands.map(async (c) => (await runCli([...c.split(' '), '--help'])).stdout));
+    const help = Object.fromEntries(commands.map((c, i) => [c, texts[i]!]));
+    for (const hashes of ['serve', 'users add', 'users set-password']) expect(help[hashes], hashes).toContain('--argon2-memory');
+    for (const reads of commands.slice(3)) {
+      expect(help[reads], reads).toContain('--database-url');
+      expect(help[reads], reads).not.toContain('--argon2');
+    }
+    expect(help['keys list']).not.toContain('--key-activation-delay');
+    expect(help['keys rotate']).toContain('--key-activation-delay');
+    expect(help.serve).toMatch(/PostgreSQL[\s\S]*--redis-url/);
+  });
 });
