@@ -45,7 +45,8 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     bodyLimit: tessera.config.bodyLimitBytes,
     // Types are what the client sent ("600" is not a ttl), and unknown names in a strict
     // schema (the policy) are an error, not silently dropped.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    // `verbose` lets an unknown field's message list the known ones (validation-message.ts).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, verbose: true } },
     return503OnClosing: true,
     logController: new LogController({ disableRequestLogging: true }), // one line a request instead, below
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TesseraApp;

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, RetryLaterError, StoreUnavailableError } from '../errors.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
+import { type SchemaError, validationMessage } from './validation-message.js';
 
 /** The one place where error codes become HTTP statuses. */
 const STATUS_BY_CODE: Record<string, number> = {
@@ -60,7 +61,8 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   }
   const e = err as Partial<FastifyError>;
   if (e.validation) {
-    return { status: 400, body: { error_code: 'invalid_request', message: e.message ?? 'Invalid request' } };
+    const message = validationMessage(e.validation as SchemaError[], e.validationContext ?? 'body');
+    return { status: 400, body: { error_code: 'invalid_request', message } };
   }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -30,14 +30,14 @@ export const UserView = Type.Object({
   last_login: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$' }) });
+export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a whole number' }) });
 
 /** Response schemas shared by every route: fast-json-stringify sends nothing else. */
 export const ERROR_RESPONSES = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
 const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
-const Role = Type.Union(ROLES.map((r) => Type.Literal(r)) as [ReturnType<typeof Type.Literal<(typeof ROLES)[number]>>]);
+const Role = Type.Enum(ROLES);
 const Name = Type.Union([Type.String({ maxLength: 256 }), Type.Null()]);
 
 export const CreateUserBody = Type.Object({

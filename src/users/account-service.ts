@@ -49,7 +49,7 @@ export class AccountService {
 
   async create(actor: Principal | null, input: NewAccount, ctx: RequestContext): Promise<User> {
     const username = validateNewUsername(input.username);
-    if (!isRole(input.role)) throw new InvalidRequestError(`role must be one of: ${ROLES.join(', ')}`);
+    if (!isRole(input.role)) throw new InvalidRequestError(`role must be one of ${ROLES.join(', ')}`);
     this.assertMayGrant(actor, input.role);
     await checkNewPassword(input.password, username, await this.deps.policy.get());
     try {
@@ -79,7 +79,7 @@ export class AccountService {
     if (!self) this.assertMayManage(actor, target);
     if (changes.role !== undefined && changes.role !== target.role) {
       if (self && !isManager(actor)) throw new UnauthorizedActionError('You may not change your own role');
-      if (!isRole(changes.role)) throw new InvalidRequestError(`role must be one of: ${ROLES.join(', ')}`);
+      if (!isRole(changes.role)) throw new InvalidRequestError(`role must be one of ${ROLES.join(', ')}`);
       this.assertMayGrant(actor, changes.role);
       if (target.role === 'admin' && (await this.deps.users.countByRole('admin')) <= 1) {
         throw new LastAdminError('change_last_admin_role_not_allowed');

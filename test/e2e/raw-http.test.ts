@@ -70,6 +70,11 @@ describe('requests refused before any route runs', () => {
       body: JSON.stringify({ username: 'root', password: SECRET }),
     });
     await request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: `Basic ${SECRET_B64}` } });
+    const invalid = await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'root', password: SECRET, ttl: 'soon' }),
+    });
+    expect(invalid.json).toEqual({ error_code: 'invalid_request', message: 'ttl must be a whole number' });
     await raw(server.url, `POST /v1/users/authorize HTTP/1.1\r\nAuthorization: Basic ${SECRET_B64}\r\nContent-Length: nope\r\n\r\n{"password":"${SECRET}"}`);
     await new Promise((r) => setTimeout(r, 300)); // the log lines are written
     const log = server.stdout();

@@ -1,0 +1,66 @@
+/** What Ajv (with `verbose`) reports of one failed keyword. */
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  parentSchema?: { properties?: Record<string, unknown>; description?: string };
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'a whole number',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'a JSON object',
+  array: 'a JSON array',
+  null: 'null',
+};
+
+/**
+ * A validation failure in words a person reads: the field as the client spells it, and
+ * what it may be (`role must be one of admin, …`; `unknown field "password_min_lenght"`).
+ * No schema keyword reaches the message. `part` is Fastify's: body, params, querystring.
+ */
+export function validationMessage(errors: readonly SchemaError[], part: string): string {
+  const byField = new Map<string, SchemaError[]>();
+  for (const e of errors) byField.set(e.instancePath, [...(byField.get(e.instancePath) ?? []), e]);
+  return [...byField].map(([path, errs]) => describe(fieldName(path, part), errs)).join('; ');
+}
+
+function fieldName(instancePath: string, part: string): string {
+  if (instancePath === '') return part === 'body' ? 'the body' : `the ${part}`;
+  return instancePath.slice(1).replaceAll('/', '.');
+}
+
+function describe(field: string, errs: SchemaError[]): string {
+  // Alternatives (anyOf: "a string or null", constants) are told together.
+  const types = errs.filter((e) => e.keyword === 'type').map((e) => TYPE_NAMES[String(e.params.type)] ?? String(e.params.type));
+  const consts = errs.filter((e) => e.keyword === 'const').map((e) => String(e.params.allowedValue));
+  if (consts.length > 0) return `${field} must be one of ${consts.join(', ')}`;
+  if (types.length > 0) return `${field} must be ${[...new Set(types)].join(' or ')}`;
+  const e = errs.find((x) => x.keyword !== 'anyOf' && x.keyword !== 'oneOf') ?? errs[0]!;
+  const p = e.params;
+  const subject = (name: unknown) => (field === 'the body' ? String(name) : `${field}.${String(name)}`);
+  switch (e.keyword) {
+    case 'required':
+      return `${subject(p.missingProperty)} is required`;
+    case 'additionalProperties': {
+      const known = Object.keys(e.parentSchema?.properties ?? {});
+      return `unknown field "${String(p.additionalProperty)}"${known.length ? ` (known: ${known.join(', ')})` : ''}`;
+    }
+    case 'enum':
+      return `${field} must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'minimum':
+      return `${field} must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `${field} must be at most ${String(p.limit)}`;
+    case 'minLength':
+      return p.limit === 1 ? `${field} must not be empty` : `${field} must have at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `${field} must have at most ${String(p.limit)} characters`;
+    case 'pattern':
+      return `${field} must be ${e.parentSchema?.description ?? 'in the documented form'}`;
+    default:
+      return `${field} is not valid`;
+  }
+}

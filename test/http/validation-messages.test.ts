@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+let root: string;
+beforeAll(async () => {
+  t = await testTessera();
+  await t.addUser('root', 'root-password', 'admin');
+  root = await login(t, 'root', 'root-password');
+});
+afterAll(() => t.close());
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+const CASES: [Method, string, unknown, string | RegExp][] = [
+  ['POST', '/v1/users', { username: 'x', password: 'some-password-1', role: 'superuser' }, 'role must be one of admin, user_manager, cluster_member, cluster_viewer, db_member, db_viewer, none'],
+  ['POST', '/v1/users', { username: 'x', role: 'admin' }, 'password is required'],
+  ['POST', '/v1/users', { username: '', password: 'some-password-1', role: 'admin' }, 'username must not be empty'],
+  ['PUT', '/v1/cluster/policy', { password_min_lenght: 9 }, /^unknown field "password_min_lenght" \(known: password_min_length, /],
+  ['PUT', '/v1/cluster/policy', { password_min_length: 2 }, 'password_min_length must be at least 8'],
+  ['PUT', '/v1/cluster/policy', { password_complexity: 'yes' }, 'password_complexity must be true or false'],
+  ['POST', '/v1/users/authorize', { username: 'x', password: 'y', ttl: '60' }, 'ttl must be a whole number'],
+  ['POST', '/v1/users/authorize', { username: 'x', password: 'y', ttl: 86401 }, 'ttl must be at most 86400'],
+  ['POST', '/v1/users/authorize', [1, 2], 'the body must be a JSON object'],
+  ['GET', '/v1/users/abc', undefined, 'uid must be a whole number'],
+  ['PUT', '/v1/users/password', { new_password: 'x'.repeat(2000) }, 'new_password must have at most 1024 characters'],
+  ['PUT', '/v1/users/1', { name: 5 }, 'name must be a string or null'],
+];
+
+describe('a request that fails validation', () => {
+  it.each(CASES)('%s %s %j → 400 naming the field and what it may be', async (method, url, body, expected) => {
+    const res = await call(t, method, url, { auth: root, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error_code).toBe('invalid_request');
+    if (typeof expected === 'string') expect(res.body.message).toBe(expected);
+    else expect(res.body.message).toMatch(expected);
+    // Nothing of the schema's inner words reaches a person.
+    expect(res.body.message).not.toMatch(/constant|anyOf|oneOf|pattern|additional properties|must NOT|body\/|params\//);
+  });
+});
