@@ -1,4 +1,5 @@
 import type { Db } from '../store/database.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 
 export interface PolicyStore {
@@ -13,16 +14,10 @@ export class KyselyPolicyStore implements PolicyStore {
   constructor(private readonly db: Db) {}
 
   async get(): Promise<Policy> {
-    const row = await this.db.selectFrom('settings').select('value').where('key', '=', KEY).executeTakeFirst();
-    return Object.freeze({ ...DEFAULT_POLICY, ...(row ? (JSON.parse(row.value) as Partial<Policy>) : {}) });
+    return Object.freeze({ ...DEFAULT_POLICY, ...(await readSetting<Partial<Policy>>(this.db, KEY)) });
   }
 
-  async put(policy: Policy): Promise<void> {
-    const value = JSON.stringify(policy);
-    await this.db
-      .insertInto('settings')
-      .values({ key: KEY, value })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
-      .execute();
+  put(policy: Policy): Promise<void> {
+    return writeSetting(this.db, KEY, policy);
   }
 }

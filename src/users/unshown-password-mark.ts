@@ -1,4 +1,5 @@
 import type { Db } from '../store/database.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 
 /**
  * Remembers, across a start that dies, that a first admin got a generated password that was
@@ -24,18 +25,12 @@ const KEY = 'first_admin_password_unshown';
 export class KyselyUnshownPasswordMark implements UnshownPasswordMark {
   constructor(private readonly db: Db) {}
 
-  async get(): Promise<UnshownPassword | undefined> {
-    const row = await this.db.selectFrom('settings').select('value').where('key', '=', KEY).executeTakeFirst();
-    return row && (JSON.parse(row.value) as UnshownPassword);
+  get(): Promise<UnshownPassword | undefined> {
+    return readSetting<UnshownPassword>(this.db, KEY);
   }
 
-  async put(mark: UnshownPassword): Promise<void> {
-    const value = JSON.stringify(mark);
-    await this.db
-      .insertInto('settings')
-      .values({ key: KEY, value })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
-      .execute();
+  put(mark: UnshownPassword): Promise<void> {
+    return writeSetting(this.db, KEY, mark);
   }
 
   async clear(nonce: string): Promise<void> {
