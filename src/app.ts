@@ -7,6 +7,7 @@ import { collectMethods } from './http/method-not-allowed.js';
 import { logRequests } from './http/request-log.js';
 import { authorizeRoute } from './http/routes/authorize.js';
 import { clusterPolicyRoutes } from './http/routes/cluster-policy.js';
+import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthzRoute } from './http/routes/healthz.js';
 import { jwksRoute } from './http/routes/jwks.js';
 import { keysRotateRoute } from './http/routes/keys-rotate.js';
@@ -59,7 +60,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   const routes = [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
     ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
-    ...[clusterPolicyRoutes, keysRotateRoute, jwksRoute, healthzRoute, readyzRoute],
+    ...[clusterPolicyRoutes, keysRotateRoute, jwksRoute, discoveryRoutes, healthzRoute, readyzRoute],
   ];
   for (const route of routes) route(app);
   addMethodNotAllowed();

@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
-import type { Config } from './config/config.js';
+import { type Config, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
 import { openTessera, type Tessera } from './tessera.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
@@ -25,9 +25,10 @@ const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'req.body', '
  * admin on an empty store. Closing drains in-flight requests, then closes the store.
  */
 export async function startServer(
-  config: Config,
+  given: Config,
   firstAdmin: { username?: string; password?: string } = {},
 ): Promise<RunningServer> {
+  const config = await withChosenPort(given);
   const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
   // The TLS files are read and the port bound before the first admin is made: a start that
   // fails on either must not make an admin whose generated password nobody saw.
@@ -64,4 +65,17 @@ export async function startServer(
     await tessera.close();
     throw err;
   }
+}
+
+/**
+ * Port 0 (any free port) without --public-url: the port is chosen before the store opens,
+ * so that the tokens' issuer and the discovery document name the port the server has.
+ */
+async function withChosenPort(config: Config): Promise<Config> {
+  if (config.listen.port !== 0 || config.publicUrl) return config;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, config.listen.host, resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return makeConfig({ ...config, listen: { ...config.listen, port } });
 }

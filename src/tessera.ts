@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.js';
 import { AuthService } from './auth/auth-service.js';
 import { type Clock, systemClock } from './clock.js';
-import { type Config, masterKeyBytes } from './config/config.js';
+import { audiencesOf, type Config, issuerOf, masterKeyBytes } from './config/config.js';
 import { within } from './deadline.js';
 import { Admission } from './guard/admission.js';
 import { AdmittedHasher } from './guard/admitted-hasher.js';
@@ -106,8 +106,9 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     users.onChanged = (uid) => userReads.forget(uid);
     revocations.onUserChanged = (uid) => userReads.forget(uid);
     const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
-    const issuer = new TokenIssuer(keys, config.issuer, clock);
-    const verifier = new TokenVerifier(keys, config.issuer, config.clockLeewaySeconds, clock);
+    const [iss, aud] = [issuerOf(config), audiencesOf(config)];
+    const issuer = new TokenIssuer(keys, iss, aud, clock);
+    const verifier = new TokenVerifier(keys, iss, aud, config.clockLeewaySeconds, clock);
     const auth = new AuthService({
       ...{ users, credentials: users, hasher, issuer, verifier },
       ...{ revocations, policy, lockout, throttle, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
@@ -138,6 +139,7 @@ export function loadKeyRing(db: Db, config: Config, clock: Clock = systemClock):
   return KeyRing.load(new KyselyKeyStore(db), {
     sealer: new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined),
     clock,
+    alg: config.signingAlg,
     activationDelayMs: config.keyActivationDelaySeconds * 1000,
     leewayMs: config.clockLeewaySeconds * 1000,
   });

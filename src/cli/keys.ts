@@ -1,7 +1,9 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { DEFAULTS } from '../config/config.js';
 import { openDatabase } from '../store/database.js';
 import { loadKeyRing } from '../tessera.js';
 import type { KeyRing } from '../tokens/key-ring.js';
+import { SIGNING_ALGS, type SigningAlg } from '../tokens/signing-alg.js';
 import { addKeyOptions, addKeyRotationOptions, configFromOptions, type StoreOptions } from './options.js';
 
 async function withKeyRing<T>(o: StoreOptions, fn: (keys: KeyRing) => Promise<T>): Promise<T> {
@@ -17,9 +19,15 @@ async function withKeyRing<T>(o: StoreOptions, fn: (keys: KeyRing) => Promise<T>
 function keysRotateCommand(): Command {
   return addKeyRotationOptions(new Command('rotate'))
     .description('Stage a new signing key: published in the JWKS now, signing after --key-activation-delay')
-    .action(async (o: StoreOptions) => {
-      const { kid, activatesAt } = await withKeyRing(o, (keys) => keys.rotate());
-      process.stderr.write(`Staged key ${kid}: in the JWKS now, signs from ${activatesAt.toISOString()}\n`);
+    .addOption(
+      new Option('--alg <alg>', 'algorithm of the new key (a rotation may change it)')
+        .env('TESSERA_SIGNING_ALG')
+        .choices(SIGNING_ALGS)
+        .default(DEFAULTS.signingAlg),
+    )
+    .action(async (o: StoreOptions & { alg: SigningAlg }) => {
+      const { kid, alg, activatesAt } = await withKeyRing(o, (keys) => keys.rotate(o.alg));
+      process.stderr.write(`Staged ${alg} key ${kid}: in the JWKS now, signs from ${activatesAt.toISOString()}\n`);
       process.stdout.write(`${kid}\n`);
     });
 }
@@ -31,7 +39,7 @@ function keysListCommand(): Command {
       const keys = await withKeyRing(o, async (ring) => ring.list());
       for (const k of keys) {
         const when = k.state === 'next' && k.activateAt ? ` (signs from ${k.activateAt.toISOString()})` : '';
-        process.stdout.write(`${k.kid}  ${k.state}${when}\n`);
+        process.stdout.write(`${k.kid}  ${k.alg.padEnd(5)}  ${k.state}${when}\n`);
       }
     });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { API_LINES, type Config, DEFAULTS, LOG_LEVELS, makeConfig, parseListen } from '../config/config.js';
+import { SIGNING_ALGS, type SigningAlg } from '../tokens/signing-alg.js';
 
 function integer(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
@@ -94,7 +95,23 @@ export function addServeOptions(command: Command): Command {
     .addOption(new Option('--no-tls', 'plain HTTP, for use behind a TLS-terminating proxy').env('TESSERA_NO_TLS'))
     .addOption(new Option('--tls-cert <file>', 'PEM certificate (chain) to serve instead of the self-signed one').env('TESSERA_TLS_CERT'))
     .addOption(new Option('--tls-key <file>', 'PEM private key of --tls-cert').env('TESSERA_TLS_KEY'))
-    .addOption(new Option('--issuer <iss>', 'the "iss" claim of issued tokens').env('TESSERA_ISSUER').default(DEFAULTS.issuer))
+    .addOption(
+      new Option('--public-url <url>', 'the address clients and services use to reach Tessera (default: the listen address)').env(
+        'TESSERA_PUBLIC_URL',
+      ),
+    )
+    .addOption(new Option('--issuer <iss>', 'the "iss" claim of issued tokens (default: the public URL)').env('TESSERA_ISSUER'))
+    .addOption(
+      new Option('--audience <aud...>', 'the "aud" claim of issued tokens, repeatable (default: the public URL)')
+        .env('TESSERA_AUDIENCE')
+        .argParser((value: string, previous?: string[]) => [...(previous ?? []), ...value.split(',').filter(Boolean)]),
+    )
+    .addOption(
+      new Option('--signing-alg <alg>', 'algorithm of signing keys made from now on; existing keys keep theirs')
+        .env('TESSERA_SIGNING_ALG')
+        .choices(SIGNING_ALGS)
+        .default(DEFAULTS.signingAlg),
+    )
     .addOption(
       new Option('--clock-leeway <seconds>', 'tolerated clock skew on exp/iat, 0 to 5')
         .env('TESSERA_CLOCK_LEEWAY')
@@ -144,7 +161,10 @@ export interface ServeOptions extends StoreOptions {
   tls: boolean;
   tlsCert?: string;
   tlsKey?: string;
-  issuer: string;
+  issuer?: string;
+  publicUrl?: string;
+  audience?: string[];
+  signingAlg: SigningAlg;
   clockLeeway: number;
   basicAuth: boolean;
   logLevel: Config['logLevel'];
@@ -172,6 +192,9 @@ export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Conf
     ...(o.apiLine !== undefined && { apiLine: o.apiLine }),
     ...(o.tls !== undefined && { tls: { enabled: o.tls, certFile: o.tlsCert, keyFile: o.tlsKey } }),
     ...(o.issuer !== undefined && { issuer: o.issuer }),
+    ...(o.publicUrl !== undefined && { publicUrl: o.publicUrl }),
+    ...(o.audience !== undefined && { audiences: o.audience }),
+    ...(o.signingAlg !== undefined && { signingAlg: o.signingAlg }),
     ...(o.clockLeeway !== undefined && { clockLeewaySeconds: o.clockLeeway }),
     ...(o.basicAuth !== undefined && { basicAuthOnProtectedRoutes: o.basicAuth }),
     ...(o.logLevel !== undefined && { logLevel: o.logLevel }),

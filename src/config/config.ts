@@ -1,5 +1,7 @@
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import { hostname } from 'node:os';
+import { SIGNING_ALGS } from '../tokens/signing-alg.js';
 
 export const API_LINES = ['both', '7.22', '7.4'] as const;
 export type ApiLine = (typeof API_LINES)[number];
@@ -23,7 +25,14 @@ export const ConfigSchema = Type.Object({
     certFile: Type.Optional(Type.String({ minLength: 1 })),
     keyFile: Type.Optional(Type.String({ minLength: 1 })),
   }),
-  issuer: Type.String({ minLength: 1 }),
+  /** The address clients and services use to reach Tessera; from `listen` when unset. */
+  publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+(/[^?#]*)?$' })),
+  /** The "iss" of issued tokens; the public URL when unset. */
+  issuer: Type.Optional(Type.String({ minLength: 1 })),
+  /** The "aud" of issued tokens; the public URL when empty. */
+  audiences: Type.Array(Type.String({ minLength: 1 }), { maxItems: 16 }),
+  /** The algorithm of signing keys made from now on; existing keys keep theirs. */
+  signingAlg: Type.Enum(SIGNING_ALGS),
   clockLeewaySeconds: Type.Integer({ minimum: 0, maximum: 5 }),
   basicAuthOnProtectedRoutes: Type.Boolean(),
   argon2: Argon2Params,
@@ -59,7 +68,8 @@ export const DEFAULTS: Config = {
   dataDir: './data',
   apiLine: 'both',
   tls: { enabled: true },
-  issuer: 'tessera',
+  audiences: [],
+  signingAlg: 'ES256',
   clockLeewaySeconds: 5,
   basicAuthOnProtectedRoutes: true,
   argon2: OWASP_ARGON2,
@@ -84,6 +94,9 @@ const FLAGS: Record<string, string> = {
   '/redisUrl': '--redis-url (TESSERA_REDIS_URL), a redis:// URL,',
   '/redisKeyPrefix': '--redis-key-prefix (TESSERA_REDIS_KEY_PREFIX)',
   '/issuer': '--issuer (TESSERA_ISSUER)',
+  '/publicUrl': '--public-url (TESSERA_PUBLIC_URL), an http(s):// URL without query,',
+  '/audiences': '--audience (TESSERA_AUDIENCE)',
+  '/signingAlg': '--signing-alg (TESSERA_SIGNING_ALG)',
   '/clockLeewaySeconds': '--clock-leeway (TESSERA_CLOCK_LEEWAY)',
   '/argon2/memoryCost': '--argon2-memory (TESSERA_ARGON2_MEMORY_KIB)',
   '/argon2/timeCost': '--argon2-iterations (TESSERA_ARGON2_ITERATIONS)',
@@ -117,6 +130,27 @@ export function makeConfig(given: DeepPartial<Config> = {}): Config {
     throw new ConfigError('--tls-cert and --tls-key must be given together');
   }
   return deepFreeze(merged as Config);
+}
+
+/**
+ * Where clients and services reach Tessera: --public-url, or the listen address with its
+ * scheme (this machine's name when it listens on every address). No trailing slash.
+ */
+export function publicUrlOf(config: Config): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
+  const { host, port } = config.listen;
+  const name = ['0.0.0.0', '::', ''].includes(host) ? hostname() : host.includes(':') ? `[${host}]` : host;
+  return `${config.tls.enabled ? 'https' : 'http'}://${name}:${port}`;
+}
+
+/** The "iss" of Tessera's tokens. */
+export function issuerOf(config: Config): string {
+  return config.issuer ?? publicUrlOf(config);
+}
+
+/** The "aud" of Tessera's tokens. */
+export function audiencesOf(config: Config): string[] {
+  return config.audiences.length > 0 ? [...config.audiences] : [publicUrlOf(config)];
 }
 
 export function masterKeyBytes(base64: string): Buffer {

@@ -3,6 +3,8 @@ import type { Role } from '../users/user.js';
 /** What a Tessera token says. `sub` is the uid as a string, `exp` = `iat` + ttl. */
 export interface TokenClaims {
   iss: string;
+  /** Who the token is for: the public URL unless --audience says otherwise. */
+  aud: string | string[];
   sub: string;
   uid: number;
   username: string;

@@ -1,16 +1,16 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Clock } from '../clock.js';
 import { TTL_MAX_SECONDS } from './claims.js';
 import { KeySealer } from './key-sealer.js';
 import type { KeyState, KeyStore, StoredKey } from './key-store.js';
-
-export const SIGNING_ALG = 'EdDSA';
+import { generateKeyPair, type SigningAlg } from './signing-alg.js';
 /** How often a node re-reads the keys, so that it publishes a staged key within this time. */
 export const KEY_REFRESH_MS = 1000;
 
 interface LoadedKey {
   kid: string;
+  alg: SigningAlg;
   state: KeyState;
   activateAt: Date | null;
   publicJwk: JWK;
@@ -21,6 +21,8 @@ interface LoadedKey {
 export interface KeyRingOptions {
   sealer: KeySealer;
   clock: Clock;
+  /** The algorithm of keys made without one named. */
+  alg: SigningAlg;
   /** How long a new key is published before it signs. */
   activationDelayMs: number;
   /** Clock leeway: a retired key stays published this much past its last token's expiry. */
@@ -78,31 +80,36 @@ export class KeyRing {
     );
   }
 
-  /** Stages a new key; returns its kid and when it starts to sign. */
-  async rotate(): Promise<{ kid: string; activatesAt: Date }> {
+  /** Stages a new key (of `alg`, or the configured one); returns its kid, algorithm and when it starts to sign. */
+  async rotate(alg = this.options.alg): Promise<{ kid: string; alg: SigningAlg; activatesAt: Date }> {
     const activatesAt = new Date(this.options.clock() + this.options.activationDelayMs);
-    const key = await this.newKey('next', activatesAt);
+    const key = await this.newKey('next', activatesAt, alg);
     await this.store.add(key);
     await this.refresh();
-    return { kid: key.kid, activatesAt };
+    return { kid: key.kid, alg, activatesAt };
   }
 
-  signingKey(): { kid: string; privatePem: string } {
+  signingKey(): { kid: string; alg: SigningAlg; privatePem: string } {
     const key = this.keys.find((k) => k.state === 'active');
     if (!key) throw new Error('the key ring has no active key');
     return key;
   }
 
-  /** The public key of a kid, as PEM. */
-  verificationKey(kid: string): string | undefined {
-    return this.keys.find((k) => k.kid === kid)?.publicPem;
+  /** The public key of a kid, as PEM, with the one algorithm it verifies. */
+  verificationKey(kid: string): { publicPem: string; alg: SigningAlg } | undefined {
+    return this.keys.find((k) => k.kid === kid);
+  }
+
+  /** The algorithms of the published keys. */
+  algorithms(): SigningAlg[] {
+    return [...new Set(this.keys.map((k) => k.alg))];
   }
 
   /**
    * The key of a kid, re-reading the store once if it is unknown (another node may have
    * made it a moment ago). Unknown kids cause at most one read a second.
    */
-  async findVerificationKey(kid: string): Promise<string | undefined> {
+  async findVerificationKey(kid: string): Promise<{ publicPem: string; alg: SigningAlg } | undefined> {
     const known = this.verificationKey(kid);
     if (known || this.options.clock() - this.lastMissRefresh < KEY_REFRESH_MS) return known;
     this.lastMissRefresh = this.options.clock();
@@ -111,12 +118,12 @@ export class KeyRing {
   }
 
   jwks(): { keys: JWK[] } {
-    return { keys: this.keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: SIGNING_ALG, use: 'sig' })) };
+    return { keys: this.keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' })) };
   }
 
-  /** kid, state and activation time of each published key. */
-  list(): { kid: string; state: KeyState; activateAt: Date | null }[] {
-    return this.keys.map(({ kid, state, activateAt }) => ({ kid, state, activateAt }));
+  /** kid, algorithm, state and activation time of each published key. */
+  list(): { kid: string; alg: SigningAlg; state: KeyState; activateAt: Date | null }[] {
+    return this.keys.map(({ kid, alg, state, activateAt }) => ({ kid, alg, state, activateAt }));
   }
 
   private async import(k: StoredKey): Promise<LoadedKey> {
@@ -127,6 +134,7 @@ export class KeyRing {
     }
     return {
       kid: k.kid,
+      alg: k.alg,
       state: k.state,
       activateAt: k.activateAt,
       publicJwk: k.publicJwk,
@@ -135,13 +143,13 @@ export class KeyRing {
     };
   }
 
-  private async newKey(state: KeyState, activateAt: Date | null): Promise<StoredKey> {
-    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  private async newKey(state: KeyState, activateAt: Date | null, alg = this.options.alg): Promise<StoredKey> {
+    const { publicKey, privateKey } = generateKeyPair(alg);
     const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
     const kid = await calculateJwkThumbprint(publicJwk);
     return {
       kid,
-      alg: SIGNING_ALG,
+      alg,
       publicJwk,
       privateKey: this.options.sealer.seal(privateKey.export({ format: 'jwk' }) as JWK, kid),
       state,

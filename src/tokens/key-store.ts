@@ -1,11 +1,13 @@
 import type { JWK } from 'jose';
+import type { SigningAlg } from './signing-alg.js';
 
 /** next: published, not yet signing. active: signs. retired: published until its tokens expire. */
 export type KeyState = 'next' | 'active' | 'retired';
 
 export interface StoredKey {
   kid: string;
-  alg: 'EdDSA';
+  /** Fixed for the key's life: a token is checked only with its kid's algorithm. */
+  alg: SigningAlg;
   publicJwk: JWK;
   /** Plain JWK JSON, or sealed under the master key (see KeySealer). */
   privateKey: string;

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import type { KeyState, KeyStore, StoredKey } from './key-store.js';
+import { isSigningAlg } from './signing-alg.js';
 
 const date = (iso: string | null) => (iso ? new Date(iso) : null);
 
@@ -19,7 +20,7 @@ export class KyselyKeyStore implements KeyStore {
       .execute();
     return rows.map((r) => ({
       kid: r.kid,
-      alg: 'EdDSA',
+      alg: isSigningAlg(r.alg) ? r.alg : 'EdDSA',
       publicJwk: JSON.parse(r.public_jwk),
       privateKey: r.private_jwk,
       state: r.state as KeyState,

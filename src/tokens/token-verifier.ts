@@ -4,7 +4,8 @@ import type { Clock } from '../clock.js';
 import { InvalidTokenError } from '../errors.js';
 import { isRole } from '../users/user.js';
 import type { TokenClaims } from './claims.js';
-import { type KeyRing, SIGNING_ALG } from './key-ring.js';
+import type { KeyRing } from './key-ring.js';
+import { SIGNING_ALGS } from './signing-alg.js';
 
 /** Verified tokens kept, about 1 KiB each. */
 const VERIFIED_CACHE_SIZE = 10_000;
@@ -15,8 +16,9 @@ interface Decoded {
 }
 
 /**
- * Verifies Tessera tokens: only EdDSA (RFC 8725: an allow-list, never the header's word),
- * only keys of our key ring chosen by `kid`, our issuer, and exp/iat within the leeway.
+ * Verifies Tessera tokens (RFC 8725): only keys of our key ring chosen by `kid`, each with
+ * the one algorithm it was made for (never the header's word: a token whose `alg` is not
+ * its key's is refused), our issuer, one of our audiences, and exp/iat within the leeway.
  * Signatures are checked with node:crypto (fast-jwt) on the calling thread.
  */
 export class TokenVerifier {
@@ -25,6 +27,7 @@ export class TokenVerifier {
   constructor(
     private readonly keys: KeyRing,
     private readonly issuer: string,
+    private readonly audiences: readonly string[],
     private readonly leewaySeconds: number,
     private readonly clock: Clock,
   ) {}
@@ -50,15 +53,17 @@ export class TokenVerifier {
     // A verifier a call: fast-jwt takes the time as an option, and ours is injectable.
     const verify = createVerifier({
       key: async ({ header }: Decoded) => {
-        const pem = typeof header.kid === 'string' ? await this.keys.findVerificationKey(header.kid) : undefined;
-        if (!pem) throw new InvalidTokenError('The token was signed by an unknown key');
-        return pem;
+        const key = typeof header.kid === 'string' ? await this.keys.findVerificationKey(header.kid) : undefined;
+        if (!key) throw new InvalidTokenError('The token was signed by an unknown key');
+        if (header.alg !== key.alg) throw new InvalidTokenError();
+        return key.publicPem;
       },
-      algorithms: [SIGNING_ALG],
+      algorithms: [...SIGNING_ALGS],
       allowedIss: this.issuer,
+      allowedAud: [...this.audiences],
       clockTimestamp: now,
       clockTolerance: this.leewaySeconds * 1000,
-      requiredClaims: ['iss', 'exp', 'iat', 'sub', 'jti'],
+      requiredClaims: ['iss', 'aud', 'exp', 'iat', 'sub', 'jti'],
       complete: true,
     });
     let decoded: Decoded;

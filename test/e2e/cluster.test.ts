@@ -22,7 +22,11 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
   const node = () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tessera-node-'));
     dirs.push(dir);
-    return startServe(['--no-tls', '--key-activation-delay', '3'], { ...env, TESSERA_DATA_DIR: dir });
+    // Every node of a cluster is reached at one address (the load balancer's): one issuer.
+    return startServe(['--no-tls', '--key-activation-delay', '3', '--public-url', 'https://tessera.cluster.example'], {
+      ...env,
+      TESSERA_DATA_DIR: dir,
+    });
   };
   const authorize = (server: ServeProcess, username: string, password: string) =>
     request(`${server.url}/v1/users/authorize`, { method: 'POST', body: json({ username, password }) });

@@ -9,23 +9,25 @@ let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('tessera keys', () => {
-  it('lists the key, rotates, and keeps the old key published as retired', async () => {
+  it('lists the key, rotates (also to another algorithm), and keeps the old key published as retired', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-keys-'));
     const env = { TESSERA_DATA_DIR: dir };
     const first = await runCli(['keys', 'list'], { env });
     expect(first.code).toBe(0);
     const [oldKid] = first.stdout.trim().split(/\s+/);
-    expect(first.stdout).toMatch(/ active\n$/);
+    expect(first.stdout).toMatch(/ ES256  active\n$/);
 
     const staged = await runCli(['keys', 'rotate'], { env });
     expect(staged.code).toBe(0);
     const newKid = staged.stdout.trim();
-    expect(staged.stderr).toContain('in the JWKS now, signs from');
-    expect((await runCli(['keys', 'list'], { env })).stdout).toContain(`${newKid}  next (signs from`);
+    expect(staged.stderr).toContain('Staged ES256 key');
+    expect((await runCli(['keys', 'list'], { env })).stdout).toContain(`${newKid}  ES256  next (signs from`);
 
-    await runCli(['keys', 'rotate', '--key-activation-delay', '0'], { env });
+    const rsa = await runCli(['keys', 'rotate', '--alg', 'RS256', '--key-activation-delay', '0'], { env });
+    expect(rsa.stderr).toContain('Staged RS256 key');
     const listed = (await runCli(['keys', 'list'], { env })).stdout;
-    expect(listed).toContain(`${oldKid}  retired`);
+    expect(listed).toContain(`${oldKid}  ES256  retired`);
+    expect(listed).toContain(`${rsa.stdout.trim()}  RS256  active`);
     expect(listed.match(/ active/g)).toHaveLength(1);
   });
 

@@ -29,9 +29,10 @@ describe('Variant A (7.22): Basic header, optional {"ttl"}', () => {
     expect(Object.keys(res.json())).toEqual(['access_token']);
     expect(res.headers['cache-control']).toBe('no-store');
     const { header, payload } = decodeJwt(res.json().access_token);
-    expect(header).toMatchObject({ alg: 'EdDSA', typ: 'JWT', kid: expect.any(String) });
+    expect(header).toMatchObject({ alg: 'ES256', typ: 'JWT', kid: expect.any(String) });
     expect(payload).toMatchObject({
-      iss: 'tessera',
+      iss: 'https://127.0.0.1:9443', // the public URL: here the listen address of the test config
+      aud: 'https://127.0.0.1:9443',
       sub: '1',
       uid: 1,
       username: 'alice@example.com',

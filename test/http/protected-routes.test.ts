@@ -132,10 +132,14 @@ describe('GET /.well-known/jwks.json', () => {
     expect(res.statusCode).toBe(200);
     const jwks = res.json();
     expect(jwks.keys).toHaveLength(1);
-    expect(jwks.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.any(String) });
+    expect(jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.any(String) });
     expect(jwks.keys[0].d).toBeUndefined();
     const token = await tokenFor('viewer', 'viewer-pass');
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), { algorithms: ['EdDSA'] });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), {
+      algorithms: ['ES256'],
+      issuer: 'https://127.0.0.1:9443',
+      audience: 'https://127.0.0.1:9443',
+    });
     expect(protectedHeader.kid).toBe(jwks.keys[0].kid);
     expect(payload.username).toBe('viewer');
   });

@@ -3,6 +3,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { InvalidTokenError } from '../../src/errors.js';
 import type { KeyStore, StoredKey } from '../../src/tokens/key-store.js';
+import { SIGNING_ALGS, type SigningAlg } from '../../src/tokens/signing-alg.js';
 import { KeyRing } from '../../src/tokens/key-ring.js';
 import { KeySealer } from '../../src/tokens/key-sealer.js';
 import { TokenIssuer } from '../../src/tokens/token-issuer.js';
@@ -43,54 +44,66 @@ const user: User = {
   lastLogin: null,
 };
 
+const ISS = 'https://tessera.example:9443';
+const AUD = 'https://tessera.example:9443';
+
 let now: number;
 let ring: KeyRing;
 let store: MemoryKeyStore;
 const clock = () => now;
 
-beforeEach(async () => {
-  now = Date.UTC(2026, 0, 1);
-  store = new MemoryKeyStore();
-  ring = await KeyRing.load(store, ringOptions());
-});
-
-function ringOptions() {
-  return { sealer: new KeySealer(), clock, activationDelayMs: 0, leewayMs: 5000 };
+function ringOptions(alg: SigningAlg) {
+  return { sealer: new KeySealer(), clock, alg, activationDelayMs: 0, leewayMs: 5000 };
 }
 
-function verifier(leeway = 5, issuer = 'tessera') {
-  return new TokenVerifier(ring, issuer, leeway, clock);
+function verifier(leeway = 5, issuer = ISS, audiences = [AUD]) {
+  return new TokenVerifier(ring, issuer, audiences, leeway, clock);
 }
 
-async function issue(ttl = 300) {
-  return new TokenIssuer(ring, 'tessera', clock).issue(user, ttl);
+async function issue(ttl = 300, audiences = [AUD]) {
+  return new TokenIssuer(ring, ISS, audiences, clock).issue(user, ttl);
 }
 
 const claims = { uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 };
 
-/** A token made outside the issuer, to try what an attacker could send. */
-function forge(header: { alg: string; kid?: string }, key: Parameters<SignJWT['sign']>[0], body: object = claims, iss?: string) {
+/** A token made outside the issuer, to try what an attacker could send; '' leaves iss or aud out. */
+function forge(
+  header: { alg: string; kid?: string },
+  key: Parameters<SignJWT['sign']>[0],
+  body: object = claims,
+  { iss = ISS, aud = AUD }: { iss?: string; aud?: string } = {},
+) {
   const iat = Math.floor(now / 1000);
   const jwt = new SignJWT({ ...body }).setProtectedHeader({ typ: 'JWT', ...header });
-  if (iss !== '') jwt.setIssuer(iss ?? 'tessera');
-  return jwt
-    .setSubject('7')
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + 60)
-    .setJti('x')
-    .sign(key);
+  if (iss !== '') jwt.setIssuer(iss);
+  if (aud !== '') jwt.setAudience(aud);
+  return jwt.setSubject('7').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').sign(key);
 }
 
-describe('TokenVerifier', () => {
+const OUTSIDE_KEY: Record<SigningAlg, () => ReturnType<typeof generateKeyPairSync>['privateKey']> = {
+  ES256: () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
+  RS256: () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
+  EdDSA: () => generateKeyPairSync('ed25519').privateKey,
+};
+
+describe.each(SIGNING_ALGS)('TokenVerifier with an %s key', (alg) => {
+  beforeEach(async () => {
+    now = Date.UTC(2026, 0, 1);
+    store = new MemoryKeyStore();
+    ring = await KeyRing.load(store, ringOptions(alg));
+  });
+
   it('accepts a token it issued and returns its claims', async () => {
-    const verified = await verifier().verify(await issue());
-    expect(verified).toMatchObject({ iss: 'tessera', sub: '7', uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 });
+    const token = await issue();
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg, typ: 'JWT' });
+    const verified = await verifier().verify(token);
+    expect(verified).toMatchObject({ iss: ISS, aud: AUD, sub: '7', uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 });
     expect(verified.exp - verified.iat).toBe(300);
   });
 
   it('refuses alg "none"', async () => {
     const iat = Math.floor(now / 1000);
-    const token = new UnsecuredJWT(claims).setIssuer('tessera').setSubject('7').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').encode();
+    const token = new UnsecuredJWT(claims).setIssuer(ISS).setAudience(AUD).setSubject('7').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').encode();
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
@@ -103,13 +116,21 @@ describe('TokenVerifier', () => {
 
   it('refuses a token signed by a key outside the ring, even with a known kid', async () => {
     const kid = ring.jwks().keys[0]!.kid!;
-    const { privateKey } = generateKeyPairSync('ed25519');
-    const token = await forge({ alg: 'EdDSA', kid }, privateKey);
+    const token = await forge({ alg, kid }, OUTSIDE_KEY[alg]());
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
-  it('refuses another issuer', async () => {
-    await expect(verifier(5, 'someone-else').verify(await issue())).rejects.toBeInstanceOf(InvalidTokenError);
+  it('refuses another issuer, and a token for another audience or none', async () => {
+    await expect(verifier(5, 'https://someone-else').verify(await issue())).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(verifier().verify(await issue(300, ['https://other-service']))).rejects.toBeInstanceOf(InvalidTokenError);
+    const { kid, privatePem } = ring.signingKey();
+    const noAud = await forge({ alg, kid }, createPrivateKey(privatePem), claims, { aud: '' });
+    await expect(verifier().verify(noAud)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('accepts a token for one of several audiences', async () => {
+    const token = await issue(300, [AUD, 'https://cluster.example']);
+    await expect(verifier(5, ISS, ['https://cluster.example']).verify(token)).resolves.toMatchObject({ uid: 7 });
   });
 
   it('allows exp to pass by the leeway and no more', async () => {
@@ -130,23 +151,23 @@ describe('TokenVerifier', () => {
 
   it('refuses a token signed with our key but without iss (RFC 8725 §3.8: a required claim)', async () => {
     const { kid, privatePem } = ring.signingKey();
-    const withIss = await forge({ alg: 'EdDSA', kid }, createPrivateKey(privatePem));
+    const withIss = await forge({ alg, kid }, createPrivateKey(privatePem));
     await expect(verifier().verify(withIss)).resolves.toMatchObject({ uid: 7 });
-    const token = await forge({ alg: 'EdDSA', kid }, createPrivateKey(privatePem), claims, '');
+    const token = await forge({ alg, kid }, createPrivateKey(privatePem), claims, { iss: '' });
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
   it('refuses a signed token without the expected claims', async () => {
     const { kid, privatePem } = ring.signingKey();
-    const token = await forge({ alg: 'EdDSA', kid }, createPrivateKey(privatePem), { ...claims, uid: 'seven' });
+    const token = await forge({ alg, kid }, createPrivateKey(privatePem), { ...claims, uid: 'seven' });
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
   it('accepts a token another library signed with our key, and refuses one typed otherwise', async () => {
     const { kid, privatePem } = ring.signingKey();
     const key = createPrivateKey(privatePem);
-    await expect(verifier().verify(await forge({ alg: 'EdDSA', kid }, key))).resolves.toMatchObject({ uid: 7 });
-    const typed = await forge({ alg: 'EdDSA', kid, typ: 'at+jwt' } as never, key);
+    await expect(verifier().verify(await forge({ alg, kid }, key))).resolves.toMatchObject({ uid: 7 });
+    const typed = await forge({ alg, kid, typ: 'at+jwt' } as never, key);
     await expect(verifier().verify(typed)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
@@ -160,14 +181,44 @@ describe('TokenVerifier', () => {
     now += 2_000;
     await expect(v.verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
-});
 
-describe('KeyRing', () => {
-  it('makes one Ed25519 key on first load and reuses it', async () => {
+  it('makes one key of its algorithm on first load and reuses it', async () => {
     expect(store.keys).toHaveLength(1);
-    const again = await KeyRing.load(store, ringOptions());
+    expect(store.keys[0]!.alg).toBe(alg);
+    const again = await KeyRing.load(store, ringOptions(alg));
     expect(store.keys).toHaveLength(1);
     expect(again.signingKey().kid).toBe(ring.signingKey().kid);
-    expect(JSON.parse(store.keys[0]!.privateKey)).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
+    const kty = { ES256: 'EC', RS256: 'RSA', EdDSA: 'OKP' }[alg];
+    expect(JSON.parse(store.keys[0]!.privateKey)).toMatchObject({ kty, d: expect.any(String) });
+    expect(ring.jwks().keys[0]).toMatchObject({ kty, alg, use: 'sig', kid: ring.signingKey().kid });
+  });
+});
+
+describe('a key ring with keys of several algorithms', () => {
+  beforeEach(async () => {
+    now = Date.UTC(2026, 0, 1);
+    store = new MemoryKeyStore();
+    ring = await KeyRing.load(store, ringOptions('RS256'));
+  });
+
+  it('refuses an algorithm the kid was not made for (PS256 signed with its RSA key)', async () => {
+    const { kid, privatePem } = ring.signingKey();
+    const token = await forge({ alg: 'PS256', kid }, createPrivateKey(privatePem));
+    await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('keeps verifying the old algorithm after a rotation to another', async () => {
+    const before = await issue();
+    const { alg } = await ring.rotate('ES256');
+    expect(alg).toBe('ES256');
+    await store.activateDue(); // the memory store activates nothing: do what the SQL store does
+    store.keys[1]!.state = 'retired';
+    store.keys[0]!.state = 'active';
+    await ring.refresh();
+    const after = await issue();
+    expect(JSON.parse(Buffer.from(after.split('.')[0]!, 'base64url').toString()).alg).toBe('ES256');
+    await expect(verifier().verify(before)).resolves.toMatchObject({ uid: 7 });
+    await expect(verifier().verify(after)).resolves.toMatchObject({ uid: 7 });
+    expect(ring.algorithms().sort()).toEqual(['ES256', 'RS256']);
   });
 });

@@ -2,14 +2,18 @@ import Type from 'typebox';
 import type { TesseraApp } from '../../app.js';
 import { ADMIN_ONLY, principalWithRole } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
+import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 import { ERROR_RESPONSES } from '../schemas.js';
 
-/** POST /v1/keys/rotate: stages a new signing key; it is published now and signs later. */
+/** POST /v1/keys/rotate `{"alg"?}`: stages a new signing key; it is published now and signs later. */
 export function keysRotateRoute(app: TesseraApp): void {
-  const Rotated = Type.Object({ kid: Type.String(), activates_at: Type.String() });
-  app.post('/v1/keys/rotate', { schema: { response: { 200: Rotated, ...ERROR_RESPONSES } } }, async (request) => {
+  const Alg = Type.Enum(SIGNING_ALGS);
+  const RotateBody = Type.Object({ alg: Type.Optional(Alg) });
+  const Rotated = Type.Object({ kid: Type.String(), alg: Alg, activates_at: Type.String() });
+  const schema = { body: RotateBody, response: { 200: Rotated, ...ERROR_RESPONSES } };
+  app.post('/v1/keys/rotate', { schema }, async (request) => {
     const actor = await principalWithRole(request, app.tessera, ADMIN_ONLY);
-    const { kid, activatesAt } = await app.tessera.keys.rotate();
+    const { kid, alg, activatesAt } = await app.tessera.keys.rotate(request.body?.alg);
     app.tessera.audit.record(contextOf(request), {
       event: 'key_rotate',
       outcome: 'success',
@@ -17,6 +21,6 @@ export function keysRotateRoute(app: TesseraApp): void {
       uid: actor.uid,
       reason: kid,
     });
-    return { kid, activates_at: activatesAt.toISOString() };
+    return { kid, alg, activates_at: activatesAt.toISOString() };
   });
 }

@@ -1,0 +1,17 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * A public document that verifiers cache: `Cache-Control` for `maxAgeSeconds`, a strong
+ * `ETag` of its content, and 304 without a body when `If-None-Match` names it.
+ */
+export function cacheable(request: FastifyRequest, reply: FastifyReply, body: object, maxAgeSeconds: number): string | FastifyReply {
+  const json = JSON.stringify(body);
+  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  reply.header('cache-control', `public, max-age=${maxAgeSeconds}`).header('etag', etag);
+  const asked = request.headers['if-none-match'];
+  if (asked && asked.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    return reply.code(304).send();
+  }
+  return reply.type('application/json; charset=utf-8').send(json);
+}

@@ -1,0 +1,27 @@
+import { issuerOf, publicUrlOf } from '../../config/config.js';
+import type { TesseraApp } from '../../app.js';
+import { cacheable } from '../cacheable.js';
+import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
+
+/**
+ * GET /.well-known/openid-configuration (OpenID Connect Discovery) and
+ * /.well-known/oauth-authorization-server (RFC 8414): where the keys are and what the
+ * tokens are, so that a verifier set up with the issuer alone finds the rest. Only what
+ * is true of Tessera: no authorization endpoint, no ID tokens, no OAuth grants.
+ */
+export function discoveryRoutes(app: TesseraApp): void {
+  const { config, keys } = app.tessera;
+  const base = publicUrlOf(config);
+  const document = () => ({
+    issuer: issuerOf(config),
+    jwks_uri: `${base}/.well-known/jwks.json`,
+    // Tessera's own login (7.22 Basic header or 7.4 JSON body), not an RFC 6749 grant.
+    token_endpoint: `${base}/v1/users/authorize`,
+    id_token_signing_alg_values_supported: keys.algorithms(),
+    subject_types_supported: ['public'],
+    claims_supported: ['iss', 'aud', 'sub', 'uid', 'username', 'roles', 'iat', 'exp', 'jti', 'ver'],
+  });
+  for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
+    app.get(path, async (request, reply) => cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS));
+  }
+}

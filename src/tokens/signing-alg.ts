@@ -1,0 +1,25 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+
+/**
+ * The algorithms a signing key may have. ES256 by default: every common verifier takes it
+ * (RS256-only loaders aside) and it signs fast. RS256 for RSA-only verifiers; EdDSA for
+ * the stores made before ES256 was the default.
+ */
+export const SIGNING_ALGS = ['ES256', 'RS256', 'EdDSA'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+
+export function isSigningAlg(value: unknown): value is SigningAlg {
+  return (SIGNING_ALGS as readonly unknown[]).includes(value);
+}
+
+/** A new key pair of the algorithm: P-256, RSA 2048, or Ed25519. */
+export function generateKeyPair(alg: SigningAlg): { publicKey: KeyObject; privateKey: KeyObject } {
+  switch (alg) {
+    case 'ES256':
+      return generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    case 'RS256':
+      return generateKeyPairSync('rsa', { modulusLength: 2048 });
+    case 'EdDSA':
+      return generateKeyPairSync('ed25519');
+  }
+}
