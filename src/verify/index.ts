@@ -1,0 +1,5 @@
+/**
+ * The verifier kit for Node services that accept Tessera tokens, with no server code:
+ * `tessera/verify` (this), `tessera/verify/fastify` and `tessera/verify/express`.
+ */
+export { createVerifier, TokenRejectedError, type TesseraClaims, type Verifier, type VerifierOptions } from './verifier.js';

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import Fastify from 'fastify';
+import { createVerifier, TokenRejectedError } from 'tessera/verify';
+import { requireRole as expressRole, tesseraExpress } from 'tessera/verify/express';
+import { requireRole as fastifyRole, tesseraFastify } from 'tessera/verify/fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe } from '../helpers/cli.js';
+
+/** The verifier kit (the package's `tessera/verify` exports) against the real CLI server. */
+describe('tessera/verify', () => {
+  let dataDir: string;
+  let server: ServeProcess;
+  let admin: string;
+  let viewer: string;
+  const login = async (username: string, password: string, ttl = 600) =>
+    (await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      headers: { authorization: basic(username, password) },
+      body: JSON.stringify({ ttl }),
+    })).json.access_token as string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-kit-'));
+    const env = { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir };
+    server = await startServe(['--no-tls', '--key-activation-delay', '0'], {
+      ...env,
+      TESSERA_ADMIN_USERNAME: 'root',
+      TESSERA_ADMIN_PASSWORD: 'root-password-1',
+    });
+    await runCli(['users', 'add', '--username', 'viewer', '--role', 'cluster_viewer', '--password-stdin'], { env, input: 'viewer-password-1' });
+    [admin, viewer] = await Promise.all([login('root', 'root-password-1'), login('viewer', 'viewer-password-1')]);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('verifies through discovery and returns typed claims; refuses a tampered, a foreign-audience and an expired token', async () => {
+    const verifier = createVerifier({ issuer: server.url, audience: server.url });
+    const claims = await verifier.verify(admin);
+    expect(claims).toMatchObject({ iss: server.url, username: 'root', roles: ['admin'], uid: expect.any(Number) });
+    const [h, p, s] = admin.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), uid: 42 })).toString('base64url');
+    await expect(verifier.verify(`${h}.${forged}.${s}`)).rejects.toBeInstanceOf(TokenRejectedError);
+    await expect(createVerifier({ issuer: server.url, audience: 'https://elsewhere' }).verify(admin)).rejects.toBeInstanceOf(TokenRejectedError);
+    const short = await login('root', 'root-password-1', 1);
+    const strict = createVerifier({ issuer: server.url, audience: server.url, leewaySeconds: 0 });
+    await new Promise((r) => setTimeout(r, 2100));
+    await expect(strict.verify(short)).rejects.toBeInstanceOf(TokenRejectedError);
+  });
+
+  it('refetches the keys for a kid it has not seen (after a rotation), at most once a cooldown', async () => {
+    const verifier = createVerifier({ issuer: server.url, audience: server.url, refetchCooldownMs: 300 });
+    await verifier.verify(admin); // the key set is now cached
+    const rotated = await request(`${server.url}/v1/keys/rotate`, { method: 'POST', headers: { authorization: `Bearer ${admin}` } });
+    expect(rotated.status).toBe(200);
+    let fresh = admin;
+    for (let i = 0; i < 40 && JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString()).kid !== rotated.json.kid; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      fresh = await login('root', 'root-password-1');
+    }
+    await new Promise((r) => setTimeout(r, 350)); // past the cooldown
+    await expect(verifier.verify(fresh)).resolves.toMatchObject({ username: 'root' });
+  });
+
+  const cases = (url: () => string) => {
+    const call = async (token?: string) => {
+      const res = await fetch(`${url()}/admin-only`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      return { status: res.status, body: await res.json(), challenge: res.headers.get('www-authenticate') };
+    };
+    return async () => {
+      expect(await call(admin)).toMatchObject({ status: 200, body: { hello: 'root' } });
+      expect(await call(viewer)).toMatchObject({ status: 403, body: { error_code: 'forbidden', message: expect.any(String) } });
+      expect(await call()).toMatchObject({ status: 401, body: { error_code: 'invalid_token' }, challenge: 'Bearer realm="tessera"' });
+      expect(await call(`${admin}x`)).toMatchObject({ status: 401, body: { error_code: 'invalid_token' } });
+    };
+  };
+
+  it('guards a Fastify service: 401/403 in Tessera\'s error shape, requireRole', async () => {
+    const app = Fastify();
+    await app.register(tesseraFastify(createVerifier({ issuer: server.url, audience: server.url })));
+    app.get('/admin-only', { preHandler: fastifyRole('admin', 'user_manager') }, async (req) => ({ hello: req.tessera!.username }));
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      await cases(() => address)();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('guards an Express service the same way', async () => {
+    const app = express()
+      .use(tesseraExpress(createVerifier({ issuer: server.url, audience: server.url })))
+      .get('/admin-only', expressRole('admin', 'user_manager'), (req, res) => void res.json({ hello: (req as { tessera?: { username: string } }).tessera!.username }));
+    const listener = app.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    try {
+      await cases(() => `http://127.0.0.1:${(listener.address() as AddressInfo).port}`)();
+    } finally {
+      listener.closeAllConnections();
+      listener.close();
+    }
+  });
+
+  it('answers 503, not 401, while Tessera cannot be reached', async () => {
+    const app = Fastify();
+    await app.register(tesseraFastify(createVerifier({ issuer: 'http://127.0.0.1:1', audience: 'x' })));
+    app.get('/', async () => ({}));
+    const res = await app.inject({ url: '/', headers: { authorization: `Bearer ${admin}` } });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ error_code: 'verifier_unavailable' });
+    await app.close();
+  });
+});
