@@ -14,6 +14,7 @@ import { keysRotateRoute } from './http/routes/keys-rotate.js';
 import { readyzRoute } from './http/routes/readyz.js';
 import { logoutRoute } from './http/routes/logout.js';
 import { refreshJwtRoute } from './http/routes/refresh-jwt.js';
+import { revocationsRoute } from './http/routes/revocations.js';
 import { usersCreateRoute } from './http/routes/users-create.js';
 import { usersDeleteRoute } from './http/routes/users-delete.js';
 import { usersGetRoute } from './http/routes/users-get.js';
@@ -60,7 +61,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   const routes = [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
     ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
-    ...[clusterPolicyRoutes, keysRotateRoute, jwksRoute, discoveryRoutes, healthzRoute, readyzRoute],
+    ...[clusterPolicyRoutes, keysRotateRoute, revocationsRoute, jwksRoute, discoveryRoutes, healthzRoute, readyzRoute],
   ];
   for (const route of routes) route(app);
   addMethodNotAllowed();

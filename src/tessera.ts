@@ -20,7 +20,7 @@ import { KeyRing } from './tokens/key-ring.js';
 import { KeySealer } from './tokens/key-sealer.js';
 import { KyselyKeyStore } from './tokens/kysely-key-store.js';
 import { RevocationList } from './tokens/revocation-list.js';
-import { KyselyRevocationStore } from './tokens/revocation-store.js';
+import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
 import { AccountService } from './users/account-service.js';
@@ -57,6 +57,8 @@ export interface Tessera extends Accounts {
   userReads: UserReadCache;
   keys: KeyRing;
   revocations: RevocationList;
+  /** The revocation events as services read them (GET /v1/revocations). */
+  revocationFeed: Pick<RevocationStore, 'feedAfter'>;
   auth: AuthService;
   /** Which shared services answer now; for /readyz. */
   readiness(): Promise<{ store: boolean; redis?: boolean }>;
@@ -98,7 +100,8 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     base = await openAccounts(config, options, guard);
     const { db, users, hasher, policy, audit, lockout } = base;
     const keys = await loadKeyRing(db, config, clock);
-    const revocations = new RevocationList(new KyselyRevocationStore(db), clock);
+    const revocationStore = new KyselyRevocationStore(db);
+    const revocations = new RevocationList(revocationStore, clock);
     await revocations.start();
     keys.start();
     users.onRevoked = (uid) => revocations.userChanged(uid);
@@ -126,7 +129,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       await db.destroy();
       redis?.disconnect();
     };
-    return { ...base, userReads, keys, revocations, auth, readiness, close };
+    return { ...base, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close };
   } catch (err) {
     await base?.close();
     redis?.disconnect();

@@ -13,6 +13,8 @@ export interface RevocationStore {
   revokeToken(jti: string, expiresAt: Date): Promise<void>;
   /** Events after `id`, oldest first. */
   eventsAfter(id: number, limit: number): Promise<RevocationEvent[]>;
+  /** Events after `id`, oldest first, each user event with the user's current token epoch (null: deleted). */
+  feedAfter(id: number, limit: number): Promise<(RevocationEvent & { epoch: number | null })[]>;
   lastEventId(): Promise<number>;
   /** Revoked tokens that have not expired yet. */
   liveTokens(now: Date): Promise<RevocationEvent[]>;
@@ -44,6 +46,18 @@ export class KyselyRevocationStore implements RevocationStore {
       .limit(limit)
       .execute();
     return rows.map(toEvent);
+  }
+
+  async feedAfter(id: number, limit: number): Promise<(RevocationEvent & { epoch: number | null })[]> {
+    const rows = await this.db
+      .selectFrom('revocations')
+      .leftJoin('users', 'users.uid', 'revocations.uid')
+      .select(['revocations.id', 'revocations.uid', 'revocations.jti', 'revocations.expires_at', 'users.token_epoch'])
+      .where('revocations.id', '>', id)
+      .orderBy('revocations.id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ ...toEvent(r), epoch: r.token_epoch === null ? null : Number(r.token_epoch) }));
   }
 
   async lastEventId(): Promise<number> {

@@ -7,6 +7,8 @@ export const ROLES = [
   'cluster_viewer',
   'db_member',
   'db_viewer',
+  /** For services: may read the revocation feed and introspect tokens, nothing else. */
+  'token_verifier',
   'none',
 ] as const;
 export type Role = (typeof ROLES)[number];

@@ -3,3 +3,4 @@
  * `tessera/verify` (this), `tessera/verify/fastify` and `tessera/verify/express`.
  */
 export { createVerifier, TokenRejectedError, type TesseraClaims, type Verifier, type VerifierOptions } from './verifier.js';
+export type { FeedCredentials } from './revocation-feed.js';

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { type FeedCredentials, RevocationFeed } from './revocation-feed.js';
 
 /** The claims of a Tessera token, checked for their types. */
 export interface TesseraClaims extends JWTPayload {
@@ -11,6 +12,8 @@ export interface TesseraClaims extends JWTPayload {
   iat: number;
   exp: number;
   jti: string;
+  /** The user's token epoch when the token was issued (see the revocation feed). */
+  ver: number;
 }
 
 export interface VerifierOptions {
@@ -24,6 +27,12 @@ export interface VerifierOptions {
   leewaySeconds?: number;
   /** Least time between two JWKS fetches for an unknown kid, in milliseconds. */
   refetchCooldownMs?: number;
+  /**
+   * Follow the revocation feed with these credentials (a user with the token_verifier
+   * role): a logged-out, re-passworded, demoted or deleted user's tokens are refused here
+   * too, within about `pollMs`, without a request to Tessera per token.
+   */
+  revocations?: FeedCredentials;
 }
 
 /** A token this service must refuse; `reason` is for logs, never for the client. */
@@ -36,6 +45,13 @@ export class TokenRejectedError extends Error {
 
 export interface Verifier {
   verify(token: string): Promise<TesseraClaims>;
+  /** Stops following the revocation feed. */
+  close(): void;
+}
+
+interface Discovered {
+  jwksUri: string;
+  tokenEndpoint?: string;
 }
 
 /**
@@ -47,20 +63,27 @@ export interface Verifier {
 export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
   const algorithms = options.algorithms ?? ['ES256', 'RS256', 'EdDSA'];
-  let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
-  const keySet = () =>
-    (keys ??= discoverJwksUri(issuer).then(
-      (uri) => createRemoteJWKSet(new URL(uri), { cooldownDuration: options.refetchCooldownMs ?? 30_000 }),
+  let setup: Promise<{ keys: ReturnType<typeof createRemoteJWKSet>; feed?: RevocationFeed }> | undefined;
+  const ready = () =>
+    (setup ??= discover(issuer).then(
+      ({ jwksUri, tokenEndpoint }) => {
+        const keys = createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: options.refetchCooldownMs ?? 30_000 });
+        if (!options.revocations) return { keys };
+        const login = tokenEndpoint ?? `${issuer}/v1/users/authorize`;
+        return { keys, feed: new RevocationFeed(login, new URL('/v1/revocations', login).toString(), options.revocations) };
+      },
       (err: unknown) => {
-        keys = undefined; // try discovery again with the next token
+        setup = undefined; // try discovery again with the next token
         throw err;
       },
     ));
   return {
+    close: () => void setup?.then(({ feed }) => feed?.close(), () => {}),
     async verify(token: string): Promise<TesseraClaims> {
+      const { keys, feed } = await ready();
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, await keySet(), {
+        ({ payload } = await jwtVerify(token, keys, {
           issuer,
           audience: options.audience,
           algorithms,
@@ -72,24 +95,29 @@ export function createVerifier(options: VerifierOptions): Verifier {
         if (err instanceof errors.JOSEError) throw new TokenRejectedError(err.code);
         throw err; // Tessera unreachable: not the token's fault
       }
-      return claimsOf(payload);
+      const claims = claimsOf(payload);
+      if (feed) {
+        await feed.ready();
+        if (feed.isRevoked(claims)) throw new TokenRejectedError('revoked');
+      }
+      return claims;
     },
   };
 }
 
-async function discoverJwksUri(issuer: string): Promise<string> {
+async function discover(issuer: string): Promise<Discovered> {
   const res = await fetch(`${issuer}/.well-known/openid-configuration`, { headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(`discovery at ${issuer} answered ${res.status}`);
-  const doc = (await res.json()) as { issuer?: string; jwks_uri?: string };
+  const doc = (await res.json()) as { issuer?: string; jwks_uri?: string; token_endpoint?: string };
   if (doc.issuer?.replace(/\/+$/, '') !== issuer || !doc.jwks_uri) {
     throw new Error(`the discovery document at ${issuer} is for issuer ${String(doc.issuer)}`);
   }
-  return doc.jwks_uri;
+  return { jwksUri: doc.jwks_uri, tokenEndpoint: doc.token_endpoint };
 }
 
 function claimsOf(p: JWTPayload): TesseraClaims {
-  const { uid, username, roles } = p as Record<string, unknown>;
-  if (!Number.isSafeInteger(uid) || typeof username !== 'string' || !Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) {
+  const { uid, username, roles, ver } = p as Record<string, unknown>;
+  if (!Number.isSafeInteger(uid) || !Number.isSafeInteger(ver) || typeof username !== 'string' || !Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) {
     throw new TokenRejectedError('the token does not carry Tessera claims');
   }
   return p as TesseraClaims;

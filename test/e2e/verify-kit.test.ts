@@ -33,6 +33,7 @@ describe('tessera/verify', () => {
       TESSERA_ADMIN_PASSWORD: 'root-password-1',
     });
     await runCli(['users', 'add', '--username', 'viewer', '--role', 'cluster_viewer', '--password-stdin'], { env, input: 'viewer-password-1' });
+    await runCli(['users', 'add', '--username', 'svc', '--role', 'token_verifier', '--password-stdin'], { env, input: 'service-password-1' });
     [admin, viewer] = await Promise.all([login('root', 'root-password-1'), login('viewer', 'viewer-password-1')]);
   });
   afterAll(async () => {
@@ -104,6 +105,40 @@ describe('tessera/verify', () => {
     } finally {
       listener.closeAllConnections();
       listener.close();
+    }
+  });
+
+  it('with revocations: refuses a logged-out token and the tokens of a user whose role changed, within 2 s', async () => {
+    const verifier = createVerifier({
+      issuer: server.url,
+      audience: server.url,
+      revocations: { username: 'svc', password: 'service-password-1', pollMs: 200 },
+    });
+    try {
+      const [a, b] = await Promise.all([login('viewer', 'viewer-password-1'), login('viewer', 'viewer-password-1')]);
+      await expect(verifier.verify(a)).resolves.toMatchObject({ username: 'viewer' });
+      const refusedWithin = async (token: string) => {
+        const started = performance.now();
+        while (performance.now() - started < 2000) {
+          if (await verifier.verify(token).then(() => false, (e) => e instanceof TokenRejectedError)) return performance.now() - started;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return Infinity;
+      };
+      expect((await request(`${server.url}/v1/users/logout`, { method: 'POST', headers: { authorization: `Bearer ${a}` } })).status).toBe(200);
+      expect(await refusedWithin(a)).toBeLessThan(2000);
+      await expect(verifier.verify(b)).resolves.toBeDefined(); // only that token
+      const { uid } = await verifier.verify(b);
+      const demoted = await request(`${server.url}/v1/users/${uid}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${admin}` },
+        body: JSON.stringify({ role: 'db_viewer' }),
+      });
+      expect(demoted.status).toBe(200);
+      expect(await refusedWithin(b)).toBeLessThan(2000);
+      await expect(verifier.verify(admin)).resolves.toBeDefined();
+    } finally {
+      verifier.close();
     }
   });
 

@@ -1,0 +1,43 @@
+import Type from 'typebox';
+import type { TesseraApp } from '../../app.js';
+import { principalWithRole } from '../authenticate.js';
+import { ERROR_RESPONSES } from '../schemas.js';
+
+/** Events a page; a reader whose page comes back full asks again at once. */
+const PAGE = 1000;
+
+const Event = Type.Union([
+  Type.Object({ type: Type.Literal('token'), jti: Type.String(), exp: Type.Integer() }),
+  Type.Object({ type: Type.Literal('user'), uid: Type.Integer(), ver: Type.Union([Type.Integer(), Type.Null()]) }),
+]);
+const Feed = Type.Object({ cursor: Type.String(), more: Type.Boolean(), events: Type.Array(Event) });
+
+/**
+ * GET /v1/revocations?after=CURSOR: what services that verify tokens themselves must stop
+ * accepting, in order. `token`: the token with this `jti` (until its `exp`). `user`: every
+ * token of `uid` whose `ver` is below this one, or all of them when `ver` is null (the
+ * user is gone). Without `after`, every revocation that still matters (a day of them).
+ * For the token_verifier role (and admins).
+ */
+export function revocationsRoute(app: TesseraApp): void {
+  const { revocationFeed } = app.tessera;
+  const schema = {
+    querystring: Type.Object({ after: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'a cursor from an earlier answer' })) }),
+    response: { 200: Feed, ...ERROR_RESPONSES },
+  };
+  app.get('/v1/revocations', { schema }, async (request, reply) => {
+    await principalWithRole(request, app.tessera, ['token_verifier', 'admin']);
+    const after = Number(request.query.after ?? 0);
+    const rows = await revocationFeed.feedAfter(after, PAGE);
+    reply.header('cache-control', 'no-store');
+    return {
+      cursor: String(rows.at(-1)?.id ?? after),
+      more: rows.length === PAGE,
+      events: rows.map((r) =>
+        r.jti !== null
+          ? { type: 'token' as const, jti: r.jti, exp: Math.floor((r.expiresAt?.getTime() ?? 0) / 1000) }
+          : { type: 'user' as const, uid: r.uid!, ver: r.epoch },
+      ),
+    };
+  });
+}
