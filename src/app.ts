@@ -9,6 +9,7 @@ import { authorizeRoute } from './http/routes/authorize.js';
 import { clusterPolicyRoutes } from './http/routes/cluster-policy.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthzRoute } from './http/routes/healthz.js';
+import { introspectRoute } from './http/routes/introspect.js';
 import { jwksRoute } from './http/routes/jwks.js';
 import { keysRotateRoute } from './http/routes/keys-rotate.js';
 import { readyzRoute } from './http/routes/readyz.js';
@@ -61,7 +62,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   const routes = [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
     ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
-    ...[clusterPolicyRoutes, keysRotateRoute, revocationsRoute, jwksRoute, discoveryRoutes, healthzRoute, readyzRoute],
+    ...[clusterPolicyRoutes, keysRotateRoute, revocationsRoute, introspectRoute, jwksRoute, discoveryRoutes, healthzRoute, readyzRoute],
   ];
   for (const route of routes) route(app);
   addMethodNotAllowed();

@@ -4,3 +4,4 @@
  */
 export { createVerifier, TokenRejectedError, type TesseraClaims, type Verifier, type VerifierOptions } from './verifier.js';
 export type { FeedCredentials } from './revocation-feed.js';
+export { createIntrospector, type IntrospectorOptions } from './introspector.js';

@@ -1,7 +1,7 @@
+import { type ServiceCredentials, ServiceLogin } from './service-login.js';
+
 /** Credentials of a user with the token_verifier role, for the revocation feed. */
-export interface FeedCredentials {
-  username: string;
-  password: string;
+export interface FeedCredentials extends ServiceCredentials {
   /** How often to ask for new revocations, in milliseconds (default 1000). */
   pollMs?: number;
 }
@@ -11,10 +11,6 @@ interface FeedPage {
   more: boolean;
   events: ({ type: 'token'; jti: string; exp: number } | { type: 'user'; uid: number; ver: number | null })[];
 }
-
-/** A token lives at most this long; a feed token is renewed this long before its end. */
-const FEED_TOKEN_TTL_S = 3600;
-const RENEW_BEFORE_MS = 60_000;
 
 /**
  * Follows Tessera's revocation feed (GET /v1/revocations) with a cursor, so that a service
@@ -27,15 +23,17 @@ export class RevocationFeed {
   /** uid → the lowest `ver` still valid; null: none (the user is gone). */
   private readonly validFrom = new Map<number, number | null>();
   private cursor?: string;
-  private token?: { value: string; renewAt: number };
+  private readonly login: ServiceLogin;
   private started?: Promise<void>;
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly loginUrl: string,
+    loginUrl: string,
     private readonly feedUrl: string,
     private readonly credentials: FeedCredentials,
-  ) {}
+  ) {
+    this.login = new ServiceLogin(loginUrl, credentials);
+  }
 
   /** Resolves once the feed has been read to its end the first time. */
   ready(): Promise<void> {
@@ -67,8 +65,8 @@ export class RevocationFeed {
     for (;;) {
       const url = new URL(this.feedUrl);
       if (this.cursor) url.searchParams.set('after', this.cursor);
-      const res = await fetch(url, { headers: { authorization: `Bearer ${await this.feedToken()}` } });
-      if (res.status === 401) this.token = undefined;
+      const res = await fetch(url, { headers: { authorization: await this.login.authorization() } });
+      if (res.status === 401) this.login.forget();
       if (!res.ok) throw new Error(`the revocation feed answered ${res.status}`);
       const page = (await res.json()) as FeedPage;
       for (const e of page.events) {
@@ -80,19 +78,5 @@ export class RevocationFeed {
     }
     const now = Date.now();
     for (const [jti, exp] of this.revokedJtis) if (exp < now - 60_000) this.revokedJtis.delete(jti);
-  }
-
-  private async feedToken(): Promise<string> {
-    if (this.token && Date.now() < this.token.renewAt) return this.token.value;
-    const basic = Buffer.from(`${this.credentials.username}:${this.credentials.password}`, 'utf8').toString('base64');
-    const res = await fetch(this.loginUrl, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ttl: FEED_TOKEN_TTL_S }),
-    });
-    const body = (await res.json().catch(() => ({}))) as { access_token?: string; message?: string };
-    if (!res.ok || !body.access_token) throw new Error(`the feed's login was refused: ${body.message ?? res.status}`);
-    this.token = { value: body.access_token, renewAt: Date.now() + FEED_TOKEN_TTL_S * 1000 - RENEW_BEFORE_MS };
-    return this.token.value;
   }
 }

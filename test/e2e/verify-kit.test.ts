@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import Fastify from 'fastify';
-import { createVerifier, TokenRejectedError } from 'tessera/verify';
+import { createIntrospector, createVerifier, TokenRejectedError } from 'tessera/verify';
 import { requireRole as expressRole, tesseraExpress } from 'tessera/verify/express';
 import { requireRole as fastifyRole, tesseraFastify } from 'tessera/verify/fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,30 @@ describe('tessera/verify', () => {
       await expect(verifier.verify(admin)).resolves.toBeDefined();
     } finally {
       verifier.close();
+    }
+  });
+
+  it('introspects instead, when asked: one call per token, cached briefly, guards a service alike', async () => {
+    const introspector = createIntrospector({
+      issuer: server.url,
+      credentials: { username: 'svc', password: 'service-password-1' },
+      cacheSeconds: 0.3,
+    });
+    const token = await login('viewer', 'viewer-password-1');
+    viewer = await login('viewer', 'viewer-password-1'); // the earlier one ended with its role change
+    await expect(introspector.verify(token)).resolves.toMatchObject({ username: 'viewer', roles: ['db_viewer'] });
+    await request(`${server.url}/v1/users/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    await expect(introspector.verify(token)).resolves.toBeDefined(); // the cached answer
+    await new Promise((r) => setTimeout(r, 350));
+    await expect(introspector.verify(token)).rejects.toBeInstanceOf(TokenRejectedError);
+    const app = Fastify();
+    await app.register(tesseraFastify(introspector));
+    app.get('/admin-only', { preHandler: fastifyRole('admin') }, async (req) => ({ hello: req.tessera!.username }));
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      await cases(() => address)();
+    } finally {
+      await app.close();
     }
   });
 

@@ -17,6 +17,7 @@ export function discoveryRoutes(app: TesseraApp): void {
     jwks_uri: `${base}/.well-known/jwks.json`,
     // Tessera's own login (7.22 Basic header or 7.4 JSON body), not an RFC 6749 grant.
     token_endpoint: `${base}/v1/users/authorize`,
+    introspection_endpoint: `${base}/v1/introspect`,
     id_token_signing_alg_values_supported: keys.algorithms(),
     subject_types_supported: ['public'],
     claims_supported: ['iss', 'aud', 'sub', 'uid', 'username', 'roles', 'iat', 'exp', 'jti', 'ver'],
