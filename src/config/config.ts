@@ -1,6 +1,6 @@
+import { hostname } from 'node:os';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
-import { hostname } from 'node:os';
 import { SIGNING_ALGS } from '../tokens/signing-alg.js';
 
 export const API_LINES = ['both', '7.22', '7.4'] as const;

@@ -5,6 +5,7 @@ import { TTL_MAX_SECONDS } from './claims.js';
 import { KeySealer } from './key-sealer.js';
 import type { KeyState, KeyStore, StoredKey } from './key-store.js';
 import { generateKeyPair, type SigningAlg } from './signing-alg.js';
+
 /** How often a node re-reads the keys, so that it publishes a staged key within this time. */
 export const KEY_REFRESH_MS = 1000;
 
@@ -144,7 +145,7 @@ export class KeyRing {
   }
 
   private async newKey(state: KeyState, activateAt: Date | null, alg = this.options.alg): Promise<StoredKey> {
-    const { publicKey, privateKey } = generateKeyPair(alg);
+    const { publicKey, privateKey } = await generateKeyPair(alg);
     const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
     const kid = await calculateJwkThumbprint(publicJwk);
     return {

@@ -1,4 +1,7 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPair as generate, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const generateAsync = promisify(generate);
 
 /**
  * The algorithms a signing key may have. ES256 by default: every common verifier takes it
@@ -12,14 +15,14 @@ export function isSigningAlg(value: unknown): value is SigningAlg {
   return (SIGNING_ALGS as readonly unknown[]).includes(value);
 }
 
-/** A new key pair of the algorithm: P-256, RSA 2048, or Ed25519. */
-export function generateKeyPair(alg: SigningAlg): { publicKey: KeyObject; privateKey: KeyObject } {
+/** A new key pair of the algorithm (P-256, RSA 2048, or Ed25519), made off the event loop. */
+export function generateKeyPair(alg: SigningAlg): Promise<{ publicKey: KeyObject; privateKey: KeyObject }> {
   switch (alg) {
     case 'ES256':
-      return generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      return generateAsync('ec', { namedCurve: 'P-256' });
     case 'RS256':
-      return generateKeyPairSync('rsa', { modulusLength: 2048 });
+      return generateAsync('rsa', { modulusLength: 2048 });
     case 'EdDSA':
-      return generateKeyPairSync('ed25519');
+      return generateAsync('ed25519');
   }
 }
