@@ -55,6 +55,25 @@ describe('tessera/verify', () => {
     await expect(strict.verify(short)).rejects.toBeInstanceOf(TokenRejectedError);
   });
 
+  it('verifies an RS256 server\'s tokens too, and refuses a token of another issuer', async () => {
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'tessera-kit-rs-'));
+    const other = await startServe(['--no-tls', '--signing-alg', 'RS256'], {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: otherDir,
+      TESSERA_ADMIN_USERNAME: 'root',
+      TESSERA_ADMIN_PASSWORD: 'root-password-1',
+    });
+    try {
+      const token = (await request(`${other.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('root', 'root-password-1') } })).json
+        .access_token as string;
+      await expect(createVerifier({ issuer: other.url, audience: other.url }).verify(token)).resolves.toMatchObject({ iss: other.url });
+      await expect(createVerifier({ issuer: server.url, audience: other.url }).verify(token)).rejects.toBeInstanceOf(TokenRejectedError);
+    } finally {
+      await other.stop();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
   it('refetches the keys for a kid it has not seen (after a rotation), at most once a cooldown', async () => {
     const verifier = createVerifier({ issuer: server.url, audience: server.url, refetchCooldownMs: 300 });
     await verifier.verify(admin); // the key set is now cached
