@@ -6,13 +6,13 @@ import { AccountLockedError, InvalidCredentialsError, InvalidTokenError, Passwor
 import type { ClientThrottle } from '../guard/client-throttle.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
-import type { TokenClaims } from '../tokens/claims.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
 import type { TokenVerifier } from '../tokens/token-verifier.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
 import { matchPassword } from '../users/match-password.js';
 import { isLocked, isPasswordExpired, unlocksInSeconds, type User } from '../users/user.js';
+import type { Principal } from './principal.js';
 import type { CredentialStore, UserStore } from '../users/user-store.js';
 import type { Credentials } from './credentials.js';
 
@@ -32,14 +32,6 @@ export interface AuthDeps {
   loginTimeoutMs: number;
 }
 
-/** The identity of a request, from a token or from a password check. */
-export interface Principal {
-  uid: number;
-  username: string;
-  role: User['role'];
-  /** Set when the identity came from a token. */
-  token?: TokenClaims;
-}
 
 export interface PasswordCheck {
   user: User;

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { toUserView } from '../http/user-view.js';
+import { toUserView } from '../users/user-view.js';
 import { addStoreOptions, type StoreOptions } from './options.js';
 import { withStore } from './with-store.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/auth-service.js';
+import type { Principal } from '../auth/principal.js';
 import { decodeBasicCredentials, splitAuthorization } from '../auth/credentials.js';
 import { ForbiddenError, MissingCredentialsError } from '../errors.js';
 import type { Tessera } from '../tessera.js';

@@ -1,5 +1,4 @@
 import type { AuditLog, AuditRecord, RequestContext } from '../audit/audit-log.js';
-import type { Principal } from '../auth/auth-service.js';
 import type { Clock } from '../clock.js';
 import {
   CannotDeleteLastPasswordError,
@@ -12,7 +11,6 @@ import {
   UserAlreadyExistsError,
   UserNotFoundError,
 } from '../errors.js';
-import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { MAX_PASSWORDS, matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
@@ -20,6 +18,12 @@ import { checkNewPassword } from './password-rules.js';
 import { isRole, ROLES, type Role, type User } from './user.js';
 import type { CredentialStore, UserStore } from './user-store.js';
 import { validateNewUsername } from './username.js';
+
+/** Who asks for a change (a request's Principal fits); null for the local CLI. */
+export interface Actor {
+  uid: number;
+  role: Role;
+}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -34,7 +38,8 @@ export interface AccountDeps {
   users: UserStore & CredentialStore;
   hasher: PasswordHasher;
   policy: PolicyService;
-  lockout: Lockout;
+  /** Lifts a user's lock and forgets their failed logins (the guard's Lockout). */
+  lockout: { unlock(user: User): Promise<void> };
   audit: AuditLog;
   clock: Clock;
 }
@@ -47,7 +52,7 @@ export interface AccountDeps {
 export class AccountService {
   constructor(private readonly deps: AccountDeps) {}
 
-  async create(actor: Principal | null, input: NewAccount, ctx: RequestContext): Promise<User> {
+  async create(actor: Actor | null, input: NewAccount, ctx: RequestContext): Promise<User> {
     const username = validateNewUsername(input.username);
     if (!isRole(input.role)) throw new InvalidRequestError(`role must be one of ${ROLES.join(', ')}`);
     this.assertMayGrant(actor, input.role);
@@ -69,7 +74,7 @@ export class AccountService {
   }
 
   async update(
-    actor: Principal | null,
+    actor: Actor | null,
     uid: number,
     changes: { name?: string | null; role?: string; password?: string },
     ctx: RequestContext,
@@ -93,7 +98,7 @@ export class AccountService {
     return this.mustGet(uid);
   }
 
-  async delete(actor: Principal | null, uid: number, ctx: RequestContext): Promise<void> {
+  async delete(actor: Actor | null, uid: number, ctx: RequestContext): Promise<void> {
     const target = await this.mustGet(uid);
     this.assertMayManage(actor, target);
     if (target.role === 'admin' && (await this.deps.users.countByRole('admin')) <= 1) {
@@ -104,7 +109,7 @@ export class AccountService {
   }
 
   /** All of the user's passwords become this one; lifts expiry and lock, ends tokens. */
-  async replacePasswords(actor: Principal | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+  async replacePasswords(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     await this.checkCandidate(target, password);
     await this.deps.users.replacePasswords(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()));
     await this.deps.lockout.unlock(target);
@@ -112,7 +117,7 @@ export class AccountService {
   }
 
   /** A second password beside the current one, for a rotation. */
-  async addPassword(actor: Principal | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+  async addPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     const credential = await this.deps.users.getCredential(target.uid);
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await this.checkCandidate(target, password);
@@ -121,7 +126,7 @@ export class AccountService {
   }
 
   /** Removes the password `password` of the user; never the last one. */
-  async deletePassword(actor: Principal | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+  async deletePassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     const credential = await this.deps.users.getCredential(target.uid);
     const passwords = credential?.passwords ?? [];
     const { stored: match } = await matchPassword(this.deps.hasher, passwords, password);
@@ -131,7 +136,7 @@ export class AccountService {
     this.audit(ctx, actor, target, { event: 'password_delete' });
   }
 
-  async unlock(actor: Principal | null, uid: number, ctx: RequestContext): Promise<User> {
+  async unlock(actor: Actor | null, uid: number, ctx: RequestContext): Promise<User> {
     const target = await this.mustGet(uid);
     this.assertMayManage(actor, target);
     await this.deps.lockout.unlock(target);
@@ -139,7 +144,7 @@ export class AccountService {
     return this.mustGet(uid);
   }
 
-  async expirePassword(actor: Principal | null, uid: number, ctx: RequestContext): Promise<void> {
+  async expirePassword(actor: Actor | null, uid: number, ctx: RequestContext): Promise<void> {
     const target = await this.mustGet(uid);
     this.assertMayManage(actor, target);
     await this.deps.users.expirePassword(uid, new Date(this.deps.clock()));
@@ -153,14 +158,14 @@ export class AccountService {
   }
 
   /** admin manages everyone; user_manager everyone but admins. */
-  assertMayManage(actor: Principal | null, target: User): void {
+  assertMayManage(actor: Actor | null, target: User): void {
     if (actor === null || actor.role === 'admin') return;
     if (actor.role !== 'user_manager' || target.role === 'admin') {
       throw new UnauthorizedActionError('Only an admin may manage an admin');
     }
   }
 
-  private assertMayGrant(actor: Principal | null, role: Role): void {
+  private assertMayGrant(actor: Actor | null, role: Role): void {
     if (role === 'admin' && actor !== null && actor.role !== 'admin') {
       throw new UnauthorizedActionError('Only an admin may grant the admin role');
     }
@@ -172,7 +177,7 @@ export class AccountService {
     if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored) throw new NewPasswordSameAsCurrentError();
   }
 
-  private audit(ctx: RequestContext, actor: Principal | null, target: User, record: Omit<AuditRecord, 'outcome'>): void {
+  private audit(ctx: RequestContext, actor: Actor | null, target: User, record: Omit<AuditRecord, 'outcome'>): void {
     this.deps.audit.record(ctx, {
       outcome: 'success',
       username: target.username,
@@ -183,6 +188,6 @@ export class AccountService {
   }
 }
 
-function isManager(actor: Principal | null): boolean {
+function isManager(actor: Actor | null): boolean {
   return actor === null || actor.role === 'admin' || actor.role === 'user_manager';
 }

@@ -4,7 +4,7 @@ import { type Credentials, decodeBasicCredentials, splitAuthorization } from '..
 import type { ApiLine } from '../../config/config.js';
 import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { contextOf } from '../request-context.js';
 import { AccessToken, AuthorizeBody, ERROR_RESPONSES } from '../schemas.js';
 

@@ -1,5 +1,5 @@
 import { issuerOf, publicUrlOf } from '../../config/config.js';
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { cacheable } from '../cacheable.js';
 import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
 

@@ -1,4 +1,4 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** GET /healthz: the process is up and answering. */
 export function healthzRoute(app: TesseraApp): void {

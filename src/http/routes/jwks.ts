@@ -1,4 +1,4 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { cacheable } from '../cacheable.js';
 
 /** Verifiers may cache the key set this long; a rotated key is published longer before it signs. */

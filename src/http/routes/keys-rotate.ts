@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { ADMIN_ONLY, principalWithRole } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { SIGNING_ALGS } from '../../tokens/signing-alg.js';

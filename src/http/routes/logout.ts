@@ -1,4 +1,4 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { splitAuthorization } from '../../auth/credentials.js';
 import { InvalidRequestError } from '../../errors.js';
 import { principalOf } from '../authenticate.js';

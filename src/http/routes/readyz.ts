@@ -1,4 +1,4 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { NotReadyError } from '../../errors.js';
 import { ERROR_RESPONSES } from '../schemas.js';
 import Type from 'typebox';

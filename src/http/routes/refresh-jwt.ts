@@ -1,7 +1,7 @@
 import { splitAuthorization } from '../../auth/credentials.js';
 import { MissingCredentialsError } from '../../errors.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { contextOf } from '../request-context.js';
 import { AccessToken, ERROR_RESPONSES, TtlBody } from '../schemas.js';
 

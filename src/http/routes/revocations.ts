@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { principalWithRole } from '../authenticate.js';
 import { ERROR_RESPONSES } from '../schemas.js';
 

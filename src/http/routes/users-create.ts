@@ -1,9 +1,9 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { InvalidRequestError } from '../../errors.js';
 import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CreateUserBody, ERROR_RESPONSES, UserView } from '../schemas.js';
-import { toUserView } from '../user-view.js';
+import { toUserView } from '../../users/user-view.js';
 
 /** POST /v1/users: admin and user_manager add a user, named by username or email. */
 export function usersCreateRoute(app: TesseraApp): void {

@@ -1,4 +1,4 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { ERROR_RESPONSES, Ok, UidParams } from '../schemas.js';

@@ -1,8 +1,8 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { UserNotFoundError } from '../../errors.js';
 import { principalOf, requireRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
-import { toUserView } from '../user-view.js';
+import { toUserView } from '../../users/user-view.js';
 
 /** GET /v1/users/{uid}: the user itself, admin or user_manager. */
 export function usersGetRoute(app: TesseraApp): void {

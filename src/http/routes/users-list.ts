@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { ERROR_RESPONSES, UserView } from '../schemas.js';
-import { toUserView } from '../user-view.js';
+import { toUserView } from '../../users/user-view.js';
 
 /** GET /v1/users: every user, for admin and user_manager. */
 export function usersListRoute(app: TesseraApp): void {

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../../auth/auth-service.js';
+import type { Principal } from '../../auth/principal.js';
 import { MissingCredentialsError, UnauthorizedActionError, UserNotExistError } from '../../errors.js';
 import type { Tessera } from '../../tessera.js';
 import type { User } from '../../users/user.js';
 import { usernameKey } from '../../users/username.js';
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { principalOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { DeletePasswordBody, ERROR_RESPONSES, Ok, PasswordBody } from '../schemas.js';

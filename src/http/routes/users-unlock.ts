@@ -1,8 +1,8 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
-import { toUserView } from '../user-view.js';
+import { toUserView } from '../../users/user-view.js';
 
 /** POST /v1/users/{uid}/unlock: lifts a lockout at once. */
 export function usersUnlockRoute(app: TesseraApp): void {

@@ -1,9 +1,9 @@
-import type { TesseraApp } from '../../app.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { InvalidRequestError } from '../../errors.js';
 import { principalOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { ERROR_RESPONSES, UidParams, UpdateUserBody, UserView } from '../schemas.js';
-import { toUserView } from '../user-view.js';
+import { toUserView } from '../../users/user-view.js';
 
 /** PUT /v1/users/{uid}: admin and user_manager change anyone; users their own name and password. */
 export function usersUpdateRoute(app: TesseraApp): void {

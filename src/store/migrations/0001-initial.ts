@@ -1,5 +1,5 @@
 import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely';
-import type { Dialect } from './index.js';
+import type { Dialect } from './dialect.js';
 
 /** How each dialect spells a generated integer key. */
 function keyType(dialect: Dialect, big = false) {

@@ -1,7 +1,8 @@
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
+import type { Dialect } from './dialect.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './dialect.js';
 
 /**
  * The migrations of a dialect, applied in key order. Each is written once with Kysely's

@@ -1,7 +1,17 @@
-import type { Static } from 'typebox';
 import type { Policy } from '../policy/policy.js';
-import { type User, userStatus } from '../users/user.js';
-import type { UserView } from './schemas.js';
+import { type User, userStatus } from './user.js';
+
+/** The user object of the API and of `tessera users list --json`. */
+export interface UserView {
+  uid: number;
+  username: string;
+  email?: string;
+  name: string | null;
+  role: string;
+  status: string;
+  password_issue_date: string;
+  last_login: string | null;
+}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -9,7 +19,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * The user object of the API: no password material, ever. One shape for every user (an
  * absent email is undefined, which serializing leaves out), as the hot read path likes.
  */
-export function toUserView(user: User, policy: Policy, now: Date): Static<typeof UserView> {
+export function toUserView(user: User, policy: Policy, now: Date): UserView {
   return {
     uid: user.uid,
     username: user.username,

@@ -1,0 +1,49 @@
+import { acceptJsonBodies } from './json-body.js';
+import { collectMethods } from './method-not-allowed.js';
+import { authorizeRoute } from './routes/authorize.js';
+import { clusterPolicyRoutes } from './routes/cluster-policy.js';
+import { discoveryRoutes } from './routes/discovery.js';
+import { healthzRoute } from './routes/healthz.js';
+import { introspectRoute } from './routes/introspect.js';
+import { jwksRoute } from './routes/jwks.js';
+import { keysRotateRoute } from './routes/keys-rotate.js';
+import { logoutRoute } from './routes/logout.js';
+import { readyzRoute } from './routes/readyz.js';
+import { refreshJwtRoute } from './routes/refresh-jwt.js';
+import { revocationsRoute } from './routes/revocations.js';
+import { usersCreateRoute } from './routes/users-create.js';
+import { usersDeleteRoute } from './routes/users-delete.js';
+import { usersGetRoute } from './routes/users-get.js';
+import { usersListRoute } from './routes/users-list.js';
+import { usersPasswordRoutes } from './routes/users-password.js';
+import { usersUnlockRoute } from './routes/users-unlock.js';
+import { usersUpdateRoute } from './routes/users-update.js';
+import type { TesseraApp } from './tessera-app.js';
+
+type Route = (app: TesseraApp) => void;
+
+/** A Fastify plugin of these routes, where a known path's other methods answer 405. */
+function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
+  return async (app: TesseraApp) => {
+    setUp(app);
+    const addMethodNotAllowed = collectMethods(app);
+    for (const route of routes) route(app);
+    addMethodNotAllowed();
+  };
+}
+
+/** The REST API under /v1: JSON bodies only (whatever the Content-Type says). */
+export const api = scope(
+  [
+    ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
+    ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
+    ...[clusterPolicyRoutes, keysRotateRoute, revocationsRoute, introspectRoute],
+  ],
+  acceptJsonBodies,
+);
+
+/** The public documents under /.well-known: keys and discovery. */
+export const wellKnown = scope([jwksRoute, discoveryRoutes]);
+
+/** Liveness and readiness for load balancers and orchestrators. */
+export const probes = scope([healthzRoute, readyzRoute]);

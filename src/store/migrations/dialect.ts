@@ -1,0 +1,2 @@
+/** The SQL dialects the migrations are written for. */
+export type Dialect = 'sqlite' | 'postgres';
