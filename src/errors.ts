@@ -53,6 +53,13 @@ export class InvalidTokenError extends DomainError {
   }
 }
 
+/** An invalid token that was good until its exp (told apart for metrics only). */
+export class TokenExpiredError extends InvalidTokenError {
+  constructor() {
+    super('The token has expired');
+  }
+}
+
 export class MethodNotAllowedError extends DomainError {
   constructor(allow: string) {
     super('method_not_allowed', `This path takes ${allow}`);

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import { type Config, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
+import { listenMetrics } from './metrics/metrics-server.js';
 import { openTessera, type Tessera } from './tessera.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
 import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
@@ -14,6 +15,8 @@ export interface RunningServer {
   url: string;
   firstAdmin: FirstAdminResult;
   tls: TlsFiles | null;
+  /** Where GET /metrics answers; undefined with --metrics-listen off. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -44,10 +47,18 @@ export async function startServer(
       https: tls && { key: tls.key, cert: tls.cert },
     });
     if (tls) answerPlainHttpOnTls(app.server);
-    await app.listen({ host: config.listen.host, port: config.listen.port });
+    const metricsListener = config.metricsListen ? await listenMetrics(tessera.metrics, config.metricsListen) : undefined;
+    await app.listen({ host: config.listen.host, port: config.listen.port }).catch((err: unknown) => {
+      metricsListener?.server.close();
+      throw err;
+    });
     const mark = new KyselyUnshownPasswordMark(tessera.db);
-    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(async (err: unknown) => {
+    const closeListeners = async () => {
+      metricsListener?.server.close();
       await app.close();
+    };
+    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(async (err: unknown) => {
+      await closeListeners();
       throw err;
     });
     const { address, port } = app.server.address() as AddressInfo;
@@ -59,7 +70,8 @@ export async function startServer(
       url: `${tls ? 'https' : 'http'}://${host}:${port}`,
       firstAdmin: admin,
       tls,
-      close: () => (closing ??= app.close().then(() => tessera.close())),
+      metricsUrl: metricsListener?.url,
+      close: () => (closing ??= closeListeners().then(() => tessera.close())),
     };
   } catch (err) {
     await tessera.close();

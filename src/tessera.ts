@@ -6,6 +6,7 @@ import { AuthService } from './auth/auth-service.js';
 import { type Clock, systemClock } from './clock.js';
 import { audiencesOf, type Config, issuerOf, masterKeyBytes } from './config/config.js';
 import { within } from './deadline.js';
+import { Metrics } from './metrics/metrics.js';
 import { Admission } from './guard/admission.js';
 import { AdmittedHasher } from './guard/admitted-hasher.js';
 import { ClientThrottle } from './guard/client-throttle.js';
@@ -35,6 +36,8 @@ export interface OpenOptions {
   clock?: Clock;
   /** Where audit lines (and Redis trouble) go; nowhere when omitted. */
   logger?: Logger;
+  /** What the parts report to; a registry of its own when omitted. */
+  metrics?: Metrics;
 }
 
 /** The store and the account rules: what the `users` CLI commands need. */
@@ -48,6 +51,8 @@ export interface Accounts {
   audit: AuditLog;
   lockout: Lockout;
   accounts: AccountService;
+  /** Prometheus metrics of this process (served by the metrics listener). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -73,12 +78,16 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
     // One argon2id operation a core at once. One more would fill the gaps and win ~8%
     // throughput, but under overload it takes the event loop's share of the cores: on 2
     // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
-    const hasher = new AdmittedHasher(argon2, new Admission(availableParallelism(), config.loginQueueMs, argon2.typicalMs));
+    const metrics = options.metrics ?? new Metrics();
+    const admission = new Admission(availableParallelism(), config.loginQueueMs, argon2.typicalMs, (ms) => metrics.queueWaited(ms));
+    metrics.watchQueue(() => admission.depth);
+    const hasher = new AdmittedHasher(argon2, admission, (ms) => metrics.passwordVerified(ms));
     const policy = new PolicyService(new KyselyPolicyStore(db), clock);
     const audit = new AuditLog(options.logger);
+    audit.onRecord = (record) => record.event === 'lockout' && metrics.lockedOut();
     const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock);
     const accounts = new AccountService({ users, hasher, policy, lockout, audit, clock });
-    return { config, clock, db, users, hasher, policy, audit, lockout, accounts, close: () => db.destroy() };
+    return { config, clock, db, users, hasher, policy, audit, lockout, accounts, metrics, close: () => db.destroy() };
   } catch (err) {
     await db.destroy();
     throw err;
@@ -87,17 +96,21 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
 
 export async function openTessera(config: Config, options: OpenOptions = {}): Promise<Tessera> {
   const clock = options.clock ?? systemClock;
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, options.logger) : undefined;
+  const metrics = options.metrics ?? new Metrics();
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, metrics, options.logger) : undefined;
   const guard = redis
     ? new ResilientLoginGuard(
         new RedisLoginGuard(redis, config.redisKeyPrefix, clock),
         config.redisFailOpen ? new MemoryLoginGuard(clock) : null,
-        (err) => options.logger?.warn({ err: String(err) }, 'redis unavailable for lockout counters'),
+        (err) => {
+          metrics.redisFailed('lockout');
+          options.logger?.warn({ err: String(err) }, 'redis unavailable for lockout counters');
+        },
       )
     : new MemoryLoginGuard(clock);
   let base: Accounts | undefined;
   try {
-    base = await openAccounts(config, options, guard);
+    base = await openAccounts(config, { ...options, metrics }, guard);
     const { db, users, hasher, policy, audit, lockout } = base;
     const keys = await loadKeyRing(db, config, clock);
     const revocationStore = new KyselyRevocationStore(db);
@@ -116,6 +129,8 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       ...{ users, credentials: users, hasher, issuer, verifier },
       ...{ revocations, policy, lockout, throttle, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
     });
+    issuer.onIssued = (alg) => metrics.tokenIssued(alg);
+    auth.onTokenChecked = (result, cached) => metrics.tokenChecked(result, cached);
     const readiness = async () => {
       const [store, redisUp] = await Promise.all([
         within(pingDatabase(db), READINESS_MS, () => new Error('no answer')).then(() => true, () => false),
@@ -149,7 +164,7 @@ export function loadKeyRing(db: Db, config: Config, clock: Clock = systemClock):
 }
 
 /** Fails commands at once while Redis is away (no offline queue), and reconnects by itself. */
-async function connectRedis(url: string, logger?: Logger): Promise<Redis> {
+async function connectRedis(url: string, metrics: Metrics, logger?: Logger): Promise<Redis> {
   const { Redis } = await import('ioredis'); // loaded only by nodes that use it
   const redis = new Redis(url, {
     enableOfflineQueue: false,
@@ -160,6 +175,7 @@ async function connectRedis(url: string, logger?: Logger): Promise<Redis> {
   });
   let warned = false;
   redis.on('error', (err) => {
+    metrics.redisFailed('connection');
     if (!warned) logger?.warn({ err: err.message }, 'redis connection error');
     warned = true;
   });

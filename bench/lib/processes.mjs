@@ -37,7 +37,7 @@ export function startProcess(args, env = {}, command = process.execPath) {
 /** The CLI as users run it (`npm start`, `npx tessera`): the executable, with its shebang's Node flags. */
 export function startTessera(dataDir, extraArgs = [], env = {}) {
   return startProcess(
-    ['serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extraArgs],
+    ['serve', '--no-tls', '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extraArgs],
     env,
     path.join(ROOT, 'dist/cli/main.js'),
   );

@@ -44,7 +44,11 @@ export interface AuditRecord {
 export class AuditLog {
   constructor(private readonly logger?: Logger) {}
 
+  /** Told of every record (metrics count lockouts here). */
+  onRecord: (record: AuditRecord) => void = () => {};
+
   record(ctx: RequestContext, record: AuditRecord): void {
+    this.onRecord(record);
     this.logger?.info({ audit: record.event, ...record, event: undefined, ip: ctx.ip, request_id: ctx.requestId }, 'audit');
   }
 }

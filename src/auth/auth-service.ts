@@ -2,7 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
-import { AccountLockedError, InvalidCredentialsError, InvalidTokenError, PasswordExpiredError, StoreUnavailableError } from '../errors.js';
+import {
+  AccountLockedError,
+  InvalidCredentialsError,
+  InvalidTokenError,
+  PasswordExpiredError,
+  StoreUnavailableError,
+  TokenExpiredError,
+} from '../errors.js';
+import type { TokenClaims } from '../tokens/claims.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
 import type { Lockout } from '../guard/lockout.js';
 import type { PolicyService } from '../policy/policy-service.js';
@@ -113,12 +121,24 @@ export class AuthService {
     return this.deps.issuer.issue(user, ttlSeconds);
   }
 
+  /** Told the result of every token check. */
+  onTokenChecked: (result: 'valid' | 'invalid' | 'expired' | 'revoked', cached: boolean) => void = () => {};
+
   /** A verified, unrevoked token's identity. */
   async checkToken(token: string): Promise<Principal> {
-    const claims = await this.deps.verifier.verify(token);
+    let checked: { claims: TokenClaims; cached: boolean };
+    try {
+      checked = await this.deps.verifier.check(token);
+    } catch (err) {
+      if (err instanceof InvalidTokenError) this.onTokenChecked(err instanceof TokenExpiredError ? 'expired' : 'invalid', false);
+      throw err;
+    }
+    const { claims, cached } = checked;
     if (await this.deps.revocations.isRevoked(claims.uid, claims.ver, claims.jti)) {
+      this.onTokenChecked('revoked', cached);
       throw new InvalidTokenError('The token has been revoked');
     }
+    this.onTokenChecked('valid', cached);
     return { uid: claims.uid, username: claims.username, role: claims.roles[0] ?? 'none', token: claims };
   }
 

@@ -87,6 +87,11 @@ export function addServeOptions(command: Command): Command {
         .default(`${DEFAULTS.listen.host}:${DEFAULTS.listen.port}`),
     )
     .addOption(
+      new Option('--metrics-listen <host:port>', 'where GET /metrics (Prometheus) is served, apart from the API; "off" disables')
+        .env('TESSERA_METRICS_LISTEN')
+        .default(`${DEFAULTS.metricsListen!.host}:${DEFAULTS.metricsListen!.port}`),
+    )
+    .addOption(
       new Option('--api-line <line>', 'wire format of POST /v1/users/authorize: both, 7.22 (Basic header) or 7.4 (JSON body)')
         .env('TESSERA_API_LINE')
         .choices(API_LINES)
@@ -157,6 +162,7 @@ export interface StoreOptions {
 
 export interface ServeOptions extends StoreOptions {
   listen: string;
+  metricsListen?: string;
   apiLine: Config['apiLine'];
   tls: boolean;
   tlsCert?: string;
@@ -189,6 +195,7 @@ export function configFromOptions(o: StoreOptions & Partial<ServeOptions>): Conf
       argon2: { memoryCost: o.argon2Memory, timeCost: o.argon2Iterations!, parallelism: o.argon2Parallelism! },
     }),
     ...(o.listen !== undefined && { listen: parseListen(o.listen) }),
+    ...(o.metricsListen !== undefined && { metricsListen: o.metricsListen === 'off' ? null : parseListen(o.metricsListen, '--metrics-listen') }),
     ...(o.apiLine !== undefined && { apiLine: o.apiLine }),
     ...(o.tls !== undefined && { tls: { enabled: o.tls, certFile: o.tlsCert, keyFile: o.tlsKey } }),
     ...(o.issuer !== undefined && { issuer: o.issuer }),

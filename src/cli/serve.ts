@@ -57,6 +57,7 @@ Examples:
           say(`\n    ${setPasswordCommand(admin.unshownPasswordOf, config)}\n`);
         }
       }
+      if (server.metricsUrl) say(`Metrics for Prometheus at ${server.metricsUrl}`);
       say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);
       const stop = (signal: string) => {
         say(`${signal}: finishing in-flight requests, then stopping`);

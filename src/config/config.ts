@@ -18,6 +18,11 @@ export const ConfigSchema = Type.Object({
     host: Type.String({ minLength: 1 }),
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
   }),
+  /** Where GET /metrics is served, apart from the API; null: not at all. */
+  metricsListen: Type.Union([
+    Type.Object({ host: Type.String({ minLength: 1 }), port: Type.Integer({ minimum: 0, maximum: 65535 }) }),
+    Type.Null(),
+  ]),
   dataDir: Type.String({ minLength: 1 }),
   apiLine: Type.Union([Type.Literal('both'), Type.Literal('7.22'), Type.Literal('7.4')]),
   tls: Type.Object({
@@ -65,6 +70,7 @@ export const OWASP_ARGON2: Argon2Params = { memoryCost: 19_456, timeCost: 2, par
 
 export const DEFAULTS: Config = {
   listen: { host: '127.0.0.1', port: 9443 },
+  metricsListen: { host: '127.0.0.1', port: 9464 },
   dataDir: './data',
   apiLine: 'both',
   tls: { enabled: true },
@@ -90,6 +96,7 @@ const FLAGS: Record<string, string> = {
   '/listen/host': '--listen (TESSERA_LISTEN)',
   '/listen/port': '--listen (TESSERA_LISTEN) port',
   '/dataDir': '--data-dir (TESSERA_DATA_DIR)',
+  '/metricsListen': '--metrics-listen (TESSERA_METRICS_LISTEN)',
   '/databaseUrl': '--database-url (TESSERA_DATABASE_URL), a postgres:// URL,',
   '/redisUrl': '--redis-url (TESSERA_REDIS_URL), a redis:// URL,',
   '/redisKeyPrefix': '--redis-key-prefix (TESSERA_REDIS_KEY_PREFIX)',
@@ -158,11 +165,11 @@ export function masterKeyBytes(base64: string): Buffer {
 }
 
 /** "host:port", "[::1]:port" or ":port". */
-export function parseListen(value: string): { host: string; port: number } {
+export function parseListen(value: string, flag = '--listen'): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(value.trim());
   const port = Number(match?.[3]);
   if (!match || port > 65535) {
-    throw new ConfigError(`--listen must look like HOST:PORT, got "${value}"`);
+    throw new ConfigError(`${flag} must look like HOST:PORT, got "${value}"`);
   }
   return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
 }

@@ -20,8 +20,15 @@ export class Admission {
     private readonly threads: number,
     private readonly maxWaitMs: number,
     typicalWorkMs: number,
+    /** Told how long each admitted check waited for its thread. */
+    private readonly onWaited: (ms: number) => void = () => {},
   ) {
     this.workMs = typicalWorkMs;
+  }
+
+  /** Checks waiting for a thread now. */
+  get depth(): number {
+    return this.queue.length;
   }
 
   /** How long a check admitted now would wait for a thread. */
@@ -31,9 +38,11 @@ export class Admission {
 
   /** Runs `work` on a thread's turn; with a deadline, refuses at once when the turn would come too late. */
   async run<T>(work: () => Promise<T>, deadline?: Deadline): Promise<T> {
+    const arrived = performance.now();
     if (this.active < this.threads) this.active++;
     else await this.wait(deadline);
     const started = performance.now();
+    this.onWaited(started - arrived);
     try {
       return await work();
     } finally {

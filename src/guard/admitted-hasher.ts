@@ -11,6 +11,8 @@ export class AdmittedHasher implements PasswordHasher {
   constructor(
     private readonly inner: PasswordHasher,
     private readonly admission: Admission,
+    /** Told the time of each verification on its thread. */
+    private readonly onVerified: (ms: number) => void = () => {},
   ) {}
 
   get typicalMs(): number {
@@ -22,11 +24,20 @@ export class AdmittedHasher implements PasswordHasher {
   }
 
   verify(passwordHash: string, password: string, deadline?: Deadline): Promise<boolean> {
-    return this.admission.run(() => this.inner.verify(passwordHash, password), deadline);
+    return this.admission.run(() => this.timed(this.inner.verify(passwordHash, password)), deadline);
   }
 
   verifyDummy(password: string, deadline?: Deadline): Promise<false> {
-    return this.admission.run(() => this.inner.verifyDummy(password), deadline);
+    return this.admission.run(() => this.timed(this.inner.verifyDummy(password)), deadline);
+  }
+
+  private async timed<T>(work: Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work;
+    } finally {
+      this.onVerified(performance.now() - started);
+    }
   }
 
   needsRehash(passwordHash: string): boolean {

@@ -14,6 +14,8 @@ type Signer = (payload: TokenClaims) => string;
  */
 export class TokenIssuer {
   private readonly signers = new Map<string, Signer>();
+  /** Told the algorithm of every token signed. */
+  onIssued: (alg: string) => void = () => {};
 
   constructor(
     private readonly keys: KeyRing,
@@ -30,6 +32,7 @@ export class TokenIssuer {
       this.signers.set(kid, sign);
     }
     const iat = Math.floor(this.clock() / 1000);
+    this.onIssued(alg);
     return sign({
       iss: this.issuer,
       aud: this.audiences.length === 1 ? this.audiences[0]! : [...this.audiences],

@@ -1,7 +1,7 @@
 import { createVerifier } from 'fast-jwt';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
-import { InvalidTokenError } from '../errors.js';
+import { InvalidTokenError, TokenExpiredError } from '../errors.js';
 import { isRole } from '../users/user.js';
 import type { TokenClaims } from './claims.js';
 import type { KeyRing } from './key-ring.js';
@@ -38,15 +38,21 @@ export class TokenVerifier {
    * by the caller on every use, so the cache never outlives one.
    */
   async verify(token: string): Promise<TokenClaims> {
+    return (await this.check(token)).claims;
+  }
+
+  /** As verify, and whether the answer came from the cache. */
+  async check(token: string): Promise<{ claims: TokenClaims; cached: boolean }> {
     const now = this.clock();
     const cached = this.cache.get(token);
     if (cached) {
-      if (cached.exp + this.leewaySeconds > now / 1000) return cached;
+      if (cached.exp + this.leewaySeconds > now / 1000) return { claims: cached, cached: true };
       this.cache.delete(token);
+      throw new TokenExpiredError();
     }
     const claims = await this.verifySignature(token, now);
     this.cache.set(token, claims);
-    return claims;
+    return { claims, cached: false };
   }
 
   private async verifySignature(token: string, now: number): Promise<TokenClaims> {
@@ -69,7 +75,8 @@ export class TokenVerifier {
     let decoded: Decoded;
     try {
       decoded = (await verify(token)) as Decoded;
-    } catch {
+    } catch (err) {
+      if ((err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw new TokenExpiredError();
       throw new InvalidTokenError();
     }
     if (decoded.header.typ !== 'JWT') throw new InvalidTokenError();

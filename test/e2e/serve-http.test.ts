@@ -47,6 +47,16 @@ describe('tessera serve --no-tls (subprocess)', () => {
     }
   });
 
+  it('serves Prometheus metrics on a listener of their own, not on the API port', async () => {
+    const metricsUrl = /Metrics for Prometheus at (\S+)/.exec(server.stderr())?.[1];
+    expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(metricsUrl).not.toContain(new URL(server.url).port);
+    const text = await (await fetch(metricsUrl!)).text();
+    expect(text).toMatch(/^tessera_logins_total\{outcome="success",api_line="7.22"\} 1$/m);
+    expect(text).toMatch(/^tessera_logins_total\{outcome="success",api_line="7.4"\} 1$/m);
+    expect((await request(`${server.url}/metrics`)).status).toBe(404);
+  });
+
   it('sees users the CLI adds, expires and re-passwords while it runs', async () => {
     const add = await runCli(['users', 'add', '--username', 'Erin', '--role', 'db_viewer', '--password-stdin'], {
       env: env(),

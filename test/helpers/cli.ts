@@ -14,7 +14,8 @@ export const FAST_ARGON2_ENV = {
 export function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
   for (const key of Object.keys(base)) if (key.startsWith('TESSERA_')) delete base[key];
-  return { ...base, ...env };
+  // Servers of parallel tests must not all take the metrics port 9464.
+  return { ...base, TESSERA_METRICS_LISTEN: '127.0.0.1:0', ...env };
 }
 
 /** Runs the built CLI to completion. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, login } from '../helpers/http.js';
+import { metricValue } from '../helpers/metrics.js';
 import { type FaultProxy, freshPostgres, freshRedisPrefix, proxyTo, REDIS_URL } from '../helpers/services.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
@@ -62,6 +63,8 @@ describe('when PostgreSQL goes away', () => {
       expect(read.status).toBe(503);
       expect(read.body.error_code).toBe('store_unavailable');
       expect(read.ms).toBeLessThan(2000 + SLACK_MS);
+      expect(await metricValue(t, 'tessera_logins_total', { outcome: 'unavailable', api_line: '7.4' })).toBe(20);
+      expect(await metricValue(t, 'tessera_store_errors_total', { kind: 'unavailable' })).toBe(21);
       const ready = await timed(() => call(t, 'GET', '/readyz'));
       expect(ready.status).toBe(503);
       expect(ready.body.error_code).toBe('not_ready');
@@ -138,6 +141,8 @@ describe('when Redis goes away', () => {
       expect(down.status).toBe(503);
       expect(down.body.error_code).toBe('guard_unavailable');
       expect(down.ms).toBeLessThan(LOGIN_TIMEOUT_MS + SLACK_MS);
+      expect(await metricValue(t, 'tessera_logins_total', { outcome: 'unavailable', api_line: '7.4' })).toBe(1);
+      expect(await metricValue(t, 'tessera_redis_errors_total', { kind: 'lockout' })).toBeGreaterThan(0);
       const ready = await timed(() => call(t, 'GET', '/readyz'));
       expect(ready.body.message).toContain('redis');
       expect(ready.ms).toBeLessThan(1000 + SLACK_MS);

@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import { type Credentials, decodeBasicCredentials, splitAuthorization } from '../../auth/credentials.js';
 import type { ApiLine } from '../../config/config.js';
 import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
+import { loginOutcomeOf } from '../../metrics/metrics.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { contextOf } from '../request-context.js';
@@ -12,15 +13,25 @@ type Body = Static<typeof AuthorizeBody>;
 
 /** POST /v1/users/authorize in the wire formats of 7.22 (Basic header) and 7.4 (JSON body). */
 export function authorizeRoute(app: TesseraApp): void {
-  const { auth, config } = app.tessera;
+  const { auth, config, metrics } = app.tessera;
   app.post(
     '/v1/users/authorize',
     { schema: { body: AuthorizeBody, response: { 200: AccessToken, ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const credentials = credentialsOf(request, request.body, config.apiLine);
-      const token = await auth.authorize(credentials, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
-      reply.header('cache-control', 'no-store');
-      return { access_token: token };
+      const line = request.headers.authorization !== undefined && config.apiLine !== '7.4' ? '7.22' : '7.4';
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      try {
+        const token = await auth.authorize(credentials, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
+        metrics.login('success', line, seconds());
+        reply.header('cache-control', 'no-store');
+        return { access_token: token };
+      } catch (err) {
+        const outcome = loginOutcomeOf((err as { code?: string }).code ?? '');
+        if (outcome) metrics.login(outcome, line, seconds());
+        throw err;
+      }
     },
   );
 }

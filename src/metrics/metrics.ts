@@ -1,0 +1,154 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const LOGIN_OUTCOMES = ['success', 'invalid_credentials', 'password_expired', 'account_locked', 'throttled', 'shed', 'unavailable'] as const;
+export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
+export type TokenCheck = 'valid' | 'invalid' | 'expired' | 'revoked';
+
+/** Login outcomes by the error code a login ended with; other codes are not logins (a malformed request). */
+const OUTCOME_BY_CODE: Record<string, LoginOutcome> = {
+  invalid_credentials: 'invalid_credentials',
+  password_expired: 'password_expired',
+  account_locked: 'account_locked',
+  too_many_requests: 'throttled',
+  try_again: 'shed',
+  store_unavailable: 'unavailable',
+  guard_unavailable: 'unavailable',
+};
+
+export function loginOutcomeOf(errorCode: string): LoginOutcome | undefined {
+  return OUTCOME_BY_CODE[errorCode];
+}
+
+const LOGIN_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
+
+/**
+ * Tessera's Prometheus metrics, in a registry of its own. Labels take values from fixed
+ * sets only (outcomes, route patterns, methods, statuses): never a username, a uid, an
+ * address or a raw URL.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly logins = new Counter({
+    name: 'tessera_logins_total',
+    help: 'Logins (POST /v1/users/authorize) by outcome and wire format',
+    labelNames: ['outcome', 'api_line'] as const,
+    registers: [this.registry],
+  });
+  private readonly loginSeconds = new Histogram({
+    name: 'tessera_login_duration_seconds',
+    help: 'Time to answer a login, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: LOGIN_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly verifySeconds = new Histogram({
+    name: 'tessera_password_verify_duration_seconds',
+    help: 'Time of one argon2id verification on a hashing thread',
+    buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5],
+    registers: [this.registry],
+  });
+  private readonly queueWaitSeconds = new Histogram({
+    name: 'tessera_login_queue_wait_seconds',
+    help: 'Time a password check (or a new password\'s hash) waited for a hashing thread',
+    buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2],
+    registers: [this.registry],
+  });
+  private readonly lockouts = new Counter({ name: 'tessera_lockouts_total', help: 'Users locked by the lockout policy', registers: [this.registry] });
+  private readonly tokensIssued = new Counter({
+    name: 'tessera_tokens_issued_total',
+    help: 'Tokens signed, by algorithm',
+    labelNames: ['alg'] as const,
+    registers: [this.registry],
+  });
+  private readonly tokenChecks = new Counter({
+    name: 'tessera_token_checks_total',
+    help: 'Tokens presented to Tessera, by result and whether the verification was cached',
+    labelNames: ['result', 'cached'] as const,
+    registers: [this.registry],
+  });
+  private readonly storeErrors = new Counter({
+    name: 'tessera_store_errors_total',
+    help: 'Requests answered 503 because the database was unreachable or did not answer',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly redisErrors = new Counter({
+    name: 'tessera_redis_errors_total',
+    help: 'Redis calls that failed, by what they were for',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpRequests = new Counter({
+    name: 'tessera_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpSeconds = new Histogram({
+    name: 'tessera_http_request_duration_seconds',
+    help: 'HTTP request time by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 3],
+    registers: [this.registry],
+  });
+
+  private queueDepth: () => number = () => 0;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'tessera_' });
+    const depth = () => this.queueDepth();
+    new Gauge({
+      name: 'tessera_login_queue_depth',
+      help: 'Password checks and hashes waiting for a hashing thread now',
+      registers: [this.registry],
+      collect() {
+        this.set(depth());
+      },
+    });
+  }
+
+  /** Where the login queue's depth is read at each scrape. */
+  watchQueue(depth: () => number): void {
+    this.queueDepth = depth;
+  }
+
+  login(outcome: LoginOutcome, apiLine: '7.22' | '7.4', seconds: number): void {
+    this.logins.inc({ outcome, api_line: apiLine });
+    this.loginSeconds.observe({ outcome }, seconds);
+  }
+
+  passwordVerified(ms: number): void {
+    this.verifySeconds.observe(ms / 1000);
+  }
+
+  queueWaited(ms: number): void {
+    this.queueWaitSeconds.observe(ms / 1000);
+  }
+
+  lockedOut(): void {
+    this.lockouts.inc();
+  }
+
+  tokenIssued(alg: string): void {
+    this.tokensIssued.inc({ alg });
+  }
+
+  tokenChecked(result: TokenCheck, cached: boolean): void {
+    this.tokenChecks.inc({ result, cached: String(cached) });
+  }
+
+  storeUnavailable(): void {
+    this.storeErrors.inc({ kind: 'unavailable' });
+  }
+
+  /** `connection`: the client lost or could not make its connection; `lockout`: a lockout call failed. */
+  redisFailed(kind: 'connection' | 'lockout'): void {
+    this.redisErrors.inc({ kind });
+  }
+
+  httpRequest(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route, method, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpSeconds.observe(labels, seconds);
+  }
+}

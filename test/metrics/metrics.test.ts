@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { listenMetrics } from '../../src/metrics/metrics-server.js';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+let closeListener: (() => void) | undefined;
+afterEach(async () => {
+  closeListener?.();
+  await t?.close();
+});
+
+/** Scrapes the real metrics listener and reads the samples: "name{a="1",b="2"}" → value. */
+async function scrape(): Promise<{ text: string; value: (name: string, labels?: Record<string, string>) => number }> {
+  const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 });
+  closeListener = () => listener.server.close();
+  const res = await fetch(listener.url);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  listener.server.close();
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    const labels = [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}=${v}`).sort();
+    samples.set(`${m[1]}{${labels.join(',')}}`, Number(m[3]));
+  }
+  const value = (name: string, labels: Record<string, string> = {}) => {
+    const key = `${name}{${Object.entries(labels).map(([k, v]) => `${k}=${v}`).sort().join(',')}}`;
+    return samples.get(key) ?? 0;
+  };
+  return { text, value };
+}
+
+describe('Prometheus metrics', () => {
+  it('move by exactly what a scripted session did', async () => {
+    t = await testTessera({ authRateLimit: 0 });
+    await t.addUser('root', 'root-password', 'admin');
+    const graceUid = await t.addUser('grace', 'grace-password-1', 'cluster_member');
+    await t.tessera.policy.update({ login_lockout_threshold: 3 });
+
+    // Logins: 2 right in 7.4, 1 right in 7.22, 3 wrong for grace (the third locks), 1 while locked.
+    const root = await login(t, 'root', 'root-password');
+    await login(t, 'root', 'root-password');
+    expect((await call(t, 'POST', '/v1/users/authorize', { auth: t.basic('root', 'root-password') })).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'grace', password: `wrong-${i}` } })).body.error_code).toBe(
+        'invalid_credentials',
+      );
+    }
+    const locked = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'grace', password: 'grace-password-1' } });
+    expect(locked.body.error_code).toBe('account_locked');
+    // Not a login at all: a malformed request is not counted.
+    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'x' } })).status).toBe(400);
+
+    // Token checks: one verified, one from the cache, one invalid, one revoked, one expired.
+    expect((await call(t, 'GET', `/v1/users/${graceUid}`, { auth: root })).status).toBe(200);
+    expect((await call(t, 'GET', `/v1/users/${graceUid}`, { auth: root })).status).toBe(200);
+    expect((await call(t, 'GET', '/v1/users', { auth: 'JWT not.a.token' })).status).toBe(401);
+    const second = await login(t, 'root', 'root-password');
+    expect((await call(t, 'POST', '/v1/users/logout', { auth: second })).status).toBe(200); // a valid check, then revoked
+    expect((await call(t, 'GET', '/v1/users', { auth: second })).status).toBe(401);
+    const shortLived = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'root-password', ttl: 1 } });
+    t.advance(60);
+    expect((await call(t, 'GET', '/v1/users', { auth: `JWT ${shortLived.body.access_token}` })).status).toBe(401);
+
+    const { text, value } = await scrape();
+    expect(value('tessera_logins_total', { outcome: 'success', api_line: '7.4' })).toBe(4);
+    expect(value('tessera_logins_total', { outcome: 'success', api_line: '7.22' })).toBe(1);
+    expect(value('tessera_logins_total', { outcome: 'invalid_credentials', api_line: '7.4' })).toBe(3);
+    expect(value('tessera_logins_total', { outcome: 'account_locked', api_line: '7.4' })).toBe(1);
+    expect(value('tessera_login_duration_seconds_count', { outcome: 'success' })).toBe(5);
+    expect(value('tessera_login_duration_seconds_count', { outcome: 'invalid_credentials' })).toBe(3);
+    // Five right passwords and three wrong ones were hashed; the locked attempt was not.
+    expect(value('tessera_password_verify_duration_seconds_count')).toBe(8);
+    // The queue also carried the two hashes of the users made above.
+    expect(value('tessera_login_queue_wait_seconds_count')).toBe(10);
+    expect(value('tessera_login_queue_depth')).toBe(0);
+    expect(value('tessera_lockouts_total')).toBe(1);
+    expect(value('tessera_tokens_issued_total', { alg: 'ES256' })).toBe(5);
+    expect(value('tessera_token_checks_total', { result: 'valid', cached: 'false' })).toBe(2);
+    expect(value('tessera_token_checks_total', { result: 'valid', cached: 'true' })).toBe(1);
+    expect(value('tessera_token_checks_total', { result: 'invalid', cached: 'false' })).toBe(1);
+    expect(value('tessera_token_checks_total', { result: 'revoked', cached: 'true' })).toBe(1);
+    expect(value('tessera_token_checks_total', { result: 'expired', cached: 'false' })).toBe(1);
+    expect(value('tessera_http_requests_total', { route: '/v1/users/:uid', method: 'GET', status: '200' })).toBe(2);
+    expect(value('tessera_http_requests_total', { route: '/v1/users/authorize', method: 'POST', status: '401' })).toBe(4);
+    expect(value('tessera_http_request_duration_seconds_count', { route: '/v1/users/authorize', method: 'POST', status: '200' })).toBe(5);
+    expect(value('tessera_store_errors_total', { kind: 'unavailable' })).toBe(0);
+    expect(value('tessera_process_cpu_seconds_total')).toBeGreaterThan(0); // prom-client's defaults
+
+    // No label carries a name, an id, an address or a raw URL.
+    for (const secretish of ['root', 'grace', `/v1/users/${graceUid}`, '127.0.0.1']) {
+      expect(text.split('\n').filter((l) => !l.startsWith('#') && l.includes(secretish))).toEqual([]);
+    }
+  });
+
+  it('a path the router does not know is counted under one label, not its URL', async () => {
+    t = await testTessera();
+    for (const url of ['/nope/1', '/nope/2', '/v1/users/9/nothing']) expect((await call(t, 'GET', url)).status).toBe(404);
+    const { value, text } = await scrape();
+    expect(value('tessera_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).toBe(3);
+    expect(text).not.toContain('/nope');
+  });
+
+  it('the listener serves GET /metrics only', async () => {
+    t = await testTessera();
+    const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 });
+    closeListener = () => listener.server.close();
+    const other = await fetch(listener.url.replace('/metrics', '/v1/users'));
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual({ error_code: 'not_found', message: 'This listener serves GET /metrics only' });
+    expect((await fetch(listener.url, { method: 'POST' })).status).toBe(404);
+  });
+});
