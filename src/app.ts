@@ -3,6 +3,7 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { answerClientError, answerFrameworkError, answerMissingHostAndExpect, SERVER_OPTIONS } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-response.js';
 import { logRequests } from './http/request-log.js';
+import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { api, probes, wellKnown } from './http/scopes.js';
 import type { TesseraApp } from './http/tessera-app.js';
 import type { Tessera } from './tessera.js';
@@ -25,7 +26,8 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     // Types are what the client sent ("600" is not a ttl), and unknown names in a strict
     // schema (the policy) are an error, not silently dropped.
     // `verbose` lets an unknown field's message list the known ones (validation-message.ts).
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, verbose: true } },
+    // `x-examples` is for the OpenAPI document (named examples), not a validation keyword.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, verbose: true, keywords: ['x-examples'] } },
     return503OnClosing: true,
     logController: new LogController({ disableRequestLogging: true }), // one line a request instead, below
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TesseraApp;
@@ -35,8 +37,10 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   registerErrorHandling(app);
   answerMissingHostAndExpect(app);
   logRequests(app);
+  registerOpenApi(app, tessera.config); // before the routes it describes
   app.register(api);
   app.register(wellKnown);
   app.register(probes);
+  registerDocsPage(app);
   return app;
 }

@@ -25,6 +25,7 @@ export function collectMethods(app: FastifyInstance): () => void {
         method: others,
         url,
         exposeHeadRoute: false,
+        schema: { hide: true }, // the document lists what a path takes, not what it refuses
         handler: async (_request, reply) => {
           reply.header('allow', allow);
           throw new MethodNotAllowedError(allow);

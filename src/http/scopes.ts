@@ -8,6 +8,7 @@ import { introspectRoute } from './routes/introspect.js';
 import { jwksRoute } from './routes/jwks.js';
 import { keysRotateRoute } from './routes/keys-rotate.js';
 import { logoutRoute } from './routes/logout.js';
+import { openApiDocumentRoute } from './routes/openapi-document.js';
 import { readyzRoute } from './routes/readyz.js';
 import { refreshJwtRoute } from './routes/refresh-jwt.js';
 import { revocationsRoute } from './routes/revocations.js';
@@ -37,7 +38,7 @@ export const api = scope(
   [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
     ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
-    ...[clusterPolicyRoutes, keysRotateRoute, revocationsRoute, introspectRoute],
+    ...[clusterPolicyRoutes, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
   ],
   acceptJsonBodies,
 );

@@ -1,5 +1,5 @@
 import type { Policy } from '../policy/policy.js';
-import { type User, userStatus } from './user.js';
+import { type Role, type User, type UserStatus, userStatus } from './user.js';
 
 /** The user object of the API and of `tessera users list --json`. */
 export interface UserView {
@@ -7,8 +7,8 @@ export interface UserView {
   username: string;
   email?: string;
   name: string | null;
-  role: string;
-  status: string;
+  role: Role;
+  status: UserStatus;
   password_issue_date: string;
   last_login: string | null;
 }

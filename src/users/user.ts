@@ -39,7 +39,8 @@ export interface User {
 /** "Locked until an admin unlocks" is stored as this moment. */
 export const LOCKED_UNTIL_UNLOCKED = new Date('9999-12-31T23:59:59.999Z');
 
-export type UserStatus = 'active' | 'locked' | 'password_expired';
+export const USER_STATUSES = ['active', 'locked', 'password_expired'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
 
 const DAY_MS = 86_400_000;
 

@@ -6,6 +6,7 @@ import { buildApp, type TesseraApp } from '../../src/app.js';
 import { makeConfig, type Config } from '../../src/config/config.js';
 import { openTessera, type Tessera } from '../../src/tessera.js';
 import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
+import { checkAnswersAgainstDocument } from './openapi-conformance.js';
 
 /** Cheap argon2id for tests that are not about hashing cost. */
 export const FAST_ARGON2 = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
@@ -21,7 +22,11 @@ export interface TestTessera {
   close(): Promise<void>;
 }
 
-/** A real Tessera on a real SQLite file in a temporary directory, with a movable clock. */
+/**
+ * A real Tessera on a real SQLite file in a temporary directory, with a movable clock. Every
+ * answer of a documented route is checked against the OpenAPI document; close() fails the
+ * test when one did not conform, so the document cannot drift from the code.
+ */
 export async function testTessera(
   overrides: Parameters<typeof makeConfig>[0] = {},
   options: { logger?: Logger } = {},
@@ -31,6 +36,7 @@ export async function testTessera(
   let now = Date.now();
   const tessera = await openTessera(config, { clock: () => now, logger: options.logger });
   const app = buildApp(tessera, { loggerInstance: options.logger });
+  const violations = checkAnswersAgainstDocument(app);
   return {
     tessera,
     app,
@@ -45,6 +51,7 @@ export async function testTessera(
       await app.close();
       await tessera.close();
       rmSync(dataDir, { recursive: true, force: true });
+      if (violations.length > 0) throw new Error(`answers that the OpenAPI document does not describe:\n${violations.join('\n')}`);
     },
   };
 }

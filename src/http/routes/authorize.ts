@@ -16,7 +16,19 @@ export function authorizeRoute(app: TesseraApp): void {
   const { auth, config, metrics } = app.tessera;
   app.post(
     '/v1/users/authorize',
-    { schema: { body: AuthorizeBody, response: { 200: AccessToken, ...ERROR_RESPONSES } } },
+    {
+      schema: {
+        tags: ['tokens'],
+        summary: 'Log in: a username and password for a token',
+        description:
+          'Both wire formats of the product: 7.22 sends "Authorization: Basic" and an optional {"ttl"}; 7.4 sends ' +
+          '{"username", "password", "ttl"?}. A wrong username and a wrong password answer alike (401 invalid_credentials); ' +
+          'a right but expired password answers 401 password_expired.',
+        security: [{ basic: [] }, {}],
+        body: AuthorizeBody,
+        response: { 200: AccessToken, ...ERROR_RESPONSES },
+      },
+    },
     async (request, reply) => {
       const credentials = credentialsOf(request, request.body, config.apiLine);
       const line = request.headers.authorization !== undefined && config.apiLine !== '7.4' ? '7.22' : '7.4';

@@ -1,6 +1,9 @@
 import { issuerOf, publicUrlOf } from '../../config/config.js';
+import Type from 'typebox';
 import type { TesseraApp } from '../tessera-app.js';
-import { cacheable } from '../cacheable.js';
+import { cacheable, NOT_MODIFIED } from '../cacheable.js';
+import { ANYONE } from '../schemas.js';
+import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
 
 /**
@@ -22,7 +25,25 @@ export function discoveryRoutes(app: TesseraApp): void {
     subject_types_supported: ['public'],
     claims_supported: ['iss', 'aud', 'sub', 'uid', 'username', 'roles', 'iat', 'exp', 'jti', 'ver'],
   });
-  for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-    app.get(path, async (request, reply) => cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS));
-  }
+  const Discovery = Type.Object({
+    issuer: Type.String(),
+    jwks_uri: Type.String(),
+    token_endpoint: Type.String(),
+    introspection_endpoint: Type.String(),
+    id_token_signing_alg_values_supported: Type.Array(Type.Enum(SIGNING_ALGS)),
+    subject_types_supported: Type.Array(Type.String()),
+    claims_supported: Type.Array(Type.String()),
+  });
+  const schema = (summary: string) => ({
+    tags: ['verification'],
+    summary,
+    security: ANYONE,
+    response: { 200: Discovery, 304: NOT_MODIFIED },
+  });
+  app.get('/.well-known/openid-configuration', { schema: schema('Discovery (OpenID Connect): the issuer, its keys and its tokens') }, (request, reply) =>
+    cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS),
+  );
+  app.get('/.well-known/oauth-authorization-server', { schema: schema('The same document as RFC 8414 metadata') }, (request, reply) =>
+    cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS),
+  );
 }

@@ -1,6 +1,14 @@
+import Type from 'typebox';
 import type { TesseraApp } from '../tessera-app.js';
+import { ANYONE } from '../schemas.js';
 
 /** GET /healthz: the process is up and answering. */
 export function healthzRoute(app: TesseraApp): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  const schema = {
+    tags: ['operations'],
+    summary: 'Alive: the process answers (whatever the store does)',
+    security: ANYONE,
+    response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+  };
+  app.get('/healthz', { schema }, async () => ({ status: 'ok' as const }));
 }

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { TesseraApp } from '../tessera-app.js';
 import { InvalidTokenError } from '../../errors.js';
 import { principalWithRole } from '../authenticate.js';
-import { ERROR_RESPONSES } from '../schemas.js';
+import { CALLER, ERROR_RESPONSES } from '../schemas.js';
 
 const Introspection = Type.Object({
   active: Type.Boolean(),
@@ -27,6 +27,10 @@ const Introspection = Type.Object({
  */
 export function introspectRoute(app: TesseraApp): void {
   const schema = {
+    tags: ['verification'],
+    summary: 'Is this token good now? (RFC 7662; token_verifier or admin)',
+    security: CALLER,
+    consumes: ['application/x-www-form-urlencoded', 'application/json'],
     body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 8192 }), token_type_hint: Type.Optional(Type.String()) }),
     response: { 200: Introspection, ...ERROR_RESPONSES },
   };

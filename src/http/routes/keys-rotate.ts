@@ -3,14 +3,20 @@ import type { TesseraApp } from '../tessera-app.js';
 import { ADMIN_ONLY, principalWithRole } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
-import { ERROR_RESPONSES } from '../schemas.js';
+import { CALLER, ERROR_RESPONSES } from '../schemas.js';
 
 /** POST /v1/keys/rotate `{"alg"?}`: stages a new signing key; it is published now and signs later. */
 export function keysRotateRoute(app: TesseraApp): void {
   const Alg = Type.Enum(SIGNING_ALGS);
   const RotateBody = Type.Object({ alg: Type.Optional(Alg) });
-  const Rotated = Type.Object({ kid: Type.String(), alg: Alg, activates_at: Type.String() });
-  const schema = { body: RotateBody, response: { 200: Rotated, ...ERROR_RESPONSES } };
+  const Rotated = Type.Object({ kid: Type.String(), alg: Alg, activates_at: Type.String({ format: 'date-time' }) });
+  const schema = {
+    tags: ['keys'],
+    summary: 'Stage a new signing key: published now, signing after the activation delay (admin)',
+    security: CALLER,
+    body: RotateBody,
+    response: { 200: Rotated, ...ERROR_RESPONSES },
+  };
   app.post('/v1/keys/rotate', { schema }, async (request) => {
     const actor = await principalWithRole(request, app.tessera, ADMIN_ONLY);
     const { kid, alg, activatesAt } = await app.tessera.keys.rotate(request.body?.alg);

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import type { TesseraApp } from '../tessera-app.js';
 import { principalWithRole } from '../authenticate.js';
-import { ERROR_RESPONSES } from '../schemas.js';
+import { CALLER, ERROR_RESPONSES } from '../schemas.js';
 
 /** Events a page; a reader whose page comes back full asks again at once. */
 const PAGE = 1000;
@@ -22,6 +22,9 @@ const Feed = Type.Object({ cursor: Type.String(), more: Type.Boolean(), events: 
 export function revocationsRoute(app: TesseraApp): void {
   const { revocationFeed } = app.tessera;
   const schema = {
+    tags: ['verification'],
+    summary: 'What services that verify tokens themselves must stop accepting (token_verifier or admin)',
+    security: CALLER,
     querystring: Type.Object({ after: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'a cursor from an earlier answer' })) }),
     response: { 200: Feed, ...ERROR_RESPONSES },
   };

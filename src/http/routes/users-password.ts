@@ -7,7 +7,7 @@ import { usernameKey } from '../../users/username.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { principalOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { DeletePasswordBody, ERROR_RESPONSES, Ok, PasswordBody } from '../schemas.js';
+import { CALLER, DeletePasswordBody, ERROR_RESPONSES, Ok, PasswordBody } from '../schemas.js';
 
 /**
  * PUT (replace all), POST (add one) and DELETE (remove one) /v1/users/password. Users act
@@ -16,20 +16,22 @@ import { DeletePasswordBody, ERROR_RESPONSES, Ok, PasswordBody } from '../schema
  */
 export function usersPasswordRoutes(app: TesseraApp): void {
   const { accounts } = app.tessera;
-  const schema = { body: PasswordBody, response: { 200: Ok, ...ERROR_RESPONSES } };
-  app.put('/v1/users/password', { schema }, async (request) => {
+  // Users act for themselves with old_password in the body (no header: how an expired password is replaced).
+  const doc = { tags: ['users'], security: [...CALLER, {}] };
+  const schema = { ...doc, body: PasswordBody, response: { 200: Ok, ...ERROR_RESPONSES } };
+  app.put('/v1/users/password', { schema: { ...schema, summary: 'Replace every password with new_password' } }, async (request) => {
     const { actor, target } = await actorAndTarget(request, app.tessera, request.body);
     await accounts.replacePasswords(actor, target, request.body.new_password, contextOf(request));
     return {};
   });
-  app.post('/v1/users/password', { schema }, async (request) => {
+  app.post('/v1/users/password', { schema: { ...schema, summary: 'Add new_password beside the current one (a rotation, two at most)' } }, async (request) => {
     const { actor, target } = await actorAndTarget(request, app.tessera, request.body);
     await accounts.addPassword(actor, target, request.body.new_password, contextOf(request));
     return {};
   });
   app.delete(
     '/v1/users/password',
-    { schema: { body: DeletePasswordBody, response: { 200: Ok, ...ERROR_RESPONSES } } },
+    { schema: { ...doc, summary: 'Remove old_password, one of two in a rotation', body: DeletePasswordBody, response: { 200: Ok, ...ERROR_RESPONSES } } },
     async (request) => {
       const { actor, target } = await actorAndTarget(request, app.tessera, request.body);
       await accounts.deletePassword(actor, target, request.body.old_password, contextOf(request));

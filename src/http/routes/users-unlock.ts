@@ -1,7 +1,7 @@
 import type { TesseraApp } from '../tessera-app.js';
 import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
+import { CALLER, ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
 /** POST /v1/users/{uid}/unlock: lifts a lockout at once. */
@@ -9,7 +9,15 @@ export function usersUnlockRoute(app: TesseraApp): void {
   const { accounts, policy, clock } = app.tessera;
   app.post(
     '/v1/users/:uid/unlock',
-    { schema: { params: UidParams, response: { 200: UserView, ...ERROR_RESPONSES } } },
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Lift a lockout now (admin, user_manager)',
+        security: CALLER,
+        params: UidParams,
+        response: { 200: UserView, ...ERROR_RESPONSES },
+      },
+    },
     async (request) => {
       const actor = await principalWithRole(request, app.tessera, USER_ADMIN_ROLES);
       const user = await accounts.unlock(actor, Number(request.params.uid), contextOf(request));

@@ -2,7 +2,7 @@ import type { TesseraApp } from '../tessera-app.js';
 import { InvalidRequestError } from '../../errors.js';
 import { principalOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { ERROR_RESPONSES, UidParams, UpdateUserBody, UserView } from '../schemas.js';
+import { CALLER, ERROR_RESPONSES, UidParams, UpdateUserBody, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
 /** PUT /v1/users/{uid}: admin and user_manager change anyone; users their own name and password. */
@@ -10,7 +10,16 @@ export function usersUpdateRoute(app: TesseraApp): void {
   const { accounts, auth, policy, clock } = app.tessera;
   app.put(
     '/v1/users/:uid',
-    { schema: { params: UidParams, body: UpdateUserBody, response: { 200: UserView, ...ERROR_RESPONSES } } },
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Change name, role or password: anyone for admin and user_manager; yourself, name and password',
+        security: CALLER,
+        params: UidParams,
+        body: UpdateUserBody,
+        response: { 200: UserView, ...ERROR_RESPONSES },
+      },
+    },
     async (request) => {
       const uid = Number(request.params.uid);
       const ctx = contextOf(request);
