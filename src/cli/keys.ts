@@ -4,9 +4,9 @@ import { openDatabase } from '../store/database.js';
 import { loadKeyRing } from '../tessera.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import { SIGNING_ALGS, type SigningAlg } from '../tokens/signing-alg.js';
-import { addKeyOptions, addKeyRotationOptions, configFromOptions, type StoreOptions } from './options.js';
+import { addKeyOptions, addKeyRotationOptions, configFromOptions, type SettingOptions } from './options.js';
 
-async function withKeyRing<T>(o: StoreOptions, fn: (keys: KeyRing) => Promise<T>): Promise<T> {
+async function withKeyRing<T>(o: SettingOptions, fn: (keys: KeyRing) => Promise<T>): Promise<T> {
   const config = configFromOptions(o);
   const db = await openDatabase(config);
   try {
@@ -25,7 +25,7 @@ function keysRotateCommand(): Command {
         .choices(SIGNING_ALGS)
         .default(DEFAULTS.signingAlg),
     )
-    .action(async (o: StoreOptions & { alg: SigningAlg }) => {
+    .action(async (o: SettingOptions & { alg: SigningAlg }) => {
       const { kid, alg, activatesAt } = await withKeyRing(o, (keys) => keys.rotate(o.alg));
       process.stderr.write(`Staged ${alg} key ${kid}: in the JWKS now, signs from ${activatesAt.toISOString()}\n`);
       process.stdout.write(`${kid}\n`);
@@ -35,7 +35,7 @@ function keysRotateCommand(): Command {
 function keysListCommand(): Command {
   return addKeyOptions(new Command('list'))
     .description('List the published signing keys')
-    .action(async (o: StoreOptions) => {
+    .action(async (o: SettingOptions) => {
       const keys = await withKeyRing(o, async (ring) => ring.list());
       for (const k of keys) {
         const when = k.state === 'next' && k.activateAt ? ` (signs from ${k.activateAt.toISOString()})` : '';

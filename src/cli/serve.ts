@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { startServer } from '../server.js';
 import { CliError } from './cli-error.js';
-import { addServeOptions, configFromOptions, type ServeOptions } from './options.js';
+import { addServeOptions, configFromOptions, type SettingOptions } from './options.js';
 import type { Config } from '../config/config.js';
 import { explainStartFailure } from './start-failure.js';
 
@@ -27,7 +27,7 @@ Examples:
   TESSERA_DATABASE_URL=postgres://tessera@db/tessera TESSERA_REDIS_URL=redis://cache:6379 \\
     tessera serve --listen 0.0.0.0:9443           # one of many nodes`,
     )
-    .action(async (options: ServeOptions) => {
+    .action(async (options: SettingOptions, command: Command) => {
       const config = configFromOptions(options);
       const server = await startServer(config, {
         username: process.env.TESSERA_ADMIN_USERNAME,
@@ -54,7 +54,7 @@ Examples:
         }
         if (admin.unshownPasswordOf) {
           say(`The first admin ${admin.unshownPasswordOf} got a generated password that an earlier start never showed. Set one:`);
-          say(`\n    ${setPasswordCommand(admin.unshownPasswordOf, config)}\n`);
+          say(`\n    ${setPasswordCommand(admin.unshownPasswordOf, config, command.getOptionValueSource('databaseUrl') === 'env')}\n`);
         }
       }
       if (server.metricsUrl) say(`Metrics for Prometheus at ${server.metricsUrl}`);
@@ -72,11 +72,11 @@ Examples:
 }
 
 /** The command that gives `username` a new password in this server's store (never with a secret in it). */
-function setPasswordCommand(username: string, config: Config): string {
+function setPasswordCommand(username: string, config: Config, databaseUrlFromEnv: boolean): string {
   const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
   const store = !config.databaseUrl
     ? ` --data-dir ${quoted(config.dataDir)}`
-    : process.env.TESSERA_DATABASE_URL
+    : databaseUrlFromEnv
       ? '' // the command reads the same variable
       : ' --database-url <the URL given to this server>';
   return `tessera users set-password --username ${quoted(username)}${store}`;

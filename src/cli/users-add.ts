@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { ROLES } from '../users/user.js';
-import { addHashOptions, addStoreOptions, type StoreOptions } from './options.js';
+import { addHashOptions, addStoreOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';
 
@@ -12,7 +12,7 @@ export function usersAddCommand(): Command {
     .option('--name <name>', 'display name')
     .option('--password-stdin', 'read the password from standard input instead of a prompt')
     .addHelpText('after', '\nExample:\n  printf %s "$PW" | tessera users add --username ops@example.com --role admin --password-stdin')
-    .action(async (o: StoreOptions & { username: string; role: string; name?: string; passwordStdin?: boolean }) => {
+    .action(async (o: SettingOptions & { username: string; role: string; name?: string; passwordStdin?: boolean }) => {
       const password = await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${o.username}: `, confirm: true });
       const user = await withStore(o, (t) =>
         t.accounts.create(null, { username: o.username, password, role: o.role, name: o.name }, CLI_CONTEXT),

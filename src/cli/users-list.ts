@@ -1,13 +1,13 @@
 import { Command } from 'commander';
 import { toUserView } from '../users/user-view.js';
-import { addStoreOptions, type StoreOptions } from './options.js';
+import { addStoreOptions, type SettingOptions } from './options.js';
 import { withStore } from './with-store.js';
 
 export function usersListCommand(): Command {
   return addStoreOptions(new Command('list'))
     .description('List the users of the store (SQLite under --data-dir, or PostgreSQL)')
     .option('--json', 'print the user objects as JSON, as GET /v1/users returns them')
-    .action(async (o: StoreOptions & { json?: boolean }) => {
+    .action(async (o: SettingOptions & { json?: boolean }) => {
       const now = new Date();
       const users = await withStore(o, async (t) => {
         const policy = await t.policy.get();

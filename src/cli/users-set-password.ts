@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { addHashOptions, addStoreOptions, type StoreOptions } from './options.js';
+import { addHashOptions, addStoreOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, findUserOrFail, withStore } from './with-store.js';
 
@@ -8,7 +8,7 @@ export function usersSetPasswordCommand(): Command {
     .description("Replace all of a user's passwords (also lifts an expiry and a lockout)")
     .requiredOption('--username <name>', 'whose password')
     .option('--password-stdin', 'read the new password from standard input instead of a prompt')
-    .action(async (o: StoreOptions & { username: string; passwordStdin?: boolean }) => {
+    .action(async (o: SettingOptions & { username: string; passwordStdin?: boolean }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
         const password = await readPassword({ stdin: o.passwordStdin, prompt: `New password for ${user.username}: `, confirm: true });

@@ -1,12 +1,12 @@
 import { Command } from 'commander';
-import { addStoreOptions, type StoreOptions } from './options.js';
+import { addStoreOptions, type SettingOptions } from './options.js';
 import { CLI_CONTEXT, findUserOrFail, withStore } from './with-store.js';
 
 export function usersUnlockCommand(): Command {
   return addStoreOptions(new Command('unlock'))
     .description('Lift a lockout after too many failed logins')
     .requiredOption('--username <name>', 'who')
-    .action(async (o: StoreOptions & { username: string }) => {
+    .action(async (o: SettingOptions & { username: string }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
         await t.accounts.unlock(null, user.uid, CLI_CONTEXT);

@@ -4,7 +4,7 @@ import { CLI_CONTEXT } from '../audit/audit-log.js';
 import type { User } from '../users/user.js';
 import { type Accounts, openAccounts } from '../tessera.js';
 import { CliError } from './cli-error.js';
-import { configFromOptions, type StoreOptions } from './options.js';
+import { configFromOptions, type SettingOptions } from './options.js';
 
 export { CLI_CONTEXT };
 
@@ -12,7 +12,7 @@ export { CLI_CONTEXT };
  * Runs `fn` on the local store and closes it, whatever happens. The CLI's audit lines go
  * to `<data-dir>/audit.log`, so that its output stays readable.
  */
-export async function withStore<T>(options: StoreOptions, fn: (accounts: Accounts) => Promise<T>): Promise<T> {
+export async function withStore<T>(options: SettingOptions, fn: (accounts: Accounts) => Promise<T>): Promise<T> {
   const config = configFromOptions(options);
   const logger = pino(
     pino.destination({ dest: path.join(config.dataDir, 'audit.log'), mkdir: true, sync: true, mode: 0o600 }),

@@ -1,31 +1,132 @@
-import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS, makeConfig, parseListen } from '../../src/config/config.js';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { addServeOptions, configFromOptions } from '../../src/cli/options.js';
+import { ConfigError, makeConfig, parseListen } from '../../src/config/config.js';
+import { SETTING_KEYS } from '../../src/config/settings.js';
 
-describe('makeConfig', () => {
-  it('defaults to HTTPS on 127.0.0.1:9443, ./data, both API lines, OWASP argon2id, 5 s leeway', () => {
-    const config = makeConfig();
-    expect(config).toEqual(DEFAULTS);
-    expect(config.listen).toEqual({ host: '127.0.0.1', port: 9443 });
-    expect(config.tls.enabled).toBe(true);
-    expect(config.apiLine).toBe('both');
-    expect(config.argon2).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 });
-    expect(config.clockLeewaySeconds).toBe(5);
+const dir = mkdtempSync(path.join(tmpdir(), 'tessera-config-'));
+const keyFile = path.join(dir, 'master.key');
+const KEY = Buffer.alloc(32, 7).toString('base64');
+writeFileSync(keyFile, `${KEY}\n`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** One value for every setting, as a user types it, and what the config then holds at its key. */
+const SAMPLES: Record<string, [string[], unknown]> = {
+  dataDir: [['--data-dir', '/var/lib/tessera'], '/var/lib/tessera'],
+  databaseUrl: [['--database-url', 'postgres://db/tessera'], 'postgres://db/tessera'],
+  'argon2.memoryCost': [['--argon2-memory', '65536'], 65536],
+  'argon2.timeCost': [['--argon2-iterations', '3'], 3],
+  'argon2.parallelism': [['--argon2-parallelism', '2'], 2],
+  masterKey: [['--master-key-file', keyFile], KEY],
+  keyActivationDelaySeconds: [['--key-activation-delay', '600'], 600],
+  redisUrl: [['--redis-url', 'redis://cache:6379'], 'redis://cache:6379'],
+  redisKeyPrefix: [['--redis-key-prefix', 'a:'], 'a:'],
+  redisFailOpen: [['--redis-fail-open'], true],
+  listen: [['--listen', '0.0.0.0:8443'], { host: '0.0.0.0', port: 8443 }],
+  metricsListen: [['--metrics-listen', 'off'], null],
+  apiLine: [['--api-line', '7.4'], '7.4'],
+  'tls.enabled': [['--no-tls'], false],
+  'tls.certFile': [['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], 'c.pem'],
+  'tls.keyFile': [['--tls-key', 'k.pem', '--tls-cert', 'c.pem'], 'k.pem'],
+  publicUrl: [['--public-url', 'https://auth.example'], 'https://auth.example'],
+  issuer: [['--issuer', 'urn:tessera'], 'urn:tessera'],
+  audiences: [['--audience', 'a,b', '--audience', 'c'], ['a', 'b', 'c']],
+  signingAlg: [['--signing-alg', 'RS256'], 'RS256'],
+  clockLeewaySeconds: [['--clock-leeway', '2'], 2],
+  basicAuthOnProtectedRoutes: [['--no-basic-auth'], false],
+  bodyLimitBytes: [['--body-limit', '4096'], 4096],
+  authRateLimit: [['--auth-rate-limit', '0'], 0],
+  loginTimeoutMs: [['--login-timeout', '5000'], 5000],
+  loginQueueMs: [['--login-queue-ms', '100'], 100],
+  logLevel: [['--log-level', 'debug'], 'debug'],
+};
+
+/** `tessera serve ARGS` with this environment, as the CLI parses it, to the config. */
+function serveConfig(args: string[], env: Record<string, string> = {}) {
+  const saved = { ...process.env };
+  for (const key of Object.keys(process.env)) if (key.startsWith('TESSERA_')) delete process.env[key];
+  Object.assign(process.env, env);
+  try {
+    const command = addServeOptions(new Command('serve')).exitOverride();
+    command.parse(args, { from: 'user' });
+    return configFromOptions(command.opts());
+  } finally {
+    process.env = saved;
+  }
+}
+
+const at = (config: object, key: string) => key.split('.').reduce<any>((v, k) => v?.[k], config);
+
+describe('the settings', () => {
+  it('default to HTTPS on 127.0.0.1:9443, ./data, both API lines, OWASP argon2id, ES256, metrics on 127.0.0.1:9464', () => {
+    expect(serveConfig([])).toEqual({
+      dataDir: './data',
+      argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 },
+      keyActivationDelaySeconds: 300,
+      redisKeyPrefix: 'tessera:',
+      redisFailOpen: false,
+      listen: { host: '127.0.0.1', port: 9443 },
+      metricsListen: { host: '127.0.0.1', port: 9464 },
+      apiLine: 'both',
+      tls: { enabled: true },
+      audiences: [],
+      signingAlg: 'ES256',
+      clockLeewaySeconds: 5,
+      basicAuthOnProtectedRoutes: true,
+      bodyLimitBytes: 8192,
+      authRateLimit: 300,
+      loginTimeoutMs: 3000,
+      loginQueueMs: 2000,
+      logLevel: 'info',
+    });
+    expect(makeConfig()).toEqual(serveConfig([])); // the library's defaults are the CLI's
+  });
+
+  it('has a sample here for every setting (a new setting needs one)', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual([...SETTING_KEYS].sort());
+  });
+
+  it.each(Object.entries(SAMPLES))('%s is set by its flag', (key, [args, expected]) => {
+    expect(at(serveConfig(args), key)).toEqual(expected);
+  });
+
+  it.each(Object.entries(SAMPLES).filter(([, [args]]) => args.length === 2))('%s is set by its environment variable', (key, [args, expected]) => {
+    const command = addServeOptions(new Command('serve'));
+    const option = command.options.find((o) => o.long === args[0])!;
+    expect(at(serveConfig([], { [option.envVar!]: args[1]! }), key)).toEqual(expected);
+  });
+
+  it('reads the switches from their variables, and the master key itself from TESSERA_MASTER_KEY', () => {
+    const config = serveConfig([], { TESSERA_NO_TLS: '1', TESSERA_NO_BASIC_AUTH: '1', TESSERA_REDIS_FAIL_OPEN: '1', TESSERA_MASTER_KEY: KEY });
+    expect(config.tls.enabled).toBe(false);
+    expect(config.basicAuthOnProtectedRoutes).toBe(false);
+    expect(config.redisFailOpen).toBe(true);
+    expect(config.masterKey).toBe(KEY);
+  });
+
+  it.each([
+    [['--clock-leeway', '6'], /--clock-leeway \(TESSERA_CLOCK_LEEWAY\) must be .*5/],
+    [['--listen', 'x:70000'], /--listen must look like HOST:PORT/],
+    [['--argon2-memory', '8'], /--argon2-memory \(TESSERA_ARGON2_MEMORY_KIB\) must be .*1024/],
+    [['--database-url', 'mysql://db'], /--database-url \(TESSERA_DATABASE_URL\), a postgres:\/\/ URL,/],
+    [['--tls-cert', 'c.pem'], /--tls-cert and --tls-key must be given together/],
+    [['--login-timeout', 'soon'], /must be a whole number/],
+  ])('refuses %j with a message that names the setting', (args, message) => {
+    expect(() => serveConfig(args)).toThrow(message);
+  });
+
+  it('refuses a value outside its choices', () => {
+    expect(() => serveConfig(['--api-line', '8.0'])).toThrow(/Allowed choices are both, 7.22, 7.4/);
   });
 
   it('is frozen', () => {
     const config = makeConfig();
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.argon2)).toBe(true);
-  });
-
-  it.each([
-    [{ clockLeewaySeconds: 6 }],
-    [{ apiLine: '8.0' as never }],
-    [{ listen: { host: 'x', port: 70000 } }],
-    [{ argon2: { memoryCost: 8, timeCost: 1, parallelism: 1 } }],
-    [{ tls: { enabled: true, certFile: 'cert.pem' } }],
-  ])('refuses %j with a clear error', (overrides) => {
-    expect(() => makeConfig(overrides)).toThrow(ConfigError);
+    expect(() => makeConfig({ clockLeewaySeconds: 6 })).toThrow(ConfigError);
   });
 });
 

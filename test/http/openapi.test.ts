@@ -36,7 +36,7 @@ describe('GET /v1/openapi.json', () => {
     const doc = await fetchDocument();
     expect(doc.openapi).toBe('3.1.0');
     const validator = new Validator();
-    const result = await validator.validate(doc as unknown as object);
+    const result = await validator.validate(doc as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });
@@ -101,7 +101,7 @@ describe('GET /v1/openapi.json', () => {
 
   it('checks what the route tests receive: an answer the document does not describe fails the test', async () => {
     t = await testTessera();
-    t.app.get('/v1/teapot', { schema: { tags: ['operations'], summary: 'test only', response: { 200: { type: 'object' } } } }, async (_r, reply) =>
+    t.app.get('/v1/teapot', { schema: { tags: ['operations'], summary: 'test only' } }, async (_r, reply) =>
       reply.code(418).send({ error_code: 'teapot', message: 'short and stout' }),
     );
     expect((await call(t, 'GET', '/v1/teapot')).status).toBe(418);
