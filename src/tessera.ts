@@ -79,7 +79,8 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
     // throughput, but under overload it takes the event loop's share of the cores: on 2
     // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
     const metrics = options.metrics ?? new Metrics();
-    const admission = new Admission(availableParallelism(), config.loginQueueMs, argon2.typicalMs, (ms) => metrics.queueWaited(ms));
+    const threads = config.hashThreads ?? availableParallelism();
+    const admission = new Admission(threads, config.loginQueueMs, argon2.typicalMs, (ms) => metrics.queueWaited(ms));
     metrics.watchQueue(() => admission.depth);
     const hasher = new AdmittedHasher(argon2, admission, (ms) => metrics.passwordVerified(ms));
     const policy = new PolicyService(new KyselyPolicyStore(db), clock);

@@ -282,6 +282,14 @@ export const SETTINGS = {
     parse: wholeNumber,
     group: 'serve',
   }),
+  hashThreads: optional({
+    flag: '--hash-threads <n>',
+    env: 'TESSERA_HASH_THREADS',
+    help: 'password hashes and checks run at once (default: one a core)',
+    schema: int(1, 256),
+    parse: wholeNumber,
+    group: 'serve',
+  }),
   logLevel: setting({
     flag: '--log-level <level>',
     env: 'TESSERA_LOG_LEVEL',

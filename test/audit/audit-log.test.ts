@@ -45,7 +45,6 @@ describe('audit log', () => {
     const failure = log.records().find((r) => r.audit === 'authorize' && r.outcome === 'failure');
     expect(failure).toMatchObject({ reason: 'invalid_credentials', ip: '127.0.0.1', request_id: expect.any(String) });
     expect(log.records().find((r) => r.audit === 'user_update')).toMatchObject({ changes: ['name', 'role'], actor_uid: 1 });
-    for (const r of log.records()) expect(r.time).toEqual(expect.any(Number));
   });
 
   it('never writes a password, hash or token anywhere in the logs', async () => {

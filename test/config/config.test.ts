@@ -41,6 +41,7 @@ const SAMPLES: Record<string, [string[], unknown]> = {
   authRateLimit: [['--auth-rate-limit', '0'], 0],
   loginTimeoutMs: [['--login-timeout', '5000'], 5000],
   loginQueueMs: [['--login-queue-ms', '100'], 100],
+  hashThreads: [['--hash-threads', '3'], 3],
   logLevel: [['--log-level', 'debug'], 'debug'],
 };
 

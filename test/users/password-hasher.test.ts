@@ -26,6 +26,23 @@ describe('Argon2Hasher', () => {
     expect(await strong.verify(hash, 'pw')).toBe(true);
     expect(await strong.verify('$argon2id$garbage', 'pw')).toBe(false);
     expect(await strong.verify('$2b$10$bcrypt-hash', 'pw')).toBe(false);
-    expect(await strong.verifyDummy('pw')).toBe(false);
+  });
+
+  it('pays a full verification for an unknown user: the dummy costs what a real check costs', async () => {
+    const hasher = await Argon2Hasher.create({ memoryCost: 8192, timeCost: 2, parallelism: 1 });
+    const hash = await hasher.hash('right-password');
+    const median = async (work: () => Promise<unknown>) => {
+      const times: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const started = performance.now();
+        await work();
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[4]!;
+    };
+    const real = await median(() => hasher.verify(hash, 'wrong-password'));
+    const dummy = await median(() => hasher.verifyDummy('wrong-password'));
+    expect(dummy / real).toBeGreaterThan(0.6);
+    expect(dummy / real).toBeLessThan(1.6);
   });
 });

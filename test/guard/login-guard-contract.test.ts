@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoginGuard, MemoryLoginGuard } from '../../src/guard/login-guard.js';
 import { RedisLoginGuard } from '../../src/guard/redis-login-guard.js';
 import { freshRedisPrefix, REDIS_URL } from '../helpers/services.js';
 
@@ -17,13 +18,24 @@ afterAll(() => {
   b.disconnect();
 });
 
-/** Two guards on two connections: two nodes sharing one Redis. */
-function nodes() {
-  const prefix = freshRedisPrefix();
-  return [new RedisLoginGuard(a, prefix, clock), new RedisLoginGuard(b, prefix, clock)] as const;
-}
+/**
+ * What every LoginGuard must do, run against each: two "nodes" that share the counters —
+ * for Redis, two guards on two connections; in memory, the one guard of a process.
+ */
+const KINDS: Record<string, () => readonly [LoginGuard, LoginGuard]> = {
+  MemoryLoginGuard: () => {
+    const guard = new MemoryLoginGuard(clock);
+    return [guard, guard];
+  },
+  RedisLoginGuard: () => {
+    const prefix = freshRedisPrefix();
+    return [new RedisLoginGuard(a, prefix, clock), new RedisLoginGuard(b, prefix, clock)];
+  },
+};
 
-describe('RedisLoginGuard', () => {
+describe.each(Object.keys(KINDS))('%s', (kind) => {
+  const nodes = () => KINDS[kind]!();
+
   it('reserves no more slots than failures remain, across nodes', async () => {
     const [one, two] = nodes();
     const answers = await Promise.all(
@@ -62,7 +74,7 @@ describe('RedisLoginGuard', () => {
     expect(await one.reserve('w', 'f', 2, LEASE)).toBe('ok');
   });
 
-  it("frees the lease of an attempt that never settled when the lease runs out, on Redis's clock", async () => {
+  it('frees the lease of an attempt that never settled when the lease runs out (on the real clock: Redis\'s, or monotonic)', async () => {
     const [one, two] = nodes();
     expect(await one.reserve('z', 'lost', 1, 300)).toBe('ok');
     expect(await two.reserve('z', 'next', 1, 300)).toBe('wait');
