@@ -142,3 +142,16 @@ describe('parseListen', () => {
     expect(() => parseListen(value)).toThrow(ConfigError);
   });
 });
+
+describe('the README', () => {
+  it("lists every setting's flag and variable in its configuration table", async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Security notes'));
+    const command = addServeOptions(new Command('serve'));
+    for (const option of command.options) {
+      expect(table, option.long).toContain(`\`${option.long}`);
+      expect(table, option.envVar).toContain(option.envVar);
+    }
+  });
+});

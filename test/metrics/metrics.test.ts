@@ -114,3 +114,16 @@ describe('Prometheus metrics', () => {
     expect((await fetch(listener.url, { method: 'POST' })).status).toBe(404);
   });
 });
+
+describe('the Grafana dashboard (ops/grafana/tessera-dashboard.json)', () => {
+  it('asks only for metrics that Tessera exports', async () => {
+    const { readFileSync } = await import('node:fs');
+    const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana/tessera-dashboard.json', import.meta.url), 'utf8'));
+    const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((target) => target.expr));
+    const asked = new Set(exprs.flatMap((e) => [...e.matchAll(/\b(tessera_\w+?)(?:_bucket|_count|_sum)?\{/g)].map((m) => m[1]!)));
+    t = await testTessera();
+    const exported = new Set((await t.tessera.metrics.registry.getMetricsAsJSON()).map((m) => m.name));
+    expect(asked.size).toBeGreaterThan(10);
+    for (const name of asked) expect(exported.has(name), name).toBe(true);
+  });
+});
