@@ -2,9 +2,9 @@
 // 1. In process: the metric updates of one token read and of one login, against the time
 //    such a request takes.
 // 2. Over HTTP: token reads and logins of this build against a build of the commit before the
-//    metrics (BASE_REV, default 651c76d), alternating rounds on copies of one store.
+//    metrics (BASE_REV, default 651c76d), both loaded at once, on copies of one store.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { closedLoop } from './lib/load.mjs';
@@ -14,7 +14,7 @@ import { Metrics } from '../dist/metrics/metrics.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const BASE_REV = process.env.BASE_REV ?? '651c76d';
 const log = (...a) => console.error('bench:', ...a);
 const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
@@ -24,6 +24,19 @@ const tmp = (name) => {
   dirs.push(d);
   return d;
 };
+
+/** CPU time (user + system) a process has used, in ms: steadier than a rate on a shared machine. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+}
+
+/** A closed loop, with the server's CPU µs per answer. */
+async function measured(server, options) {
+  const before = cpuMs(server.pid);
+  const result = await closedLoop(options);
+  return { ...result, cpuUs: ((cpuMs(server.pid) - before) * 1000) / Math.max(1, result.rps * options.seconds) };
+}
 
 /** ns per call of `work`, the best of 5 runs of n calls. */
 function nsPerCall(work, n = 200_000) {
@@ -47,12 +60,14 @@ function baseCli() {
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
     execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: dir });
   }
+  chmodSync(path.join(dir, 'dist/cli/main.js'), 0o755);
   return path.join(dir, 'dist/cli/main.js');
 }
 
 const serve = (cli, dataDir, extra = []) =>
   startProcess(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extra], {}, cli);
 
+let servers = {};
 try {
   // 1. In process.
   const metrics = new Metrics();
@@ -77,7 +92,7 @@ try {
   const [dirNew, dirBase] = [tmp('new'), tmp('base')];
   cpSync(seeded, dirNew, { recursive: true });
   cpSync(seeded, dirBase, { recursive: true });
-  const servers = {
+  servers = {
     metrics: await serve(path.join(ROOT, 'dist/cli/main.js'), dirNew, ['--metrics-listen', '127.0.0.1:0']),
     base: await serve(baseCli(), dirBase),
   };
@@ -87,25 +102,30 @@ try {
     const res = await fetch(`${s.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('user2', BENCH_PASSWORD) }, body: '{"ttl":3600}' });
     tokens[name] = (await res.json()).access_token;
   }
+  // Both servers under the same load at the same time, so that whatever else the machine
+  // does hits both alike; the server's CPU per answer is the steadier figure.
+  const both = (options) =>
+    Promise.all(
+      Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(name, s.url))]),
+    ).then(Object.fromEntries);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of round % 2 ? ['base', 'metrics'] : ['metrics', 'base']) {
-      log(`round ${round + 1}: ${name}`);
-      const { url } = servers[name];
-      runs[name].read.push(await closedLoop({ url: `${url}/v1/users/3`, headers: { authorization: `JWT ${tokens[name]}` }, connections: 32, seconds: SECONDS }));
-      runs[name].login.push(
-        await closedLoop({ url: `${url}/v1/users/authorize`, method: 'POST', body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }), connections: 8, seconds: SECONDS }),
-      );
+    log(`round ${round + 1} of ${ROUNDS}`);
+    const reads = await both((name, url) => ({ url: `${url}/v1/users/3`, headers: { authorization: `JWT ${tokens[name]}` }, connections: 16, seconds: SECONDS }));
+    const logins = await both((_name, url) => ({ url: `${url}/v1/users/authorize`, method: 'POST', body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }), connections: 4, seconds: SECONDS }));
+    for (const name of Object.keys(servers)) {
+      runs[name].read.push(reads[name]);
+      runs[name].login.push(logins[name]);
     }
   }
-  for (const s of Object.values(servers)) await s.stop();
   const rate = (list) => list.reduce((n, r) => n + r.rps, 0) / list.length;
+  const cpu = (list) => list.reduce((n, r) => n + r.cpuUs, 0) / list.length;
   const readRatio = rate(runs.metrics.read) / rate(runs.base.read);
   const loginRatio = rate(runs.metrics.login) / rate(runs.base.login);
   const readUs = 1e6 / rate(runs.metrics.read);
 
   console.log(`# Metrics overhead (${new Date().toISOString()})
 
-Produced by \`npm run bench:metrics\` (\`node bench/metrics-overhead.mjs\`; BASE_REV=${BASE_REV}, ${ROUNDS} alternating rounds of ${SECONDS} s).
+Produced by \`npm run bench:metrics\` (\`node bench/metrics-overhead.mjs\`; BASE_REV=${BASE_REV}, ${ROUNDS} rounds of ${SECONDS} s, both servers loaded at once).
 
 | figure | measured |
 |---|---|
@@ -114,7 +134,10 @@ Produced by \`npm run bench:metrics\` (\`node bench/metrics-overhead.mjs\`; BASE
 | one scrape of GET /metrics | ${scrapeMs.toFixed(2)} ms |
 | token reads /s, with metrics / before them | ${readRatio.toFixed(3)} (${rate(runs.metrics.read).toFixed(0)} vs ${rate(runs.base.read).toFixed(0)} /s) |
 | logins /s, with metrics / before them | ${loginRatio.toFixed(3)} (${rate(runs.metrics.login).toFixed(0)} vs ${rate(runs.base.login).toFixed(0)} /s) |
+| server CPU of a token read, with metrics / before them | ${(cpu(runs.metrics.read) / cpu(runs.base.read)).toFixed(3)} (${cpu(runs.metrics.read).toFixed(1)} vs ${cpu(runs.base.read).toFixed(1)} µs) |
+| server CPU of a login, with metrics / before them | ${(cpu(runs.metrics.login) / cpu(runs.base.login)).toFixed(3)} (${cpu(runs.metrics.login).toFixed(0)} vs ${cpu(runs.base.login).toFixed(0)} µs, hashing threads included) |
 `);
 } finally {
+  for (const s of Object.values(servers)) await s.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }

@@ -3,6 +3,7 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { answerClientError, answerFrameworkError, answerMissingHostAndExpect, SERVER_OPTIONS } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-response.js';
 import { logRequests } from './http/request-log.js';
+import { countRequests } from './http/request-metrics.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { api, probes, wellKnown } from './http/scopes.js';
 import type { TesseraApp } from './http/tessera-app.js';
@@ -37,6 +38,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   registerErrorHandling(app);
   answerMissingHostAndExpect(app);
   logRequests(app);
+  countRequests(app, tessera.metrics);
   registerOpenApi(app, tessera.config); // before the routes it describes
   app.register(api);
   app.register(wellKnown);

@@ -1,15 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Request metrics, and one access line a request, when it is answered: at info for writes and failures, at
+ * One access line a request, when it is answered: at info for writes and failures, at
  * debug for successful reads (the hot path of token checks). It names no header, no body
  * and no query string, so no credential can reach it; security events have their own
  * audit lines.
  */
 export function logRequests(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
-    // The route's pattern (/v1/users/:uid), never the URL: a label of bounded cardinality.
-    app.tessera.metrics.httpRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
     const quiet = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode < 400;
     if (quiet && app.log.level !== 'debug' && app.log.level !== 'trace') return done();
     const line = {

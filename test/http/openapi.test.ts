@@ -127,6 +127,8 @@ describe('GET /docs', () => {
       const res = await t.app.inject({ method: 'GET', url: new URL(asset, 'http://x/docs/').pathname });
       expect(res.statusCode, asset).toBe(200);
     }
+    // The page's policy is the page's: API answers do not carry it.
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).headers['content-security-policy']).toBeUndefined();
     const init = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
     expect(init.body).not.toMatch(/["'`]https?:\/\//); // no address of another origin (a comment names one)
   });
