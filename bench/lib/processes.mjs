@@ -5,10 +5,18 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/** Whatever a bench started is stopped when it ends, also when it fails half-way. */
+const children = new Set();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
 /** Starts a command and resolves once its stderr (or stdout) says "listening on URL". */
 export function startProcess(args, env = {}, command = process.execPath) {
   const started = performance.now();
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (d) => {
