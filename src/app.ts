@@ -4,6 +4,7 @@ import { answerClientError, answerFrameworkError, answerMissingHostAndExpect, SE
 import { registerErrorHandling } from './http/error-response.js';
 import { logRequests } from './http/request-log.js';
 import { countRequests } from './http/request-metrics.js';
+import { consoleScope } from './http/console.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { api, probes, wellKnown } from './http/scopes.js';
 import type { TesseraApp } from './http/tessera-app.js';
@@ -44,5 +45,6 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   app.register(wellKnown);
   app.register(probes);
   registerDocsPage(app);
+  app.register(consoleScope);
   return app;
 }

@@ -282,6 +282,15 @@ export const SETTINGS = {
     parse: wholeNumber,
     group: 'serve',
   }),
+  consoleIdleMinutes: setting({
+    flag: '--console-idle-minutes <minutes>',
+    env: 'TESSERA_CONSOLE_IDLE_MINUTES',
+    help: 'the web console signs a person out after this long without activity',
+    schema: int(1, 1440),
+    default: 15,
+    parse: wholeNumber,
+    group: 'serve',
+  }),
   hashThreads: optional({
     flag: '--hash-threads <n>',
     env: 'TESSERA_HASH_THREADS',

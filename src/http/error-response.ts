@@ -44,6 +44,11 @@ const STATUS_BY_CODE: Record<string, number> = {
 
 /** Challenges sent with every 401 (RFC 9110 §11.6.1): both ways to present credentials. */
 export const WWW_AUTHENTICATE = 'Basic realm="tessera", charset="UTF-8", Bearer realm="tessera"';
+/**
+ * The challenge for a script's request (X-Requested-With, as the console sends): without
+ * Basic, so that a browser does not open its own credentials dialog over the page.
+ */
+export const WWW_AUTHENTICATE_SCRIPT = 'Bearer realm="tessera"';
 
 export interface ErrorBody {
   error_code: string;
@@ -89,7 +94,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 500 && !(known instanceof DomainError)) request.log.error({ err }, 'request failed');
     if (known instanceof StoreUnavailableError) request.server.tessera.metrics.storeUnavailable();
     if (known instanceof StoreUnavailableError) request.log.warn({ reason: reasonOf(known.reason) }, 'store unavailable');
-    if (status === 401) reply.header('www-authenticate', WWW_AUTHENTICATE);
+    if (status === 401) {
+      reply.header('www-authenticate', request.headers['x-requested-with'] ? WWW_AUTHENTICATE_SCRIPT : WWW_AUTHENTICATE);
+    }
     if (known instanceof RetryLaterError && known.retryAfterSeconds !== undefined) {
       reply.header('retry-after', String(known.retryAfterSeconds));
     }

@@ -6,14 +6,17 @@ import { discoveryRoutes } from './routes/discovery.js';
 import { healthzRoute } from './routes/healthz.js';
 import { introspectRoute } from './routes/introspect.js';
 import { jwksRoute } from './routes/jwks.js';
+import { keysListRoute } from './routes/keys-list.js';
 import { keysRotateRoute } from './routes/keys-rotate.js';
 import { logoutRoute } from './routes/logout.js';
 import { openApiDocumentRoute } from './routes/openapi-document.js';
+import { passwordRulesRoute } from './routes/password-rules.js';
 import { readyzRoute } from './routes/readyz.js';
 import { refreshJwtRoute } from './routes/refresh-jwt.js';
 import { revocationsRoute } from './routes/revocations.js';
 import { usersCreateRoute } from './routes/users-create.js';
 import { usersDeleteRoute } from './routes/users-delete.js';
+import { usersExpirePasswordRoute } from './routes/users-expire-password.js';
 import { usersGetRoute } from './routes/users-get.js';
 import { usersListRoute } from './routes/users-list.js';
 import { usersPasswordRoutes } from './routes/users-password.js';
@@ -36,9 +39,9 @@ function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
 /** The REST API under /v1: JSON bodies only (whatever the Content-Type says). */
 export const api = scope(
   [
-    ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes],
-    ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute],
-    ...[clusterPolicyRoutes, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
+    ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
+    ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute],
+    ...[clusterPolicyRoutes, keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
   ],
   acceptJsonBodies,
 );

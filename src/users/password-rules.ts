@@ -15,6 +15,18 @@ function commonPasswords(): Promise<Set<string>> {
   return common;
 }
 
+/** The rules checkNewPassword applies, in words, for people choosing a password. */
+export function passwordRulesInWords(policy: Policy): string[] {
+  const rules = [`at least ${policy.password_min_length} characters`, 'not one of the most common passwords'];
+  if (!policy.password_complexity) return rules;
+  return [
+    ...rules,
+    'an upper-case letter, a lower-case letter, a digit and a special character',
+    'not the username',
+    'no character more than 3 times in a row',
+  ];
+}
+
 /**
  * Checks a new password against the policy and the common-password list. Passwords are
  * taken exactly as given: never trimmed or normalized.

@@ -42,6 +42,7 @@ const SAMPLES: Record<string, [string[], unknown]> = {
   loginTimeoutMs: [['--login-timeout', '5000'], 5000],
   loginQueueMs: [['--login-queue-ms', '100'], 100],
   hashThreads: [['--hash-threads', '3'], 3],
+  consoleIdleMinutes: [['--console-idle-minutes', '5'], 5],
   logLevel: [['--log-level', 'debug'], 'debug'],
 };
 
@@ -81,6 +82,7 @@ describe('the settings', () => {
       authRateLimit: 300,
       loginTimeoutMs: 3000,
       loginQueueMs: 2000,
+      consoleIdleMinutes: 15,
       logLevel: 'info',
     });
     expect(makeConfig()).toEqual(serveConfig([])); // the library's defaults are the CLI's

@@ -3,11 +3,11 @@ import type { TesseraApp } from '../tessera-app.js';
 import { ADMIN_ONLY, principalWithRole } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
-import { CALLER, ERROR_RESPONSES } from '../schemas.js';
+import { CALLER, ERROR_RESPONSES, StringEnum } from '../schemas.js';
 
 /** POST /v1/keys/rotate `{"alg"?}`: stages a new signing key; it is published now and signs later. */
 export function keysRotateRoute(app: TesseraApp): void {
-  const Alg = Type.Enum(SIGNING_ALGS);
+  const Alg = StringEnum(SIGNING_ALGS);
   const RotateBody = Type.Object({ alg: Type.Optional(Alg) });
   const Rotated = Type.Object({ kid: Type.String(), alg: Alg, activates_at: Type.String({ format: 'date-time' }) });
   const schema = {

@@ -1,0 +1,143 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError } from './api.js';
+import { Done } from './components.js';
+import { PasswordForm } from './password-form.js';
+import { KeysPage } from './pages/keys.js';
+import { PolicyPage } from './pages/policy.js';
+import { SignIn } from './pages/sign-in.js';
+import { UsersPage } from './pages/users.js';
+import { isAdmin, mayManageUsers, renew, RENEW_BEFORE_MS, type Session, signIn, signOut } from './session.js';
+
+/** An API call as the signed-in person. */
+export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
+
+const route = () => location.hash.replace(/^#\/?/, '') || 'home';
+
+export function App(props: { idleMinutes: number }) {
+  const [session, setSession] = useState<Session>();
+  const [notice, setNotice] = useState<string>();
+  const [page, setPage] = useState(route());
+  const lastActive = useRef(Date.now());
+  const current = useRef<Session>();
+  current.current = session;
+
+  const end = useCallback(async (why: string) => {
+    const s = current.current;
+    setSession(undefined);
+    setNotice(why);
+    if (s) await signOut(s);
+  }, []);
+
+  // Idle for --console-idle-minutes: signed out. Active: the token is renewed before it ends.
+  useEffect(() => {
+    const active = () => (lastActive.current = Date.now());
+    const events = ['pointerdown', 'keydown'] as const;
+    for (const e of events) window.addEventListener(e, active);
+    const timer = setInterval(() => {
+      const s = current.current;
+      if (!s) return;
+      const now = Date.now();
+      if (now - lastActive.current >= props.idleMinutes * 60_000) {
+        void end(`Signed out after ${props.idleMinutes} minutes without activity.`);
+      } else if (s.expiresAt - now < RENEW_BEFORE_MS) {
+        renew(s).then(setSession, () => end('Your session has ended. Sign in again.'));
+      }
+    }, 1000);
+    return () => {
+      clearInterval(timer);
+      for (const e of events) window.removeEventListener(e, active);
+    };
+  }, [props.idleMinutes, end]);
+
+  useEffect(() => {
+    const onHash = () => setPage(route());
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  const call: Call = useCallback(
+    async <T,>(method: string, path: string, body?: unknown) => {
+      try {
+        return await api<T>(method, path, { token: current.current?.token, body });
+      } catch (err) {
+        // The token no longer works: revoked by a role or password change, a logout, a deletion.
+        if (err instanceof ApiError && err.status === 401) await end(`Your session has ended (${err.message}). Sign in again.`);
+        throw err;
+      }
+    },
+    [end],
+  );
+
+  if (!session) {
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={(s, message) => {
+          lastActive.current = Date.now();
+          setNotice(message);
+          setSession(s);
+        }}
+      />
+    );
+  }
+
+  const links = [
+    ...(mayManageUsers(session.role) ? [['users', 'Users']] : []),
+    ...(isAdmin(session.role) ? [['policy', 'Policy'], ['keys', 'Keys']] : []),
+    ['password', 'My password'],
+  ];
+  const shown = links.some(([id]) => id === page) ? page : 'home';
+  return (
+    <>
+      <header>
+        <span class="brand">Tessera</span>
+        <nav aria-label="Main">
+          {links.map(([id, label]) => (
+            <a key={id} href={`#/${id}`} aria-current={shown === id ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <span class="who">
+          Signed in as <strong>{session.username}</strong> ({session.role})
+        </span>
+        <button type="button" onClick={() => end('Signed out.')}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        <Done>{notice}</Done>
+        {shown === 'home' && <Home session={session} />}
+        {shown === 'users' && <UsersPage call={call} session={session} />}
+        {shown === 'policy' && <PolicyPage call={call} />}
+        {shown === 'keys' && <KeysPage call={call} />}
+        {shown === 'password' && (
+          <section>
+            <h1>Change your password</h1>
+            <PasswordForm
+              username={session.username}
+              token={session.token}
+              onChanged={async (newPassword) => {
+                // A new password ends the old tokens: sign in again with it.
+                setSession(await signIn(session.username, newPassword));
+                setNotice('Password changed.');
+              }}
+            />
+          </section>
+        )}
+      </main>
+    </>
+  );
+}
+
+function Home(props: { session: Session }) {
+  return (
+    <section>
+      <h1>Welcome, {props.session.username}</h1>
+      <p>
+        Your role is <strong>{props.session.role}</strong>.{' '}
+        {mayManageUsers(props.session.role) ? 'Choose a page above.' : 'You can change your password here; the API reference is at /docs.'}
+      </p>
+    </section>
+  );
+}

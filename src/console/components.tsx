@@ -1,0 +1,81 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { api } from './api.js';
+
+/** A labelled input: the label is what a person, a screen reader and a test all call it. */
+export function Field(props: {
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  type?: string;
+  autoComplete?: string;
+  required?: boolean;
+  hint?: string;
+  min?: number;
+  max?: number;
+}) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        type={props.type ?? 'text'}
+        value={props.value}
+        autoComplete={props.autoComplete}
+        required={props.required}
+        min={props.min}
+        max={props.max}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        onInput={(e) => props.onInput((e.target as HTMLInputElement).value)}
+      />
+      {props.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** A refusal or failure, next to what caused it, read out by screen readers. */
+export function Problem(props: { children?: ComponentChildren; title?: string }) {
+  if (!props.children) return null;
+  return (
+    <div class="problem" role="alert">
+      {props.title && <strong>{props.title}: </strong>}
+      {props.children}
+    </div>
+  );
+}
+
+export function Done(props: { children?: ComponentChildren }) {
+  if (!props.children) return null;
+  return (
+    <p class="done" role="status">
+      {props.children}
+    </p>
+  );
+}
+
+/** What a new password must be, as the server's policy says now. */
+export function PasswordRules(props: { id?: string }) {
+  const [rules, setRules] = useState<string[]>([]);
+  useEffect(() => {
+    api<{ rules: string[] }>('GET', '/v1/password-rules').then(
+      (r) => setRules(r.rules),
+      () => setRules([]),
+    );
+  }, []);
+  if (rules.length === 0) return null;
+  return (
+    <div class="rules" id={props.id}>
+      <p>A new password needs:</p>
+      <ul>
+        {rules.map((rule) => (
+          <li key={rule}>{rule}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
