@@ -1,0 +1,253 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityViolations, browserAvailable, launchBrowser } from '../helpers/browser.js';
+import { FAST_ARGON2_ENV, request, type ServeProcess, startServe } from '../helpers/cli.js';
+
+const ADMIN = 'root';
+const ADMIN_PASSWORD = 'Root-password-1';
+
+/** The web console in a real browser (Debian's Chromium) against the real CLI server. */
+describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
+  let dataDir: string;
+  let server: ServeProcess;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-console-'));
+    server = await startServe(['--no-tls', '--console-idle-minutes', '1', '--auth-rate-limit', '0'], {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: dataDir,
+      TESSERA_ADMIN_USERNAME: ADMIN,
+      TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A fresh browser profile (its own memory: the token lives in the page only). */
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused to/.test(m.text())) problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    (page as Page & { problems: string[] }).problems = problems;
+    return page;
+  }
+
+  async function signIn(page: Page, username: string, password: string) {
+    await page.goto(server.url);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  async function signedInAs(page: Page, username: string) {
+    await expect.poll(() => page.locator('header .who').textContent()).toContain(username);
+  }
+
+  /** Creates a user through the Users page and returns the password it showed once. */
+  async function createUser(page: Page, username: string, role: string): Promise<string> {
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByLabel('New username').fill(username);
+    await page.getByLabel('Role', { exact: true }).selectOption(role);
+    await page.getByRole('button', { name: 'Create user' }).click();
+    const output = page.getByLabel('Generated password');
+    await output.waitFor();
+    return (await output.textContent())!.trim();
+  }
+
+  const api = async (method: string, url: string, token?: string, body?: unknown) =>
+    request(`${server.url}${url}`, {
+      method,
+      headers: { ...(token && { authorization: `Bearer ${token}` }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const adminToken = async () =>
+    (await api('POST', '/v1/users/authorize', undefined, { username: ADMIN, password: ADMIN_PASSWORD })).json.access_token as string;
+
+  it('signs in (a wrong password said in words) and out; every page is free of serious accessibility problems', async () => {
+    const page = await newPage();
+    await page.goto(server.url);
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await signIn(page, ADMIN, 'not-the-password');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid username or password');
+
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signedInAs(page, ADMIN);
+    expect(await page.locator('header').textContent()).toContain('(admin)');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    for (const name of ['Users', 'Policy', 'Keys', 'My password']) {
+      await page.getByRole('link', { name }).click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await accessibilityViolations(page), name).toEqual([]);
+    }
+    // Nothing of the session is kept by the browser.
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length)).toBe(0);
+    expect(page.url()).not.toContain('token');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toContain('Signed out');
+    expect((page as Page & { problems: string[] }).problems).toEqual([]);
+  });
+
+  it('creates a user shown once, who signs in elsewhere; a role change ends that session at its next request', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    const password = await createUser(admin, 'mia@example.com', 'user_manager');
+    expect(password).toMatch(/^[A-Za-z0-9]{20}$/);
+    await admin.getByLabel('Search users').fill('MIA@');
+    await expect.poll(() => admin.getByRole('row').count()).toBe(2); // the header and mia
+    await admin.getByLabel('Search users').fill('');
+
+    const mia = await newPage();
+    await signIn(mia, 'mia@example.com', password);
+    await signedInAs(mia, 'mia@example.com');
+    await mia.getByRole('link', { name: 'Users' }).click();
+    await mia.getByRole('cell', { name: ADMIN, exact: true }).or(mia.getByRole('rowheader', { name: ADMIN, exact: true })).first().waitFor();
+    expect(await mia.getByRole('link', { name: 'Policy' }).count()).toBe(0); // admin pages are the admin's
+
+    // A user_manager may not make an admin: the API's refusal, in words.
+    await mia.getByRole('button', { name: 'Edit mia@example.com' }).click();
+    await mia.getByLabel('Role of mia@example.com').selectOption('admin');
+    await mia.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => mia.getByRole('alert').textContent()).toMatch(/admin/i);
+
+    await admin.getByRole('button', { name: 'Edit mia@example.com' }).click();
+    await admin.getByLabel('Role of mia@example.com').selectOption('cluster_viewer');
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Saved mia@example.com');
+
+    await mia.getByRole('link', { name: 'My password' }).click();
+    await mia.getByRole('link', { name: 'Users' }).click(); // the next request
+    await mia.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await mia.getByRole('status').textContent()).toContain('Your session has ended');
+    await signIn(mia, 'mia@example.com', password);
+    await signedInAs(mia, 'mia@example.com');
+    expect(await mia.getByRole('link', { name: 'Users' }).count()).toBe(0);
+  });
+
+  it('leads a right but expired password to a new one, and ends signed in', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    const password = await createUser(admin, 'noah', 'cluster_member');
+    await admin.getByRole('button', { name: 'Expire password of noah' }).click();
+    await expect.poll(() => admin.getByRole('row', { name: /noah/ }).textContent()).toContain('password expired');
+
+    const noah = await newPage();
+    await signIn(noah, 'noah', password);
+    await noah.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await expect.poll(() => noah.locator('.rules').textContent()).toContain('at least 8 characters');
+    expect(await accessibilityViolations(noah)).toEqual([]);
+    await noah.getByLabel('New password', { exact: true }).fill('password');
+    await noah.getByLabel('Repeat new password').fill('password');
+    await noah.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => noah.getByRole('alert').textContent()).toContain('most common passwords');
+    await noah.getByLabel('New password', { exact: true }).fill('Noah-new-passphrase-7');
+    await noah.getByLabel('Repeat new password').fill('Noah-new-passphrase-8');
+    await noah.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => noah.getByRole('alert').textContent()).toContain('do not match');
+    await noah.getByLabel('Repeat new password').fill('Noah-new-passphrase-7');
+    await noah.getByRole('button', { name: 'Change password' }).click();
+    await signedInAs(noah, 'noah');
+    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'noah', password: 'Noah-new-passphrase-7' })).status).toBe(200);
+  });
+
+  it('shows a lockout as a lockout, and an admin unlocks', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    const password = await createUser(admin, 'olga', 'db_viewer');
+
+    const olga = await newPage();
+    for (let i = 0; i < 5; i++) {
+      await signIn(olga, 'olga', `wrong-password-${i}`);
+      await expect.poll(() => olga.getByRole('alert').textContent()).toContain('Invalid username or password');
+    }
+    await signIn(olga, 'olga', password);
+    await expect.poll(() => olga.getByRole('alert').textContent()).toMatch(/Account locked.*an admin can unlock it now/s);
+
+    await admin.getByRole('link', { name: 'Policy' }).click();
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByRole('button', { name: 'Unlock olga' }).click();
+    await expect.poll(() => admin.getByRole('row', { name: /olga/ }).textContent()).toContain('active');
+    await signIn(olga, 'olga', password);
+    await signedInAs(olga, 'olga');
+  });
+
+  it('changes the policy, effective at once', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Policy' }).click();
+    // Out of bounds: the browser says so at the field and sends nothing.
+    await admin.getByLabel('Minimum password length').fill('300');
+    await admin.getByRole('button', { name: 'Save policy' }).click();
+    expect(await admin.getByLabel('Minimum password length').evaluate((el) => (el as HTMLInputElement).validationMessage)).not.toBe('');
+    expect((await api('GET', '/v1/cluster/policy', await adminToken())).json.password_min_length).toBe(8);
+    await admin.getByLabel('Minimum password length').fill('12');
+    await admin.getByLabel('Require complex passwords').check();
+    await admin.getByRole('button', { name: 'Save policy' }).click();
+    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Saved');
+    const policy = (await api('GET', '/v1/cluster/policy', await adminToken())).json;
+    expect(policy).toMatchObject({ password_min_length: 12, password_complexity: true });
+    await api('PUT', '/v1/cluster/policy', await adminToken(), { password_min_length: 8, password_complexity: false });
+  });
+
+  it('rotates a key: the new one is listed, staged', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Keys' }).click();
+    await expect.poll(() => admin.getByRole('row').count()).toBe(2); // the header and the active key
+    await admin.getByLabel('Algorithm of the new key').selectOption('RS256');
+    await admin.getByRole('button', { name: 'Rotate key' }).click();
+    await expect.poll(() => admin.getByRole('status').last().textContent()).toMatch(/Staged RS256 key/);
+    await expect.poll(() => admin.getByRole('row').count()).toBe(3);
+    expect(await admin.getByRole('row', { name: /RS256/ }).textContent()).toContain('next');
+  });
+
+  it('signs a person out after the idle time (--console-idle-minutes 1), and their token with them', async () => {
+    const page = await newPage();
+    await page.clock.install();
+    const issued = page.waitForResponse((r) => r.url().endsWith('/v1/users/authorize') && r.status() === 200);
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    const token = (await (await issued).json()).access_token as string;
+    await signedInAs(page, ADMIN);
+    await page.clock.fastForward('00:30');
+    await signedInAs(page, ADMIN); // half the idle time: still in
+    await page.clock.fastForward('00:31');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toContain('Signed out after 1 minutes without activity');
+    await expect.poll(async () => (await api('GET', '/v1/users', token)).status).toBe(401);
+  });
+
+  it('takes the README screenshot when asked (UPDATE_SCREENSHOT=1)', async () => {
+    if (!process.env.UPDATE_SCREENSHOT) return;
+    const page = await newPage();
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(page, ADMIN);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('rowheader', { name: 'olga' }).waitFor();
+    await page.screenshot({ path: path.resolve(import.meta.dirname, '../../docs/console-users.png') });
+  });
+});
