@@ -58,6 +58,7 @@ Examples:
         }
       }
       if (server.metricsUrl) say(`Metrics for Prometheus at ${server.metricsUrl}`);
+      say(`Web console at ${server.url}/, API reference at ${server.url}/docs`);
       say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);
       const stop = (signal: string) => {
         say(`${signal}: finishing in-flight requests, then stopping`);

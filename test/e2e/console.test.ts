@@ -226,6 +226,20 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect(await admin.getByRole('row', { name: /RS256/ }).textContent()).toContain('next');
   });
 
+  it('works from the keyboard alone', async () => {
+    const page = await newPage();
+    await page.goto(server.url);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN_PASSWORD);
+    await page.keyboard.press('Enter');
+    await signedInAs(page, ADMIN);
+    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Keys'; i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Keys' }).waitFor();
+  });
+
   it('signs a person out after the idle time (--console-idle-minutes 1), and their token with them', async () => {
     const page = await newPage();
     await page.clock.install();

@@ -28,6 +28,7 @@ describe('tessera serve --no-tls (subprocess)', () => {
   it('prints the first admin and its random password once', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(firstStart).toContain('Created the first admin: admin@tessera.local');
+    expect(firstStart).toContain(`Web console at ${server.url}/, API reference at ${server.url}/docs`);
     expect(adminPassword).toHaveLength(24);
   });
 
