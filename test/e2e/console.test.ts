@@ -37,6 +37,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
   /** A fresh browser profile (its own memory: the token lives in the page only). */
   async function newPage(): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    context.setDefaultTimeout(10_000); // a failing step says which, before the test's own timeout
     contexts.push(context);
     const page = await context.newPage();
     const problems: string[] = [];
@@ -50,6 +51,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
 
   async function signIn(page: Page, username: string, password: string) {
     await page.goto(server.url);
+    await page.getByLabel('Username').waitFor();
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -226,16 +228,62 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect(await admin.getByRole('row', { name: /RS256/ }).textContent()).toContain('next');
   });
 
+  it('changes your own password, and deletes a user only when asked twice (never the last admin)', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    const password = await createUser(admin, 'pia', 'cluster_viewer');
+    const pia = await newPage();
+    await signIn(pia, 'pia', password);
+    await signedInAs(pia, 'pia');
+    await pia.getByRole('link', { name: 'My password' }).click();
+    await pia.getByLabel('Current password').fill(password);
+    await pia.getByLabel('New password', { exact: true }).fill('Pia-own-passphrase-1');
+    await pia.getByLabel('Repeat new password').fill('Pia-own-passphrase-1');
+    await pia.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => pia.getByRole('status').first().textContent()).toContain('Password changed');
+    await signedInAs(pia, 'pia');
+    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'pia', password: 'Pia-own-passphrase-1' })).status).toBe(200);
+
+    await admin.getByRole('button', { name: `Delete ${ADMIN}` }).click();
+    await admin.getByRole('button', { name: `Yes, delete ${ADMIN}` }).click();
+    await expect.poll(() => admin.getByRole('alert').textContent()).toMatch(/admin/);
+    await admin.getByRole('button', { name: 'Delete pia' }).click();
+    await admin.getByRole('button', { name: 'Keep pia' }).click();
+    expect(await admin.getByRole('rowheader', { name: 'pia', exact: true }).count()).toBe(1);
+    await admin.getByRole('button', { name: 'Delete pia' }).click();
+    await admin.getByRole('button', { name: 'Yes, delete pia' }).click();
+    await expect.poll(() => admin.getByRole('rowheader', { name: 'pia', exact: true }).count()).toBe(0);
+  });
+
+  it('renews the token of a person at work before it ends', async () => {
+    const page = await newPage();
+    await page.clock.install();
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(page, ADMIN);
+    const renewed = page.waitForResponse((r) => r.url().endsWith('/v1/users/refresh_jwt'));
+    // Five minutes of work (the token lives 300 s; the idle limit is one minute).
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Shift');
+      await page.clock.fastForward('00:30');
+    }
+    expect((await renewed).status()).toBe(200);
+    await signedInAs(page, ADMIN);
+  });
+
   it('works from the keyboard alone', async () => {
     const page = await newPage();
     await page.goto(server.url);
+    await page.getByLabel('Username').waitFor(); // the page renders once its settings are read
     await page.keyboard.press('Tab');
     await page.keyboard.type(ADMIN);
     await page.keyboard.press('Tab');
     await page.keyboard.type(ADMIN_PASSWORD);
     await page.keyboard.press('Enter');
     await signedInAs(page, ADMIN);
-    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Keys'; i++) await page.keyboard.press('Tab');
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    for (let i = 0; i < 15 && (await focused()) !== 'Keys'; i++) await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Keys');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Keys' }).waitFor();
   });

@@ -124,10 +124,14 @@ function UserRow(props: { user: User; self: boolean; call: Call; act: (what: () 
         ) : confirming ? (
           <span role="group" aria-label={`Delete ${u.username}?`}>
             Delete {u.username}?{' '}
-            <button type="button" class="danger" onClick={() => void act(() => call('DELETE', `/v1/users/${u.uid}`), `Deleted ${u.username}.`)}>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => void act(() => call('DELETE', `/v1/users/${u.uid}`), `Deleted ${u.username}.`).then(() => setConfirming(false))}
+            >
               Yes, delete {u.username}
             </button>
-            <button type="button" onClick={() => setConfirming(false)}>
+            <button type="button" aria-label={`Keep ${u.username}`} onClick={() => setConfirming(false)}>
               Keep
             </button>
           </span>
