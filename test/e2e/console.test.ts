@@ -303,6 +303,27 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await expect.poll(async () => (await api('GET', '/v1/users', token)).status).toBe(401);
   });
 
+  it('shows throttling as throttling, with when to try again (a server limiting 3 attempts a minute)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tessera-console-throttle-'));
+    const strict = await startServe(['--no-tls', '--auth-rate-limit', '3'], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dir, TESSERA_ADMIN_USERNAME: ADMIN, TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    try {
+      const page = await newPage();
+      for (let i = 0; i < 3; i++) {
+        await page.goto(strict.url);
+        await page.getByLabel('Username').fill(ADMIN);
+        await page.getByLabel('Password', { exact: true }).fill(`wrong-${i}`);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid username or password');
+      }
+      await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Too many attempts.*try again in \d+ s/s);
+    } finally {
+      await strict.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('takes the README screenshot when asked (UPDATE_SCREENSHOT=1)', async () => {
     if (!process.env.UPDATE_SCREENSHOT) return;
     const page = await newPage();
