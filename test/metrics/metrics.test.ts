@@ -127,3 +127,18 @@ describe('the Grafana dashboard (ops/grafana/tessera-dashboard.json)', () => {
     for (const name of asked) expect(exported.has(name), name).toBe(true);
   });
 });
+
+describe('the HTTP request histogram', () => {
+  it('is cumulative by bucket, with +Inf, sum and count, in the Prometheus text format', async () => {
+    const { Metrics } = await import('../../src/metrics/metrics.js');
+    const metrics = new Metrics();
+    for (const seconds of [0.0005, 0.004, 0.004, 2, 7]) metrics.httpRequest('/v1/users/:uid', 'GET', 200, seconds);
+    metrics.httpRequest('/v1/users/:uid', 'GET', 404, 0.002);
+    const text = await metrics.registry.metrics();
+    const line = (le: string) => new RegExp(`^tessera_http_request_duration_seconds_bucket\\{route="/v1/users/:uid",method="GET",status="200",le="${le.replace('+', '\\+')}"\\} (\\S+)$`, 'm').exec(text)?.[1];
+    expect(['0.001', '0.005', '1', '3', '+Inf'].map(line)).toEqual(['1', '3', '3', '4', '5']);
+    expect(text).toMatch(/^tessera_http_request_duration_seconds_sum\{route="\/v1\/users\/:uid",method="GET",status="200"\} 9\.0085$/m);
+    expect(text).toMatch(/^tessera_http_requests_total\{route="\/v1\/users\/:uid",method="GET",status="404"\} 1$/m);
+    expect(text).toMatch(/^# TYPE tessera_http_request_duration_seconds histogram$/m);
+  });
+});
