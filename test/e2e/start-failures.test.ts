@@ -40,6 +40,17 @@ describe('a start that fails says what to do in one line, without a stack', () =
     }
   });
 
+  it('when the metrics port is taken', async () => {
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => taken.once('listening', r));
+    const { port } = taken.address() as net.AddressInfo;
+    try {
+      await failsWith(['--metrics-listen', `127.0.0.1:${port}`], /cannot serve metrics on 127\.0\.0\.1:\d+ \(EADDRINUSE\).*--metrics-listen HOST:PORT \(TESSERA_METRICS_LISTEN\), or off/);
+    } finally {
+      taken.close();
+    }
+  });
+
   it('when the data directory cannot be made', async () => {
     const file = path.join(fresh(), 'a-file');
     writeFileSync(file, 'not a folder');
