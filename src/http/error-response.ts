@@ -92,8 +92,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // Expected refusals are in the access line (status) and, for security events, the
     // audit line; only faults of ours are logged here, with their detail.
     if (status >= 500 && !(known instanceof DomainError)) request.log.error({ err }, 'request failed');
-    if (known instanceof StoreUnavailableError) request.server.tessera.metrics.storeUnavailable();
-    if (known instanceof StoreUnavailableError) request.log.warn({ reason: reasonOf(known.reason) }, 'store unavailable');
+    if (known instanceof StoreUnavailableError) {
+      request.server.tessera.metrics.storeUnavailable();
+      request.log.warn({ reason: reasonOf(known.reason) }, 'store unavailable');
+    }
     if (status === 401) {
       reply.header('www-authenticate', request.headers['x-requested-with'] ? WWW_AUTHENTICATE_SCRIPT : WWW_AUTHENTICATE);
     }

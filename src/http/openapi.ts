@@ -9,7 +9,7 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 type Operation = { requestBody?: { required?: boolean; content: Record<string, { schema?: { required?: string[] } }> } };
 
 export const OPENAPI_PATH = '/v1/openapi.json';
-export const DOCS_PREFIX = '/docs';
+const DOCS_PREFIX = '/docs';
 
 /** What each tag of the document groups. */
 const TAGS = [

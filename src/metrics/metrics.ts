@@ -1,8 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestTimes } from './request-times.js';
 
-export const LOGIN_OUTCOMES = ['success', 'invalid_credentials', 'password_expired', 'account_locked', 'throttled', 'shed', 'unavailable'] as const;
-export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
+export type LoginOutcome = 'success' | 'invalid_credentials' | 'password_expired' | 'account_locked' | 'throttled' | 'shed' | 'unavailable';
 export type TokenCheck = 'valid' | 'invalid' | 'expired' | 'revoked';
 
 /** Login outcomes by the error code a login ended with; other codes are not logins (a malformed request). */

@@ -144,11 +144,12 @@ export class AccountService {
     return this.mustGet(uid);
   }
 
-  async expirePassword(actor: Actor | null, uid: number, ctx: RequestContext): Promise<void> {
+  async expirePassword(actor: Actor | null, uid: number, ctx: RequestContext): Promise<User> {
     const target = await this.mustGet(uid);
     this.assertMayManage(actor, target);
     await this.deps.users.expirePassword(uid, new Date(this.deps.clock()));
     this.audit(ctx, actor, target, { event: 'password_expire' });
+    return this.mustGet(uid);
   }
 
   async mustGet(uid: number): Promise<User> {

@@ -20,9 +20,8 @@ export function usersExpirePasswordRoute(app: TesseraApp): void {
     },
     async (request) => {
       const actor = await principalWithRole(request, app.tessera, USER_ADMIN_ROLES);
-      const uid = Number(request.params.uid);
-      await accounts.expirePassword(actor, uid, contextOf(request));
-      return toUserView(await accounts.mustGet(uid), await policy.get(), new Date(clock()));
+      const user = await accounts.expirePassword(actor, Number(request.params.uid), contextOf(request));
+      return toUserView(user, await policy.get(), new Date(clock()));
     },
   );
 }
