@@ -2,12 +2,11 @@
 // 1. In process: the metric updates of one token read and of one login, against the time
 //    such a request takes.
 // 2. Over HTTP: token reads and logins of this build against a build of the commit before the
-//    metrics (BASE_REV, default 651c76d), both loaded at once, on copies of one store.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+//    metrics (BASE_REV, default 651c76d), both loaded at once, each on a store it seeded.
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { closedLoop } from './lib/load.mjs';
+import { baseBuild, measured } from './lib/base-build.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
 import { Metrics } from '../dist/metrics/metrics.js';
@@ -25,19 +24,6 @@ const tmp = (name) => {
   return d;
 };
 
-/** CPU time (user + system) a process has used, in ms: steadier than a rate on a shared machine. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
-}
-
-/** A closed loop, with the server's CPU µs per answer. */
-async function measured(server, options) {
-  const before = cpuMs(server.pid);
-  const result = await closedLoop(options);
-  return { ...result, cpuUs: ((cpuMs(server.pid) - before) * 1000) / Math.max(1, result.rps * options.seconds) };
-}
-
 /** ns per call of `work`, the best of 5 runs of n calls. */
 function nsPerCall(work, n = 200_000) {
   let best = Infinity;
@@ -47,21 +33,6 @@ function nsPerCall(work, n = 200_000) {
     best = Math.min(best, Number(process.hrtime.bigint() - started) / n);
   }
   return best;
-}
-
-/** The base revision's CLI, built in a worktree of its own (node_modules shared with this one). */
-function baseCli() {
-  const dir = path.join(os.tmpdir(), `tessera-bench-base-${BASE_REV}`);
-  if (!existsSync(path.join(dir, 'dist/cli/main.js'))) {
-    log(`building ${BASE_REV} in ${dir}`);
-    rmSync(dir, { recursive: true, force: true });
-    execFileSync('git', ['worktree', 'prune'], { cwd: ROOT });
-    execFileSync('git', ['worktree', 'add', '--detach', dir, BASE_REV], { cwd: ROOT, stdio: 'ignore' });
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-    execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: dir });
-  }
-  chmodSync(path.join(dir, 'dist/cli/main.js'), 0o755);
-  return path.join(dir, 'dist/cli/main.js');
 }
 
 const serve = (cli, dataDir, extra = []) =>
@@ -87,14 +58,14 @@ try {
   const scrapeMs = (performance.now() - scrapeStarted) / 20;
 
   // 2. Over HTTP, this build against the base revision.
-  const seeded = tmp('seed');
-  await seedUsers(seeded, 1000);
+  // Each store seeded by its own build: a store of this build has migrations the base does not know.
+  const base = baseBuild(BASE_REV, log);
   const [dirNew, dirBase] = [tmp('new'), tmp('base')];
-  cpSync(seeded, dirNew, { recursive: true });
-  cpSync(seeded, dirBase, { recursive: true });
+  await seedUsers(dirNew, 1000);
+  await (await import(path.join(base.dir, 'bench/lib/seed.mjs'))).seedUsers(dirBase, 1000);
   servers = {
     metrics: await serve(path.join(ROOT, 'dist/cli/main.js'), dirNew, ['--metrics-listen', '127.0.0.1:0']),
-    base: await serve(baseCli(), dirBase),
+    base: await serve(base.cli, dirBase),
   };
   const runs = { metrics: { read: [], login: [] }, base: { read: [], login: [] } };
   const tokens = {};

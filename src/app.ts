@@ -6,6 +6,7 @@ import { logRequests } from './http/request-log.js';
 import { countRequests } from './http/request-metrics.js';
 import { consoleScope } from './http/console.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
+import { documentErrors } from './http/error-schemas.js';
 import { api, probes, wellKnown } from './http/scopes.js';
 import type { TesseraApp } from './http/tessera-app.js';
 import type { Tessera } from './tessera.js';
@@ -41,6 +42,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   logRequests(app);
   countRequests(app, tessera.metrics);
   registerOpenApi(app, tessera.config); // before the routes it describes
+  documentErrors(app);
   app.register(api);
   app.register(wellKnown);
   app.register(probes);

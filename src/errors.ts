@@ -1,3 +1,45 @@
+/** Every error code Tessera answers with; http/error-response.ts gives each its status. */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'malformed_json'
+  | 'malformed_authorization_header'
+  | 'password_not_complex'
+  | 'new_password_same_as_current'
+  | 'cannot_delete_last_password'
+  | 'too_many_passwords'
+  | 'missing_credentials'
+  | 'invalid_credentials'
+  | 'basic_auth_disabled'
+  | 'password_expired'
+  | 'account_locked'
+  | 'invalid_token'
+  | 'forbidden'
+  | 'unauthorized_action'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'user_not_found'
+  | 'user_not_exist'
+  | 'role_not_found'
+  | 'role_in_use'
+  | 'change_last_admin_role_not_allowed'
+  | 'delete_last_admin_not_allowed'
+  | 'name_already_exists'
+  | 'email_already_exists'
+  | 'malformed_request'
+  | 'https_required'
+  | 'invalid_url'
+  | 'request_timeout'
+  | 'body_too_large'
+  | 'expectation_failed'
+  | 'headers_too_large'
+  | 'unsupported_media_type'
+  | 'too_many_requests'
+  | 'try_again'
+  | 'store_unavailable'
+  | 'guard_unavailable'
+  | 'not_ready'
+  | 'internal_error';
+
 /**
  * Domain errors carry a stable machine-readable code and a human message that is safe to
  * show to the client. Which HTTP status a code gets is decided in one place only:
@@ -5,7 +47,7 @@
  */
 export class DomainError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     // An expected outcome, not a fault: a stack trace would only cost time (every failed
@@ -79,7 +121,7 @@ export class UserNotFoundError extends DomainError {
 }
 
 export class UserAlreadyExistsError extends DomainError {
-  constructor(code = 'name_already_exists', message = 'A user with this username already exists') {
+  constructor(code: 'name_already_exists' | 'email_already_exists' = 'name_already_exists', message = 'A user with this name already exists') {
     super(code, message);
   }
 }
@@ -93,7 +135,7 @@ export class EmailAlreadyExistsError extends UserAlreadyExistsError {
 /** An error that tells the client when to come back (Retry-After), when that is known. */
 export class RetryLaterError extends DomainError {
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly retryAfterSeconds?: number,
   ) {
@@ -184,5 +226,24 @@ export class GuardUnavailableError extends RetryLaterError {
 export class NotReadyError extends RetryLaterError {
   constructor(message: string) {
     super('not_ready', message, 2);
+  }
+}
+
+export class RoleNotFoundError extends DomainError {
+  constructor() {
+    super('role_not_found', 'No such role');
+  }
+}
+
+export class RoleInUseError extends DomainError {
+  constructor(holders: number) {
+    super('role_in_use', `The role is given to ${holders} user${holders === 1 ? '' : 's'}; take it from them first`);
+  }
+}
+
+/** Basic credentials on a route other than the login, while the cluster turned them off. */
+export class BasicAuthDisabledError extends DomainError {
+  constructor() {
+    super('basic_auth_disabled', 'Basic credentials are accepted only by POST /v1/users/authorize on this cluster: present a token');
   }
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.js';
 import { AuthService } from './auth/auth-service.js';
+import { VerifiedCredentials } from './auth/verified-credentials.js';
 import { type Clock, systemClock } from './clock.js';
 import { audiencesOf, type Config, issuerOf, masterKeyBytes } from './config/config.js';
 import { within } from './deadline.js';
@@ -24,7 +25,9 @@ import { RevocationList } from './tokens/revocation-list.js';
 import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
-import { AccountService } from './users/account-service.js';
+import { AccountService, type AccountDeps } from './users/account-service.js';
+import { KyselyRoleStore } from './roles/kysely-role-store.js';
+import { RoleService } from './roles/role-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { UserReadCache } from './users/user-read-cache.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
@@ -51,8 +54,11 @@ export interface Accounts {
   audit: AuditLog;
   lockout: Lockout;
   accounts: AccountService;
+  roles: RoleService;
   /** Prometheus metrics of this process (served by the metrics listener). */
   metrics: Metrics;
+  /** What `accounts` was made with, for a server's own with password confirmation. */
+  accountDeps: AccountDeps;
   close(): Promise<void>;
 }
 
@@ -87,8 +93,11 @@ export async function openAccounts(config: Config, options: OpenOptions = {}, gu
     const audit = new AuditLog(options.logger);
     audit.onRecord = (record) => record.event === 'lockout' && metrics.lockedOut();
     const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock);
-    const accounts = new AccountService({ users, hasher, policy, lockout, audit, clock });
-    return { config, clock, db, users, hasher, policy, audit, lockout, accounts, metrics, close: () => db.destroy() };
+    const roleStore = new KyselyRoleStore(db);
+    const accountDeps: AccountDeps = { users, roles: roleStore, hasher, policy, lockout, audit, clock };
+    const accounts = new AccountService(accountDeps);
+    const roles = new RoleService(roleStore, users, audit);
+    return { config, clock, db, users, hasher, policy, audit, lockout, accounts, roles, accountDeps, metrics, close: () => db.destroy() };
   } catch (err) {
     await db.destroy();
     throw err;
@@ -126,12 +135,14 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const [iss, aud] = [issuerOf(config), audiencesOf(config)];
     const issuer = new TokenIssuer(keys, iss, aud, clock);
     const verifier = new TokenVerifier(keys, iss, aud, config.clockLeewaySeconds, clock);
+    const verified = new VerifiedCredentials(config.authCacheSeconds, clock);
     const auth = new AuthService({
-      ...{ users, credentials: users, hasher, issuer, verifier },
+      ...{ users, credentials: users, hasher, issuer, verifier, verified },
       ...{ revocations, policy, lockout, throttle, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
     });
     issuer.onIssued = (alg) => metrics.tokenIssued(alg);
     auth.onTokenChecked = (result, cached) => metrics.tokenChecked(result, cached);
+    auth.onVerified = (cached) => metrics.rightPassword(cached);
     const readiness = async () => {
       const [store, redisUp] = await Promise.all([
         within(pingDatabase(db), READINESS_MS, () => new Error('no answer')).then(() => true, () => false),
@@ -145,7 +156,12 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       await db.destroy();
       redis?.disconnect();
     };
-    return { ...base, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close };
+    // A server's accounts confirm a user's current password as a login does (throttling, lockout).
+    const accounts = new AccountService({
+      ...base.accountDeps,
+      confirmPassword: async (username, password, ctx) => (await auth.checkPassword({ username, password }, ctx, { allowExpired: true })).user,
+    });
+    return { ...base, accounts, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close };
   } catch (err) {
     await base?.close();
     redis?.disconnect();

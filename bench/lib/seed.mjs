@@ -15,15 +15,16 @@ export async function seedUsers(dataDir, n) {
   const passwordHash = await hash(BENCH_PASSWORD, OWASP);
   const file = new SQLite(path.join(dataDir, 'tessera.db'));
   const now = new Date().toISOString();
+  // Each user logs in with its name (name_key), as a user made through the API does.
   const user = file.prepare(
-    `insert into users (uid, username, username_key, name, role, password_issue_date, created_at)
-     values (?, ?, ?, null, ?, ?, ?)`,
+    `insert into users (uid, username, username_key, name, name_key, role, password_issue_date, created_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const password = file.prepare('insert into user_passwords (uid, hash, created_at) values (?, ?, ?)');
   const batch = file.transaction((from, to) => {
     for (let i = from; i < to; i++) {
       const name = `user${i}`;
-      user.run(i + 1, name, usernameKey(name), i === 0 ? 'admin' : 'cluster_viewer', now, now);
+      user.run(i + 1, name, usernameKey(name), name, usernameKey(name), i === 0 ? 'admin' : 'cluster_viewer', now, now);
       password.run(i + 1, passwordHash, now);
     }
   });

@@ -22,6 +22,9 @@ export type AuditEvent =
   | 'user_update'
   | 'user_delete'
   | 'policy_update'
+  | 'role_create'
+  | 'role_update'
+  | 'role_delete'
   | 'key_rotate';
 
 export interface AuditRecord {

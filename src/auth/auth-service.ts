@@ -21,8 +21,10 @@ import type { PasswordHasher } from '../users/password-hasher.js';
 import { matchPassword } from '../users/match-password.js';
 import { isLocked, isPasswordExpired, unlocksInSeconds, type User } from '../users/user.js';
 import type { Principal } from './principal.js';
+import { highest } from '../access/management.js';
 import type { CredentialStore, UserStore } from '../users/user-store.js';
 import type { Credentials } from './credentials.js';
+import type { VerifiedCredentials } from './verified-credentials.js';
 
 export interface AuthDeps {
   users: UserStore;
@@ -34,6 +36,8 @@ export interface AuthDeps {
   policy: PolicyService;
   lockout: Lockout;
   throttle: ClientThrottle;
+  /** Passwords verified a short while ago, so that repeated Basic calls skip the hash. */
+  verified: VerifiedCredentials;
   audit: AuditLog;
   clock: Clock;
   /** The one deadline of a login: every wait inside it gets the time that is left. */
@@ -60,11 +64,20 @@ export class AuthService {
     ctx: RequestContext,
     options: { allowExpired?: boolean; deadline?: Deadline } = {},
   ): Promise<PasswordCheck> {
-    const { throttle, credentials, policy, lockout, hasher, clock } = this.deps;
+    const { throttle, users, credentials, policy, lockout, hasher, clock, verified } = this.deps;
     const deadline = options.deadline ?? Deadline.after(this.deps.loginTimeoutMs);
-    await throttle.check(ctx.ip);
-    const found = await inTime(deadline, credentials.findCredential(username));
+    const user = await inTime(deadline, users.findByUsername(username));
     const rules = await inTime(deadline, policy.get());
+    const now = new Date(clock());
+    // The same password verified a short while ago, and nothing about the user changed since:
+    // no hash, no throttling (only what costs a verification counts), no lockout lease.
+    if (user && !isLocked(user, now) && verified.holds(user, password)) {
+      if (!options.allowExpired && isPasswordExpired(user, rules, now)) throw new PasswordExpiredError();
+      this.onVerified(true);
+      return { user };
+    }
+    await throttle.check(ctx.ip);
+    const found = user && { user, passwords: await inTime(deadline, credentials.passwordsOf(user.uid)) };
     let shortfallMs = 0;
     const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx, deadline }, async () => {
       const checked = await matchPassword(hasher, found?.passwords, password, deadline);
@@ -77,9 +90,17 @@ export class AuthService {
       await sleep(Math.min(shortfallMs, deadline.remaining()));
       throw new InvalidCredentialsError();
     }
-    if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(clock()))) throw new PasswordExpiredError();
+    verified.remember(found.user, password);
+    this.onVerified(false);
+    if (!options.allowExpired && isPasswordExpired(found.user, rules, now)) throw new PasswordExpiredError();
     if (hasher.needsRehash(match.hash)) await this.rehash(match.id, password);
     return { user: found.user };
+  }
+
+  /** A request's Basic credentials as its principal (verified like any login). */
+  async passwordPrincipal(credentials: Credentials, ctx: RequestContext): Promise<Principal> {
+    const { user } = await this.checkPassword(credentials, ctx);
+    return { uid: user.uid, username: user.username, role: highest(user.rights), rights: user.rights, via: 'password' };
   }
 
   /** The same password hashed with the current parameters; if that fails now, the next login tries again. */
@@ -108,8 +129,7 @@ export class AuthService {
   }
 
   /** POST /v1/users/refresh_jwt: a valid token of a user who may still log in, renewed. */
-  async refresh(token: string, ttlSeconds: number, ctx: RequestContext): Promise<string> {
-    const principal = await this.checkToken(token);
+  async refresh(principal: Principal, ttlSeconds: number, ctx: RequestContext): Promise<string> {
     const user = await this.deps.users.getByUid(principal.uid);
     if (!user) throw new InvalidTokenError('The user of this token no longer exists');
     const now = new Date(this.deps.clock());
@@ -120,6 +140,9 @@ export class AuthService {
     this.deps.audit.record(ctx, { event: 'refresh', outcome: 'success', username: user.username, uid: user.uid });
     return this.deps.issuer.issue(user, ttlSeconds);
   }
+
+  /** Told of every right password: from the verified-credentials cache, or verified in full. */
+  onVerified: (cached: boolean) => void = () => {};
 
   /** Told the result of every token check. */
   onTokenChecked: (result: 'valid' | 'invalid' | 'expired' | 'revoked', cached: boolean) => void = () => {};
@@ -139,7 +162,7 @@ export class AuthService {
       throw new InvalidTokenError('The token has been revoked');
     }
     this.onTokenChecked('valid', cached);
-    return { uid: claims.uid, username: claims.username, role: claims.roles[0] ?? 'none', token: claims };
+    return { uid: claims.uid, username: claims.username, role: highest(claims.roles), rights: claims.roles, via: 'token', token: claims };
   }
 
   /** POST /v1/users/logout: ends the presented token everywhere. */

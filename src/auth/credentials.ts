@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, MissingCredentialsError } from '../errors.js';
 
 export interface Credentials {
   username: string;
@@ -39,4 +39,18 @@ export function splitAuthorization(header: string): { scheme: string; value: str
   const space = trimmed.search(/\s/);
   if (space < 0) return { scheme: trimmed.toLowerCase(), value: '' };
   return { scheme: trimmed.slice(0, space).toLowerCase(), value: trimmed.slice(space + 1).trim() };
+}
+
+/** What an Authorization header presents: a password (Basic) or a token (JWT or Bearer). */
+export type Presented = { kind: 'password'; credentials: Credentials } | { kind: 'token'; token: string };
+
+/**
+ * The one reading of an Authorization header: "JWT <token>" (the product's scheme),
+ * "Bearer <token>" (RFC 6750) or "Basic <base64>", the scheme in any case.
+ */
+export function parseAuthorization(header: string): Presented {
+  const { scheme, value } = splitAuthorization(header);
+  if ((scheme === 'jwt' || scheme === 'bearer') && value) return { kind: 'token', token: value };
+  if (scheme === 'basic') return { kind: 'password', credentials: decodeBasicCredentials(value) };
+  throw new MissingCredentialsError('Present a token as "Authorization: JWT <token>" or "Bearer <token>", or Basic credentials');
 }

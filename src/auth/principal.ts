@@ -5,7 +5,12 @@ import type { Role } from '../users/user.js';
 export interface Principal {
   uid: number;
   username: string;
+  /** The highest of `rights`: what the user object shows as its role. */
   role: Role;
+  /** Every management level the user holds, highest first. */
+  rights: Role[];
+  /** How it proved who it is: its password (Basic) or a token. */
+  via: 'password' | 'token';
   /** Set when the identity came from a token. */
   token?: TokenClaims;
 }

@@ -8,6 +8,7 @@ import { DomainError } from '../errors.js';
 import { CliError } from './cli-error.js';
 import { keysCommand } from './keys.js';
 import { passwdCommand } from './passwd.js';
+import { rolesCommand } from './roles-list.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 import { usersAddCommand } from './users-add.js';
@@ -34,6 +35,7 @@ const program = new Command('tessera')
       .addCommand(usersUnlockCommand())
       .addCommand(usersDeleteCommand()),
   )
+  .addCommand(rolesCommand())
   .addCommand(keysCommand())
   .addCommand(tokenCommand())
   .addCommand(passwdCommand());

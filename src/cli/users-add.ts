@@ -1,22 +1,43 @@
 import { Command, Option } from 'commander';
-import { ROLES } from '../users/user.js';
+import { InvalidRequestError } from '../errors.js';
+import { ROLES, type Role } from '../users/user.js';
 import { addHashOptions, addStoreOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';
 
+interface AddOptions extends SettingOptions {
+  username?: string;
+  name?: string;
+  email?: string;
+  role?: Role;
+  roleUid?: string[];
+  passwordStdin?: boolean;
+}
+
 export function usersAddCommand(): Command {
   return addHashOptions(addStoreOptions(new Command('add')))
-    .description('Add a user to the store (works while the server runs)')
-    .requiredOption('--username <name>', 'login name, unique regardless of case')
-    .addOption(new Option('--role <role>', 'what the user may do').choices(ROLES).default('none'))
-    .option('--name <name>', 'display name')
+    .description('Add a user to the store (works while the server runs). It logs in with its name or its email.')
+    .option('--name <name>', 'a login, unique regardless of case')
+    .option('--email <address>', 'a login too, unique regardless of case')
+    .option('--username <login>', 'shorthand: an address sets --email, anything else --name')
+    .addOption(new Option('--role <role>', 'what the user may do').choices(ROLES))
+    .option('--role-uid <uid...>', 'roles to give (uids from `tessera roles list`), beside or instead of --role')
     .option('--password-stdin', 'read the password from standard input instead of a prompt')
-    .addHelpText('after', '\nExample:\n  printf %s "$PW" | tessera users add --username ops@example.com --role admin --password-stdin')
-    .action(async (o: SettingOptions & { username: string; role: string; name?: string; passwordStdin?: boolean }) => {
-      const password = await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${o.username}: `, confirm: true });
-      const user = await withStore(o, (t) =>
-        t.accounts.create(null, { username: o.username, password, role: o.role, name: o.name }, CLI_CONTEXT),
-      );
-      process.stderr.write(`Added ${user.username} (uid ${user.uid}, role ${user.role})\n`);
+    .addHelpText(
+      'after',
+      '\nExamples:\n  printf %s "$PW" | tessera users add --email ops@example.com --role admin --password-stdin\n' +
+        '  tessera users add --name vault --role-uid 7    # role 7: User Manager in a new store',
+    )
+    .action(async (o: AddOptions) => {
+      const login = o.name ?? o.email ?? o.username;
+      if (login === undefined) throw new InvalidRequestError('Give --name, --email or both');
+      const roleUids = (o.roleUid ?? []).map((uid) => {
+        if (!/^[0-9]{1,9}$/.test(uid)) throw new InvalidRequestError(`--role-uid takes whole numbers, not "${uid}"`);
+        return Number(uid);
+      });
+      const password = await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${login}: `, confirm: true });
+      const input = { username: o.username, name: o.name, email: o.email, role: o.role ?? (roleUids.length ? undefined : 'none'), role_uids: roleUids, password };
+      const user = (await withStore(o, (t) => t.accounts.create(null, input, CLI_CONTEXT)))!;
+      process.stderr.write(`Added ${user.username} (uid ${user.uid}, role ${user.rights[0] ?? 'none'}${user.roleUids.length ? `, roles ${user.roleUids.join(', ')}` : ''})\n`);
     });
 }

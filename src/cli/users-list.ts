@@ -18,8 +18,16 @@ export function usersListCommand(): Command {
         return;
       }
       const rows = [
-        ['UID', 'USERNAME', 'ROLE', 'STATUS', 'LAST LOGIN'],
-        ...users.map((u) => [String(u.uid), u.username, u.role, u.status, u.last_login ?? '-']),
+        ['UID', 'NAME', 'EMAIL', 'ROLE', 'ROLE UIDS', 'STATUS', 'LAST LOGIN'],
+        ...users.map((u) => [
+          String(u.uid),
+          u.name || '-',
+          u.email || '-',
+          u.role,
+          u.role_uids.join(',') || '-',
+          u.status,
+          u.last_login === undefined ? '-' : new Date(u.last_login * 1000).toISOString(),
+        ]),
       ];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
       for (const row of rows) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);

@@ -4,6 +4,7 @@ import { Done } from './components.js';
 import { PasswordForm } from './password-form.js';
 import { KeysPage } from './pages/keys.js';
 import { PolicyPage } from './pages/policy.js';
+import { RolesPage } from './pages/roles.js';
 import { SignIn } from './pages/sign-in.js';
 import { UsersPage } from './pages/users.js';
 import { isAdmin, mayManageUsers, renew, RENEW_BEFORE_MS, type Session, signIn, signOut } from './session.js';
@@ -28,7 +29,7 @@ export function App(props: { idleMinutes: number }) {
     if (s) await signOut(s);
   }, []);
 
-  // Idle for --console-idle-minutes: signed out. Active: the token is renewed before it ends.
+  // Idle for the cluster's cm_session_timeout_minutes: signed out. Active: the token is renewed before it ends.
   useEffect(() => {
     const active = () => (lastActive.current = Date.now());
     const events = ['pointerdown', 'keydown'] as const;
@@ -82,8 +83,8 @@ export function App(props: { idleMinutes: number }) {
   }
 
   const links = [
-    ...(mayManageUsers(session.role) ? [['users', 'Users']] : []),
-    ...(isAdmin(session.role) ? [['policy', 'Policy'], ['keys', 'Keys']] : []),
+    ...(mayManageUsers(session) ? [['users', 'Users'], ['roles', 'Roles']] : []),
+    ...(isAdmin(session) ? [['policy', 'Policy'], ['keys', 'Keys']] : []),
     ['password', 'My password'],
   ];
   const shown = links.some(([id]) => id === page) ? page : 'home';
@@ -109,6 +110,7 @@ export function App(props: { idleMinutes: number }) {
         <Done>{notice}</Done>
         {shown === 'home' && <Home session={session} />}
         {shown === 'users' && <UsersPage call={call} session={session} />}
+        {shown === 'roles' && <RolesPage call={call} session={session} />}
         {shown === 'policy' && <PolicyPage call={call} />}
         {shown === 'keys' && <KeysPage call={call} />}
         {shown === 'password' && (
@@ -136,7 +138,7 @@ function Home(props: { session: Session }) {
       <h1>Welcome, {props.session.username}</h1>
       <p>
         Your role is <strong>{props.session.role}</strong>.{' '}
-        {mayManageUsers(props.session.role) ? 'Choose a page above.' : 'You can change your password here; the API reference is at /docs.'}
+        {mayManageUsers(props.session) ? 'Choose a page above.' : 'You can change your password here; the API reference is at /docs.'}
       </p>
     </section>
   );

@@ -7,7 +7,10 @@ export interface Session {
   token: string;
   uid: number;
   username: string;
+  /** The highest management level the person holds. */
   role: Role;
+  /** Every level held, through the own role and roles (the token's roles claim). */
+  rights: Role[];
   /** When the token ends, in ms. */
   expiresAt: number;
 }
@@ -25,7 +28,8 @@ function claimsOf(token: string): { uid: number; username: string; roles: string
 
 export function sessionOf(token: string): Session {
   const claims = claimsOf(token);
-  return { token, uid: claims.uid, username: claims.username, role: (claims.roles[0] ?? 'none') as Role, expiresAt: claims.exp * 1000 };
+  const rights = (claims.roles.length > 0 ? claims.roles : ['none']) as Role[];
+  return { token, uid: claims.uid, username: claims.username, role: rights[0]!, rights, expiresAt: claims.exp * 1000 };
 }
 
 export async function signIn(username: string, password: string): Promise<Session> {
@@ -48,5 +52,5 @@ export async function signOut(session: Session): Promise<void> {
   await api('POST', '/v1/users/logout', { token: session.token }).catch(() => undefined);
 }
 
-export const mayManageUsers = (role: Role) => role === 'admin' || role === 'user_manager';
-export const isAdmin = (role: Role) => role === 'admin';
+export const mayManageUsers = (s: Session) => s.rights.includes('admin') || s.rights.includes('user_manager');
+export const isAdmin = (s: Session) => s.rights.includes('admin');

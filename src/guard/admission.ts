@@ -5,16 +5,26 @@ import { TryAgainError } from '../errors.js';
 /**
  * Admission to the hashing threads by expected waiting time, not by count: `threads`
  * password checks run at once, and a further one waits in line while the wait it can
- * expect — the checks ahead of it × the recent time of one ÷ the threads — stays under
+ * expect — the checks ahead of it × the time of one ÷ the threads — stays under
  * `maxWaitMs` and within its deadline. Beyond that it is refused at once (503 + Retry-After),
  * so that offered load far above capacity costs a refusal, not an ever longer queue. A
  * burst that the threads clear within the bound is served whole, however many it is.
  */
+/** How many recent checks the time of one is taken from. */
+const SAMPLES = 16;
+
 export class Admission {
   private active = 0;
   private readonly queue: (() => void)[] = [];
-  /** Moving average of one check's time; seeded with a measured hash. */
-  private workMs: number;
+  /**
+   * The time of one check: the least of the last SAMPLES, seeded with a measured hash. A
+   * check's time is measured up to when its answer is read on the event loop, so a burst
+   * that keeps the loop busy inflates the checks it overlaps; the least recent one is what
+   * the threads need, and it still rises within a few checks when they really slow down.
+   * (A moving average did not: a burst raised it past the bound and refused itself.)
+   */
+  private readonly recent: number[];
+  private next = 0;
 
   constructor(
     private readonly threads: number,
@@ -23,7 +33,11 @@ export class Admission {
     /** Told how long each admitted check waited for its thread. */
     private readonly onWaited: (ms: number) => void = () => {},
   ) {
-    this.workMs = typicalWorkMs;
+    this.recent = Array(SAMPLES).fill(typicalWorkMs);
+  }
+
+  private get workMs(): number {
+    return Math.min(...this.recent);
   }
 
   /** Checks waiting for a thread now. */
@@ -46,9 +60,10 @@ export class Admission {
     try {
       return await work();
     } finally {
-      this.workMs = 0.8 * this.workMs + 0.2 * (performance.now() - started);
-      const next = this.queue.shift();
-      if (next) next();
+      this.recent[this.next] = performance.now() - started;
+      this.next = (this.next + 1) % SAMPLES;
+      const waiting = this.queue.shift();
+      if (waiting) waiting();
       else this.active--;
     }
   }

@@ -1,41 +1,71 @@
 import type { FastifyRequest } from 'fastify';
+import { holds, isPermission, type Permission } from '../access/permissions.js';
+import { parseAuthorization } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
-import { decodeBasicCredentials, splitAuthorization } from '../auth/credentials.js';
-import { ForbiddenError, MissingCredentialsError } from '../errors.js';
-import type { Tessera } from '../tessera.js';
-import type { Role } from '../users/user.js';
+import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
 import { contextOf } from './request-context.js';
+import type { TesseraApp } from './tessera-app.js';
 
 /**
- * Who is calling: a token as "JWT <t>" (the product's scheme) or "Bearer <t>" (RFC 6750),
- * any case, or Basic credentials where allowed (they go through throttling and lockout
- * like any login).
+ * What a route of the API needs, declared in its `config.access`:
+ * - 'public': nothing (the login itself, the password rules);
+ * - 'optional': credentials when the request has an Authorization header (password changes);
+ * - 'token': a token, not a password (refresh, logout);
+ * - 'caller': any credentials;
+ * - a permission of access/permissions.ts: credentials whose rights hold it.
  */
-export async function principalOf(request: FastifyRequest, tessera: Tessera): Promise<Principal> {
-  const header = request.headers.authorization;
-  if (!header) throw new MissingCredentialsError();
-  const allowBasic = tessera.config.basicAuthOnProtectedRoutes;
-  const { scheme, value } = splitAuthorization(header);
-  if ((scheme === 'jwt' || scheme === 'bearer') && value) return tessera.auth.checkToken(value);
-  if (scheme === 'basic' && allowBasic) {
-    const { user } = await tessera.auth.checkPassword(decodeBasicCredentials(value), contextOf(request));
-    return { uid: user.uid, username: user.username, role: user.role };
+export type Access = 'public' | 'optional' | 'token' | 'caller' | Permission;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
   }
-  throw new MissingCredentialsError(
-    `Present a token as "Authorization: JWT <token>" or "Bearer <token>"${allowBasic ? ', or Basic credentials' : ''}`,
-  );
+  interface FastifyRequest {
+    principal?: Principal;
+  }
 }
 
-export function requireRole(principal: Principal, roles: readonly Role[]): Principal {
-  if (!roles.includes(principal.role)) throw new ForbiddenError();
-  return principal;
+/**
+ * The one place that decides who is calling and whether they may: every route of the scope
+ * declares its access (a route without one fails at start), and one hook reads the
+ * Authorization header once, asks for a principal (a token's claims, or a password
+ * verified like any login: throttling, lockout) and checks the declared permission
+ * before the handler runs. Handlers read `request.principal`.
+ */
+export function authenticateRequests(app: TesseraApp): void {
+  const { auth, policy } = app.tessera;
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    if (access === undefined) throw new Error(`${route.method} ${route.url} declares no access (config.access)`);
+    // The OpenAPI document says what each operation needs (and a test checks it against live answers).
+    if (route.schema && !route.schema.hide) (route.schema as Record<string, unknown>)['x-access'] = access;
+  });
+  app.addHook('preValidation', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === 'public') return;
+    const header = request.headers.authorization;
+    if (!header) {
+      if (access === 'optional') return;
+      throw new MissingCredentialsError();
+    }
+    const presented = parseAuthorization(header);
+    let principal: Principal;
+    if (presented.kind === 'token') {
+      principal = await auth.checkToken(presented.token);
+    } else {
+      // There is no token to end or renew; a 200 would claim something that did not happen.
+      if (access === 'token') throw new InvalidRequestError('This path takes a token: present it as "Authorization: JWT <token>" or "Bearer <token>"');
+      if (!(await policy.get()).control_plane_basic_authentication) throw new BasicAuthDisabledError();
+      principal = await auth.passwordPrincipal(presented.credentials, contextOf(request));
+    }
+    if (isPermission(access) && !holds(principal.rights, access)) throw new ForbiddenError();
+    request.principal = principal;
+  });
 }
 
-/** The caller, who must hold one of `roles`. */
-export async function principalWithRole(request: FastifyRequest, tessera: Tessera, roles: readonly Role[]) {
-  return requireRole(await principalOf(request, tessera), roles);
+/** The principal of a route that requires credentials (set by the hook before the handler). */
+export function callerOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new MissingCredentialsError();
+  return request.principal;
 }
-
-/** Roles that may read and manage users. */
-export const USER_ADMIN_ROLES: readonly Role[] = ['admin', 'user_manager'];
-export const ADMIN_ONLY: readonly Role[] = ['admin'];

@@ -35,10 +35,11 @@ export async function consoleScope(app: FastifyInstance): Promise<void> {
     reply.header('referrer-policy', 'no-referrer');
     return payload;
   });
-  const { consoleIdleMinutes } = app.tessera.config;
+  const { policy } = app.tessera;
   app.get('/console-settings.json', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
-    return { idle_minutes: consoleIdleMinutes };
+    // The cluster's cm_session_timeout_minutes (GET/PUT /v1/cluster), for the page before sign-in.
+    return { idle_minutes: (await policy.get()).cm_session_timeout_minutes };
   });
   if (!existsSync(path.join(CONSOLE_DIR, 'index.html'))) {
     app.log.warn(`the web console is not built (no ${CONSOLE_DIR}/index.html): run npm run build`);

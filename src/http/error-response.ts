@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError, RetryLaterError, StoreUnavailableError } from '../errors.js';
+import { DomainError, type ErrorCode, RetryLaterError, StoreUnavailableError } from '../errors.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
 import { type SchemaError, validationMessage } from './validation-message.js';
 
-/** The one place where error codes become HTTP statuses. */
-const STATUS_BY_CODE: Record<string, number> = {
+/** The one place where error codes become HTTP statuses: every code has one (the compiler checks). */
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
   malformed_json: 400,
   malformed_authorization_header: 400,
@@ -14,6 +14,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   too_many_passwords: 400,
   missing_credentials: 401,
   invalid_credentials: 401,
+  basic_auth_disabled: 401,
   password_expired: 401,
   account_locked: 401,
   invalid_token: 401,
@@ -23,6 +24,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   method_not_allowed: 405,
   user_not_found: 404,
   user_not_exist: 404,
+  role_not_found: 404,
+  role_in_use: 406,
   change_last_admin_role_not_allowed: 406,
   delete_last_admin_not_allowed: 406,
   name_already_exists: 409,
@@ -40,6 +43,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   store_unavailable: 503,
   guard_unavailable: 503,
   not_ready: 503,
+  internal_error: 500,
 };
 
 /** Challenges sent with every 401 (RFC 9110 §11.6.1): both ways to present credentials. */
@@ -57,7 +61,7 @@ export interface ErrorBody {
 
 /** The status of an error code (400 for codes of a bad request that the map does not name). */
 export function statusOf(code: string): number {
-  return STATUS_BY_CODE[code] ?? 400;
+  return STATUS_BY_CODE[code as ErrorCode] ?? 400;
 }
 
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {

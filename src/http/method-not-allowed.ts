@@ -26,6 +26,7 @@ export function collectMethods(app: FastifyInstance): () => void {
         url,
         exposeHeadRoute: false,
         schema: { hide: true }, // the document lists what a path takes, not what it refuses
+        config: { access: 'public' }, // answered 405 before anything else
         handler: async (_request, reply) => {
           reply.header('allow', allow);
           throw new MethodNotAllowedError(allow);

@@ -51,7 +51,7 @@ export function registerOpenApi(app: FastifyInstance, config: Config): void {
           basic: {
             type: 'http',
             scheme: 'basic',
-            description: 'Username and password; on protected routes unless the server runs with --no-basic-auth',
+            description: 'A name or email and its password; on protected routes unless the cluster sets control_plane_basic_authentication to false',
           },
         },
       },

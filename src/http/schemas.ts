@@ -1,7 +1,8 @@
 import Type from 'typebox';
-import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
+import { TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
 import { PASSWORD_MAX_LENGTH } from '../users/password-rules.js';
-import { ROLES, USER_STATUSES } from '../users/user.js';
+import { ROLE_NAME_MAX_LENGTH } from '../roles/role.js';
+import { AUTH_METHODS, ROLES, USER_STATUSES } from '../users/user.js';
 import { USERNAME_MAX_LENGTH } from '../users/username.js';
 
 /**
@@ -12,20 +13,12 @@ export function StringEnum<const T extends readonly string[]>(values: T) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 }
 
-export const ErrorBody = Type.Object(
-  {
-    error_code: Type.String({ description: 'stable snake_case code, for programs', examples: ['invalid_credentials'] }),
-    message: Type.String({ description: 'what happened and what to do, for people' }),
-  },
-  { description: 'Every error answer' },
-);
-
-/** OpenAPI security of routes that take the caller's token (or Basic credentials, unless --no-basic-auth). */
+/** OpenAPI security of routes that take the caller's token (or Basic credentials, unless the cluster turned them off). */
 export const CALLER: Record<string, string[]>[] = [{ jwt: [] }, { bearer: [] }, { basic: [] }];
 /** OpenAPI security of routes anyone may call. */
 export const ANYONE: Record<string, string[]>[] = [];
 
-const Ttl = Type.Integer({ minimum: TTL_MIN_SECONDS, maximum: TTL_MAX_SECONDS, description: 'seconds the token lives; 3600 when absent' });
+const Ttl = Type.Integer({ minimum: TTL_MIN_SECONDS, maximum: TTL_MAX_SECONDS, description: `seconds the token lives; ${TTL_DEFAULT_SECONDS} when absent` });
 
 /** Variant A's token request object and Variant B's JWT authorize object in one shape. */
 export const AuthorizeBody = Type.Object(
@@ -46,57 +39,97 @@ export const AuthorizeBody = Type.Object(
   },
 );
 
-export const TtlBody = Type.Object({ ttl: Type.Optional(Ttl) });
+export const TtlBody = Type.Object({ ttl: Type.Optional(Ttl) }, { additionalProperties: false });
 
 export const AccessToken = Type.Object({ access_token: Type.String({ description: 'a signed JWT' }) });
 
+const Role = StringEnum(ROLES);
+const RoleUids = Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description: 'uids of roles (GET /v1/roles)' });
+const BdbsEmailAlerts = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 10_000, description: 'database uids as strings, or ["all"]' });
+
+/** The product's user object (objects/user.md), with Tessera's read-only `username`. */
 export const UserView = Type.Object({
   uid: Type.Integer(),
-  username: Type.String(),
-  email: Type.Optional(Type.String()),
-  name: Type.Union([Type.String(), Type.Null()]),
-  role: StringEnum(ROLES),
+  name: Type.String({ description: 'a login, unique regardless of case; "" when the user has none' }),
+  email: Type.String({ description: 'a login too, unique regardless of case; "" when the user has none' }),
+  role: Role,
+  role_uids: Type.Array(Type.Integer()),
+  auth_method: StringEnum(AUTH_METHODS),
   status: StringEnum(USER_STATUSES),
-  password_issue_date: Type.String({ format: 'date-time' }),
-  // No `format` inside the union: fast-json-stringify would run the format check on every answer.
-  last_login: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 date-time of the last login, or null' }),
+  password_issue_date: Type.String({ description: 'ISO 8601, to the second (read-only)' }),
+  last_login: Type.Optional(Type.Integer({ description: 'UNIX seconds of the last login; absent before the first (read-only)' })),
+  email_alerts: Type.Boolean(),
+  cluster_email_alerts: Type.Boolean(),
+  bdbs_email_alerts: Type.Optional(Type.Array(Type.String())),
+  username: Type.String({ description: 'Tessera\'s: the login that tokens and logs show — the name, else the email (read-only)' }),
 });
 
 export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a whole number' }) });
 
-/** Response schemas shared by every route: fast-json-stringify sends nothing else. */
-export const ERROR_RESPONSES = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
 const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
-const Role = StringEnum(ROLES);
-const Name = Type.Union([Type.String({ maxLength: 256 }), Type.Null()]);
+const Login = (what: string) => Type.Union([Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH }), Type.Null()], { description: what });
 
-export const CreateUserBody = Type.Object({
-  username: Type.Optional(Username),
-  email: Type.Optional(Username),
-  password: Password,
-  role: Role,
-  name: Type.Optional(Name),
-});
-
-export const UpdateUserBody = Type.Object({
-  name: Type.Optional(Name),
+/** The writable fields of a user object; read-only ones (uid, status, dates) are refused by name. */
+const UserFields = {
+  name: Type.Optional(Login('a login, unique regardless of case')),
+  email: Type.Optional(Login('a login too, an address, unique regardless of case')),
   role: Type.Optional(Role),
-  password: Type.Optional(Password),
-  /** Required when users change their own password. */
-  old_password: Type.Optional(Password),
-});
+  role_uids: Type.Optional(RoleUids),
+  auth_method: Type.Optional(StringEnum(AUTH_METHODS)),
+  email_alerts: Type.Optional(Type.Boolean()),
+  cluster_email_alerts: Type.Optional(Type.Boolean()),
+  bdbs_email_alerts: Type.Optional(Type.Union([BdbsEmailAlerts, Type.Null()])),
+};
 
-export const PasswordBody = Type.Object({
-  username: Type.Optional(Username),
-  old_password: Type.Optional(Password),
-  new_password: Password,
-});
+export const CreateUserBody = Type.Object(
+  {
+    ...UserFields,
+    password: Password,
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH, description: 'Tessera\'s shorthand: an address sets email, anything else name' })),
+  },
+  { additionalProperties: false },
+);
 
-export const DeletePasswordBody = Type.Object({
-  username: Type.Optional(Username),
-  old_password: Password,
-});
+export const UpdateUserBody = Type.Object(
+  {
+    ...UserFields,
+    password: Type.Optional(Password),
+    /** Required when users change their own password with a token. */
+    old_password: Type.Optional(Password),
+  },
+  { additionalProperties: false },
+);
+
+/** `?dry_run=true`: check everything, change nothing. */
+export const DryRunQuery = Type.Object(
+  { dry_run: Type.Optional(StringEnum(['true', 'false'] as const)) },
+  { additionalProperties: false },
+);
+
+export const RoleView = Type.Object({ uid: Type.Integer(), name: Type.String(), management: Role });
+export const CreateRoleBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }), management: Role },
+  { additionalProperties: false },
+);
+export const UpdateRoleBody = Type.Partial(CreateRoleBody, { additionalProperties: false });
+
+export const PasswordBody = Type.Object(
+  {
+    username: Type.Optional(Username),
+    old_password: Type.Optional(Password),
+    new_password: Password,
+  },
+  { additionalProperties: false },
+);
+
+export const DeletePasswordBody = Type.Object(
+  {
+    username: Type.Optional(Username),
+    old_password: Password,
+  },
+  { additionalProperties: false },
+);
 
 export const Ok = Type.Object({});

@@ -1,7 +1,11 @@
 import { acceptJsonBodies } from './json-body.js';
 import { collectMethods } from './method-not-allowed.js';
 import { authorizeRoute } from './routes/authorize.js';
+import { clusterRoutes } from './routes/cluster.js';
 import { clusterPolicyRoutes } from './routes/cluster-policy.js';
+import { rolesRoutes } from './routes/roles.js';
+import { usersPermissionsRoute } from './routes/users-permissions.js';
+import { authenticateRequests } from './authenticate.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthzRoute } from './routes/healthz.js';
 import { introspectRoute } from './routes/introspect.js';
@@ -22,16 +26,18 @@ import { usersListRoute } from './routes/users-list.js';
 import { usersPasswordRoutes } from './routes/users-password.js';
 import { usersUnlockRoute } from './routes/users-unlock.js';
 import { usersUpdateRoute } from './routes/users-update.js';
+import type { Tessera } from '../tessera.js';
 import type { TesseraApp } from './tessera-app.js';
 
-type Route = (app: TesseraApp) => void;
+/** A route gets the services it names in its signature; the scope hands them from the composition root. */
+type Route = (app: TesseraApp, services: Tessera) => void;
 
 /** A Fastify plugin of these routes, where a known path's other methods answer 405. */
 function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
   return async (app: TesseraApp) => {
     setUp(app);
     const addMethodNotAllowed = collectMethods(app);
-    for (const route of routes) route(app);
+    for (const route of routes) route(app, app.tessera);
     addMethodNotAllowed();
   };
 }
@@ -40,10 +46,13 @@ function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
 export const api = scope(
   [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
-    ...[usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute],
-    ...[clusterPolicyRoutes, keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
+    ...[usersPermissionsRoute, usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute],
+    ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
   ],
-  acceptJsonBodies,
+  (app) => {
+    acceptJsonBodies(app);
+    authenticateRequests(app);
+  },
 );
 
 /** The public documents under /.well-known: keys and discovery. */

@@ -6,6 +6,9 @@ export interface SchemaError {
   parentSchema?: { properties?: Record<string, unknown>; description?: string };
 }
 
+/** Fields of the product's objects that the server sets: a client that sends one back is told so. */
+const READ_ONLY = new Set(['uid', 'status', 'password_issue_date', 'last_login', 'username', 'action_uid', 'account_id']);
+
 const TYPE_NAMES: Record<string, string> = {
   integer: 'a whole number',
   number: 'a number',
@@ -45,6 +48,7 @@ function describe(field: string, errs: SchemaError[]): string {
     case 'required':
       return `${subject(p.missingProperty)} is required`;
     case 'additionalProperties': {
+      if (READ_ONLY.has(String(p.additionalProperty))) return `${subject(p.additionalProperty)} is read-only`;
       const known = Object.keys(e.parentSchema?.properties ?? {});
       return `unknown field "${String(p.additionalProperty)}"${known.length ? ` (known: ${known.join(', ')})` : ''}`;
     }

@@ -53,6 +53,12 @@ export class Metrics {
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2],
     registers: [this.registry],
   });
+  private readonly rightPasswords = new Counter({
+    name: 'tessera_right_passwords_total',
+    help: 'Right passwords, by where they were checked: the verified-credentials cache, or a full verification',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
   private readonly lockouts = new Counter({ name: 'tessera_lockouts_total', help: 'Users locked by the lockout policy', registers: [this.registry] });
   private readonly tokensIssued = new Counter({
     name: 'tessera_tokens_issued_total',
@@ -124,6 +130,10 @@ export class Metrics {
 
   queueWaited(ms: number): void {
     this.queueWaitSeconds.observe(ms / 1000);
+  }
+
+  rightPassword(cached: boolean): void {
+    this.rightPasswords.inc({ source: cached ? 'cache' : 'verified' });
   }
 
   lockedOut(): void {

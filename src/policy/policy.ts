@@ -1,31 +1,48 @@
 import Type, { type Static } from 'typebox';
 
-/** The cluster policy (GET/PUT /v1/cluster/policy): password rules and lockout. */
-export const PolicySchema = Type.Object(
+/**
+ * The cluster object's security fields (GET/PUT /v1/cluster), where the product keeps
+ * them: password rules and expiry, the console's session timeout, Basic on or off.
+ */
+export const ClusterFieldsSchema = Type.Object(
   {
-    password_min_length: Type.Integer({ minimum: 8, maximum: 256 }),
-    password_complexity: Type.Boolean(),
+    /** The cluster's name; "" until set, shown as the public URL's host. */
+    name: Type.String({ maxLength: 256, description: 'the cluster\'s name (default: the host of the public URL)' }),
+    password_complexity: Type.Boolean({ description: 'enforce password complexity' }),
+    password_min_length: Type.Integer({ minimum: 8, maximum: 256, description: 'the shortest password allowed' }),
     /** Days; 0 = passwords never expire. */
-    password_expiration_duration: Type.Integer({ minimum: 0, maximum: 3650 }),
-    /** Failed attempts that lock a user; 0 disables lockout. */
-    login_lockout_threshold: Type.Integer({ minimum: 0, maximum: 1000 }),
-    /** Seconds after the first failure at which the failure counter starts again. */
-    login_lockout_counter_reset_after: Type.Integer({ minimum: 1, maximum: 86_400 }),
-    /** Seconds a lock lasts; 0 = until an admin unlocks. */
-    login_lockout_duration: Type.Integer({ minimum: 0, maximum: 86_400 }),
+    password_expiration_duration: Type.Integer({ minimum: 0, maximum: 3650, description: 'days a password is valid; 0 = forever' }),
+    cm_session_timeout_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes of inactivity after which the web console signs out' }),
+    control_plane_basic_authentication: Type.Boolean({
+      description: 'false: Basic credentials are refused everywhere but POST /v1/users/authorize (present a token instead)',
+    }),
   },
   { additionalProperties: false },
 );
 
-export type Policy = Readonly<Static<typeof PolicySchema>>;
+/** The cluster settings' lockout fields (GET/PUT /v1/cluster/policy). */
+export const ClusterSettingsSchema = Type.Object(
+  {
+    /** Failed attempts that lock a user; 0 disables lockout. */
+    login_lockout_threshold: Type.Integer({ minimum: 0, maximum: 1000, description: 'failed logins that lock a user; 0 = never' }),
+    /** Seconds after the first failure at which the failure counter starts again. */
+    login_lockout_counter_reset_after: Type.Integer({ minimum: 1, maximum: 86_400, description: 'seconds after which failures are forgotten' }),
+    /** Seconds a lock lasts; 0 = until an admin unlocks. */
+    login_lockout_duration: Type.Integer({ minimum: 0, maximum: 86_400, description: 'seconds a lock lasts; 0 = until an admin unlocks' }),
+  },
+  { additionalProperties: false },
+);
 
-/** Every field optional: PUT changes what it names and keeps the rest. */
-export const PolicyPatchSchema = Type.Partial(PolicySchema, { additionalProperties: false });
+/** Every security setting of the cluster, stored together; each is served where the product keeps it. */
+export type Policy = Readonly<Static<typeof ClusterFieldsSchema> & Static<typeof ClusterSettingsSchema>>;
 
 export const DEFAULT_POLICY: Policy = Object.freeze({
+  name: '',
   password_min_length: 8,
   password_complexity: false,
   password_expiration_duration: 0,
+  cm_session_timeout_minutes: 15,
+  control_plane_basic_authentication: true,
   login_lockout_threshold: 5,
   login_lockout_counter_reset_after: 900,
   login_lockout_duration: 1800,

@@ -44,16 +44,20 @@ export async function openDatabase(where: StoreLocation, migrations = migrations
   // The schema through a pool of its own, whose calls may take as long as migrations do.
   const migrating = await openPostgres(url, { callMs: MIGRATE_MS, statementMs: MIGRATE_MS });
   try {
-    await migrate(migrating, migrations('postgres'));
+    // Kysely looks for its tables in every schema unless told one: another schema's tables
+    // (a second Tessera, or test runs side by side) would pass for ours.
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(migrating);
+    await migrate(migrating, migrations('postgres'), rows[0]?.schema);
   } finally {
     await migrating.destroy();
   }
   return openPostgres(url, { callMs: STORE_CALL_MS, statementMs });
 }
 
-async function migrate(db: Db, migrations: Record<string, Migration>): Promise<void> {
+async function migrate(db: Db, migrations: Record<string, Migration>, schema?: string): Promise<void> {
   const { error } = await new Migrator({
     db,
+    ...(schema && { migrationTableSchema: schema }),
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'tessera_migrations',
     migrationLockTableName: 'tessera_migrations_lock',

@@ -3,11 +3,23 @@ import type { Generated } from 'kysely';
 /** Table shapes as the database holds them. Dates are ISO-8601 UTC strings. */
 export interface UsersTable {
   uid: Generated<number>;
+  /** The user's first login: the name, or the email when there is none (kept by the store). */
   username: string;
-  /** NFKC + case-folded username: the unique lookup key. */
+  /** Its NFKC + case-folded key (unique). */
   username_key: string;
+  /** The product's `name`: a login, unique by its key. */
   name: string | null;
+  name_key: string | null;
+  /** The product's `email`: a login too, unique by its key. */
+  email: string | null;
+  email_key: string | null;
+  /** The user's own management level, beside those of its roles (user_roles). */
   role: string;
+  auth_method: Generated<string>;
+  email_alerts: Generated<number>;
+  cluster_email_alerts: Generated<number>;
+  /** JSON array of database uids (strings, or ["all"]), or null. */
+  bdbs_email_alerts: string | null;
   password_issue_date: string;
   /** Set when an administrator forces the password to expire. */
   password_expires_at: string | null;
@@ -19,6 +31,18 @@ export interface UsersTable {
   token_epoch: Generated<number>;
   created_at: string;
   last_login: string | null;
+}
+
+export interface RolesTable {
+  uid: Generated<number>;
+  name: string;
+  name_key: string;
+  management: string;
+}
+
+export interface UserRolesTable {
+  uid: number;
+  role_uid: number;
 }
 
 export interface UserPasswordsTable {
@@ -58,6 +82,8 @@ export interface SigningKeysTable {
 
 export interface Database {
   users: UsersTable;
+  roles: RolesTable;
+  user_roles: UserRolesTable;
   user_passwords: UserPasswordsTable;
   settings: SettingsTable;
   revocations: RevocationsTable;

@@ -39,7 +39,7 @@ export class TokenIssuer {
       sub: String(user.uid),
       uid: user.uid,
       username: user.username,
-      roles: [user.role],
+      roles: user.rights,
       ver: user.tokenEpoch,
       iat,
       exp: iat + ttlSeconds,

@@ -1,99 +1,155 @@
 import type { AuditLog, AuditRecord, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import { holds } from '../access/permissions.js';
+import { rightsFrom } from '../access/management.js';
 import {
   CannotDeleteLastPasswordError,
   EmailAlreadyExistsError,
+  ForbiddenError,
   InvalidRequestError,
   LastAdminError,
+  MissingCredentialsError,
   NewPasswordSameAsCurrentError,
   TooManyPasswordsError,
   UnauthorizedActionError,
   UserAlreadyExistsError,
+  UserNotExistError,
   UserNotFoundError,
 } from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
+import type { RoleStore } from '../roles/role-store.js';
 import { MAX_PASSWORDS, matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
-import { isRole, ROLES, type Role, type User } from './user.js';
-import type { CredentialStore, UserStore } from './user-store.js';
-import { validateNewUsername } from './username.js';
+import type { AuthMethod, Role, User } from './user.js';
+import type { CredentialStore, ProfileChanges, UserProfile, UserStore } from './user-store.js';
+import { isEmail, validateEmail, validateName } from './username.js';
 
 /** Who asks for a change (a request's Principal fits); null for the local CLI. */
 export interface Actor {
   uid: number;
-  role: Role;
+  rights: readonly Role[];
+  /** 'password': the request carried the actor's own password, which proves it. */
+  via?: 'password' | 'token';
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export interface NewAccount {
-  username: string;
-  password: string;
-  role: string;
+/** The fields of the product's user object that a client writes. */
+export interface UserFields {
   name?: string | null;
+  email?: string | null;
+  role?: Role;
+  role_uids?: number[];
+  auth_method?: AuthMethod;
+  email_alerts?: boolean;
+  cluster_email_alerts?: boolean;
+  bdbs_email_alerts?: string[] | null;
 }
+
+export interface NewAccount extends UserFields {
+  password: string;
+  /** Tessera's shorthand: an e-mail-shaped value is the email, any other the name. */
+  username?: string;
+}
+
+export interface AccountChanges extends UserFields {
+  password?: string;
+  /** The current password, when users change their own with a token. */
+  old_password?: string;
+}
+
+/** Confirms a user's current password with the login's guards (throttling, lockout). */
+export type ConfirmPassword = (username: string, password: string, ctx: RequestContext) => Promise<User>;
 
 export interface AccountDeps {
   users: UserStore & CredentialStore;
+  roles: RoleStore;
   hasher: PasswordHasher;
   policy: PolicyService;
   /** Lifts a user's lock and forgets their failed logins (the guard's Lockout). */
   lockout: { unlock(user: User): Promise<void> };
   audit: AuditLog;
   clock: Clock;
+  /** Absent in the CLI, which changes passwords with the data directory's rights. */
+  confirmPassword?: ConfirmPassword;
 }
 
+/** Alert preferences: what every user may change of itself (with name and password). */
+const OWN_FIELDS = new Set(['name', 'password', 'old_password', 'email_alerts', 'cluster_email_alerts', 'bdbs_email_alerts']);
+
 /**
- * Users and their passwords: who may change what, the policy on new passwords, the last
- * admin, and one audit line per change. `actor` is whoever asks; null for the local CLI,
- * which has the data directory and so every right.
+ * Users and their passwords: who may change whom, the policy on new passwords, the last
+ * admin, and one audit line per change — the same rules on every endpoint. `actor` is
+ * whoever asks; null for the local CLI, which has the data directory and so every right.
  */
 export class AccountService {
   constructor(private readonly deps: AccountDeps) {}
 
-  async create(actor: Actor | null, input: NewAccount, ctx: RequestContext): Promise<User> {
-    const username = validateNewUsername(input.username);
-    if (!isRole(input.role)) throw new InvalidRequestError(`role must be one of ${ROLES.join(', ')}`);
-    this.assertMayGrant(actor, input.role);
-    await checkNewPassword(input.password, username, await this.deps.policy.get());
-    try {
-      const user = await this.deps.users.create({
-        username,
-        name: input.name ?? null,
-        role: input.role,
-        passwordHash: await this.deps.hasher.hash(input.password),
-        passwordIssueDate: new Date(this.deps.clock()),
-      });
-      this.audit(ctx, actor, user, { event: 'user_create', changes: ['username', 'role', 'password'] });
-      return user;
-    } catch (err) {
-      if (err instanceof UserAlreadyExistsError && EMAIL.test(username)) throw new EmailAlreadyExistsError();
-      throw err;
-    }
+  /** Creates a user, or with `dryRun` checks everything and creates nothing (undefined). */
+  async create(actor: Actor | null, input: NewAccount, ctx: RequestContext, dryRun = false): Promise<User | undefined> {
+    const logins = loginsOf(input);
+    if (input.role === undefined && (input.role_uids ?? []).length === 0) throw new InvalidRequestError('Give "role" or "role_uids"');
+    const roleUids = [...new Set(input.role_uids ?? [])];
+    const rights = await this.rightsOf(input.role ?? 'none', roleUids);
+    this.assertMayGrant(actor, rights);
+    await checkNewPassword(input.password, (logins.name ?? logins.email)!, await this.deps.policy.get());
+    const profile: UserProfile = {
+      ...logins,
+      role: input.role ?? 'none',
+      roleUids,
+      authMethod: input.auth_method ?? 'regular',
+      emailAlerts: input.email_alerts ?? true,
+      clusterEmailAlerts: input.cluster_email_alerts ?? false,
+      bdbsEmailAlerts: input.bdbs_email_alerts ?? null,
+    };
+    await this.assertLoginsFree(logins);
+    if (dryRun) return undefined;
+    const user = await this.deps.users.create({
+      ...profile,
+      passwordHash: await this.deps.hasher.hash(input.password),
+      passwordIssueDate: new Date(this.deps.clock()),
+    });
+    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password').concat('password') });
+    return user;
   }
 
-  async update(
-    actor: Actor | null,
-    uid: number,
-    changes: { name?: string | null; role?: string; password?: string },
-    ctx: RequestContext,
-  ): Promise<User> {
+  /** Changes what the request names; with `dryRun` checks everything and changes nothing. */
+  async update(actor: Actor | null, uid: number, changes: AccountChanges, ctx: RequestContext, dryRun = false): Promise<User> {
     const target = await this.mustGet(uid);
     const self = actor?.uid === uid;
+    const named = Object.keys(changes).filter((k) => changes[k as keyof AccountChanges] !== undefined);
+    if (self && actor && !holds(actor.rights, 'update_user') && named.some((k) => !OWN_FIELDS.has(k))) {
+      throw new UnauthorizedActionError('You may change your own name, alert settings and password, nothing else');
+    }
     if (!self) this.assertMayManage(actor, target);
-    if (changes.role !== undefined && changes.role !== target.role) {
-      if (self && !isManager(actor)) throw new UnauthorizedActionError('You may not change your own role');
-      if (!isRole(changes.role)) throw new InvalidRequestError(`role must be one of ${ROLES.join(', ')}`);
-      this.assertMayGrant(actor, changes.role);
-      if (target.role === 'admin' && (await this.deps.users.countByRole('admin')) <= 1) {
+    const profile: ProfileChanges = {};
+    if (changes.name !== undefined) profile.name = changes.name === null ? null : validateName(changes.name);
+    if (changes.email !== undefined) profile.email = changes.email === null ? null : validateEmail(changes.email);
+    const name = profile.name === undefined ? target.name : profile.name;
+    const email = profile.email === undefined ? target.email : profile.email;
+    if (name === null && email === null) throw new InvalidRequestError('A user keeps a name or an email');
+    await this.assertLoginsFree({ name: profile.name ?? null, email: profile.email ?? null }, uid);
+    if (changes.role !== undefined || changes.role_uids !== undefined) {
+      profile.role = changes.role ?? target.role;
+      profile.roleUids = [...new Set(changes.role_uids ?? target.roleUids)];
+      const rights = await this.rightsOf(profile.role, profile.roleUids);
+      if (self && actor && !holds(actor.rights, 'update_user')) throw new UnauthorizedActionError('You may not change your own role');
+      this.assertMayGrant(actor, rights.filter((r) => !target.rights.includes(r)));
+      if (target.rights.includes('admin') && !rights.includes('admin') && (await this.deps.users.countAdmins()) <= 1) {
         throw new LastAdminError('change_last_admin_role_not_allowed');
       }
     }
-    if (changes.password !== undefined) await this.replacePasswords(actor, target, changes.password, ctx);
-    const profile = { name: changes.name, role: changes.role as Role | undefined };
+    if (changes.auth_method !== undefined) profile.authMethod = changes.auth_method;
+    if (changes.email_alerts !== undefined) profile.emailAlerts = changes.email_alerts;
+    if (changes.cluster_email_alerts !== undefined) profile.clusterEmailAlerts = changes.cluster_email_alerts;
+    if (changes.bdbs_email_alerts !== undefined) profile.bdbsEmailAlerts = changes.bdbs_email_alerts;
+    if (changes.password !== undefined) {
+      if (self) await this.proveOwnPassword(actor!, target, changes.old_password, ctx);
+      await this.checkCandidate(target, changes.password);
+    }
+    if (dryRun) return target;
+    if (changes.password !== undefined) await this.writeNewPassword(actor, target, changes.password, ctx);
     await this.deps.users.updateProfile(uid, profile);
-    const changed = Object.keys(changes).filter((k) => k !== 'password' && changes[k as keyof typeof changes] !== undefined);
+    const changed = named.filter((k) => k !== 'password' && k !== 'old_password');
     if (changed.length > 0) this.audit(ctx, actor, target, { event: 'user_update', changes: changed });
     return this.mustGet(uid);
   }
@@ -101,19 +157,45 @@ export class AccountService {
   async delete(actor: Actor | null, uid: number, ctx: RequestContext): Promise<void> {
     const target = await this.mustGet(uid);
     this.assertMayManage(actor, target);
-    if (target.role === 'admin' && (await this.deps.users.countByRole('admin')) <= 1) {
+    if (target.rights.includes('admin') && (await this.deps.users.countAdmins()) <= 1) {
       throw new LastAdminError('delete_last_admin_not_allowed');
     }
     await this.deps.users.delete(uid);
     this.audit(ctx, actor, target, { event: 'user_delete' });
   }
 
+  /**
+   * Whose password a /v1/users/password request changes, and whether it may: another
+   * user's for who may manage that user; one's own with the proof of the current password
+   * (the request's Basic credentials, or `old_password`). Without credentials, `username`
+   * and `old_password` (how an expired password is replaced).
+   */
+  async passwordTarget(actor: Actor | null, username: string | undefined, oldPassword: string | undefined, ctx: RequestContext): Promise<{ actor: Actor; target: User }> {
+    const own = actor ? await this.mustGet(actor.uid) : undefined;
+    const named = username === undefined ? own : await this.deps.users.findByUsername(username);
+    if (actor && username !== undefined && !named) {
+      if (!holds(actor.rights, 'update_user')) throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user\'s password');
+      throw new UserNotExistError();
+    }
+    if (actor && own && named && named.uid !== own.uid) {
+      this.assertMayManage(actor, named);
+      return { actor, target: named };
+    }
+    if (actor && own && (named?.uid === own.uid || username === undefined)) {
+      await this.proveOwnPassword(actor, own, oldPassword, ctx);
+      return { actor, target: own };
+    }
+    if (username === undefined || oldPassword === undefined) {
+      throw new MissingCredentialsError('Give "username" and "old_password" to change your own password');
+    }
+    const user = await this.confirm(username, oldPassword, ctx);
+    return { actor: { uid: user.uid, rights: user.rights, via: 'password' }, target: user };
+  }
+
   /** All of the user's passwords become this one; lifts expiry and lock, ends tokens. */
   async replacePasswords(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     await this.checkCandidate(target, password);
-    await this.deps.users.replacePasswords(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()));
-    await this.deps.lockout.unlock(target);
-    this.audit(ctx, actor, target, { event: 'password_change' });
+    await this.writeNewPassword(actor, target, password, ctx);
   }
 
   /** A second password beside the current one, for a rotation. */
@@ -152,24 +234,69 @@ export class AccountService {
     return this.mustGet(uid);
   }
 
+  /** A user as `actor` may see it: itself, or anyone for who may view users. */
+  async view(actor: Actor, uid: number, read: (uid: number) => Promise<User | undefined>): Promise<User> {
+    if (actor.uid !== uid && !holds(actor.rights, 'view_user_info')) throw new ForbiddenError();
+    const user = await read(uid);
+    if (!user) throw new UserNotFoundError();
+    return user;
+  }
+
   async mustGet(uid: number): Promise<User> {
     const user = await this.deps.users.getByUid(uid);
     if (!user) throw new UserNotFoundError();
     return user;
   }
 
-  /** admin manages everyone; user_manager everyone but admins. */
+  /** Who may manage users (update_user) manages everyone; only an admin manages an admin. */
   assertMayManage(actor: Actor | null, target: User): void {
-    if (actor === null || actor.role === 'admin') return;
-    if (actor.role !== 'user_manager' || target.role === 'admin') {
+    if (actor === null) return;
+    if (!holds(actor.rights, 'update_user')) throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user');
+    if (target.rights.includes('admin') && !actor.rights.includes('admin')) {
       throw new UnauthorizedActionError('Only an admin may manage an admin');
     }
   }
 
-  private assertMayGrant(actor: Actor | null, role: Role): void {
-    if (role === 'admin' && actor !== null && actor.role !== 'admin') {
+  /** Only an admin grants admin rights, directly or through a role. */
+  assertMayGrant(actor: Actor | null, levels: readonly Role[]): void {
+    if (levels.includes('admin') && actor !== null && !actor.rights.includes('admin')) {
       throw new UnauthorizedActionError('Only an admin may grant the admin role');
     }
+  }
+
+  /** The management levels that a role and these role uids give; an unknown uid is refused. */
+  async rightsOf(role: Role, roleUids: readonly number[]): Promise<Role[]> {
+    const all = await this.deps.roles.list();
+    const levels = roleUids.map((uid) => {
+      const found = all.find((r) => r.uid === uid);
+      if (!found) throw new InvalidRequestError(`role_uids: there is no role ${uid} (GET /v1/roles lists them)`);
+      return found.management;
+    });
+    return rightsFrom(role, levels);
+  }
+
+  private async proveOwnPassword(actor: Actor, user: User, oldPassword: string | undefined, ctx: RequestContext): Promise<void> {
+    if (actor.via === 'password') return; // the request's own credentials were just verified
+    // A token does not prove who holds the keyboard now (OWASP ASVS 2.1.6).
+    if (oldPassword === undefined) throw new InvalidRequestError('old_password is required to change your own password with a token');
+    await this.confirm(user.username, oldPassword, ctx);
+  }
+
+  private confirm(username: string, password: string, ctx: RequestContext): Promise<User> {
+    if (!this.deps.confirmPassword) throw new Error('no password confirmation here');
+    return this.deps.confirmPassword(username, password, ctx);
+  }
+
+  private async writeNewPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+    await this.deps.users.replacePasswords(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()));
+    await this.deps.lockout.unlock(target);
+    this.audit(ctx, actor, target, { event: 'password_change' });
+  }
+
+  private async assertLoginsFree(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<void> {
+    const taken = await this.deps.users.takenLogins(logins, exceptUid);
+    if (taken === 'name') throw new UserAlreadyExistsError();
+    if (taken === 'email') throw new EmailAlreadyExistsError();
   }
 
   private async checkCandidate(target: User, password: string): Promise<void> {
@@ -189,6 +316,15 @@ export class AccountService {
   }
 }
 
-function isManager(actor: Actor | null): boolean {
-  return actor === null || actor.role === 'admin' || actor.role === 'user_manager';
+/** The name and email of a new user, from `name`, `email` and Tessera's `username`. */
+function loginsOf(input: NewAccount): { name: string | null; email: string | null } {
+  let name = input.name ?? null;
+  let email = input.email ?? null;
+  if (input.username !== undefined) {
+    if (isEmail(input.username) && email === null) email = input.username;
+    else if (!isEmail(input.username) && name === null) name = input.username;
+    else throw new InvalidRequestError(`"username" sets the ${isEmail(input.username) ? 'email' : 'name'}, which the request also gives`);
+  }
+  if (name === null && email === null) throw new InvalidRequestError('Give "name", "email" or both');
+  return { name: name === null ? null : validateName(name), email: email === null ? null : validateEmail(email) };
 }

@@ -62,7 +62,7 @@ export async function ensureFirstAdmin(
 
 async function create(accounts: AccountService, username: string, password: string) {
   try {
-    return await accounts.create(null, { username, password, role: 'admin', name: 'Administrator' }, CLI_CONTEXT);
+    return await accounts.create(null, { username, password, role: 'admin' }, CLI_CONTEXT);
   } catch (err) {
     // Another node starting on the same empty store made it first.
     if (err instanceof UserAlreadyExistsError) return undefined;

@@ -1,17 +1,22 @@
-import type { Selectable, Transaction } from 'kysely';
-import { UserAlreadyExistsError } from '../errors.js';
+import { type Selectable, sql, type Transaction } from 'kysely';
+import { EmailAlreadyExistsError, UserAlreadyExistsError } from '../errors.js';
+import { rightsFrom } from '../access/management.js';
 import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
 import { isRole, type Role, type User } from './user.js';
-import type { CredentialStore, NewUser, UserStore } from './user-store.js';
+import type { CredentialStore, NewUser, ProfileChanges, UserProfile, UserStore } from './user-store.js';
 import { usernameKey } from './username.js';
 
-const USER_COLUMNS = [
+const COLUMNS = [
   'uid',
-  'username',
   'name',
+  'email',
   'role',
+  'auth_method',
+  'email_alerts',
+  'cluster_email_alerts',
+  'bdbs_email_alerts',
   'password_issue_date',
   'password_expires_at',
   'locked_until',
@@ -21,17 +26,30 @@ const USER_COLUMNS = [
   'last_login',
 ] as const;
 
-type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
+// The user's roles and their levels in the same row (string_agg: SQLite ≥ 3.44 and PostgreSQL).
+const ROLE_UIDS = sql<string | null>`(select string_agg(cast(ur.role_uid as text), ',') from user_roles ur where ur.uid = users.uid)`.as('role_uids');
+const ROLE_LEVELS = sql<string | null>`(select string_agg(r.management, ',') from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as('role_levels');
+
+type UserRow = Pick<Selectable<UsersTable>, (typeof COLUMNS)[number]> & { role_uids: string | null; role_levels: string | null };
 type Executor = Db | Transaction<Database>;
 
 const date = (iso: string | null) => (iso ? new Date(iso) : null);
+const role = (value: string): Role => (isRole(value) ? value : 'none');
 
 function toUser(row: UserRow): User {
+  const own = role(row.role);
   return {
     uid: row.uid,
-    username: row.username,
+    username: row.name ?? row.email ?? '',
     name: row.name,
-    role: isRole(row.role) ? row.role : 'none',
+    email: row.email,
+    role: own,
+    roleUids: row.role_uids ? row.role_uids.split(',').map(Number).sort((a, b) => a - b) : [],
+    rights: rightsFrom(own, row.role_levels ? row.role_levels.split(',').map(role) : []),
+    authMethod: 'regular',
+    emailAlerts: Boolean(row.email_alerts),
+    clusterEmailAlerts: Boolean(row.cluster_email_alerts),
+    bdbsEmailAlerts: row.bdbs_email_alerts === null ? null : (JSON.parse(row.bdbs_email_alerts) as string[]),
     passwordIssueDate: new Date(row.password_issue_date),
     passwordExpiresAt: date(row.password_expires_at),
     lockedUntil: date(row.locked_until),
@@ -39,6 +57,21 @@ function toUser(row: UserRow): User {
     tokenEpoch: Number(row.token_epoch),
     createdAt: new Date(row.created_at),
     lastLogin: date(row.last_login),
+  };
+}
+
+const keyOf = (login: string | null) => (login === null ? null : usernameKey(login));
+
+/** The columns a profile sets; the first login (name, else email) is kept beside them. */
+function profileColumns(p: Partial<UserProfile>) {
+  return {
+    ...(p.name !== undefined && { name: p.name, name_key: keyOf(p.name) }),
+    ...(p.email !== undefined && { email: p.email, email_key: keyOf(p.email) }),
+    ...(p.role !== undefined && { role: p.role }),
+    ...(p.authMethod !== undefined && { auth_method: p.authMethod }),
+    ...(p.emailAlerts !== undefined && { email_alerts: p.emailAlerts ? 1 : 0 }),
+    ...(p.clusterEmailAlerts !== undefined && { cluster_email_alerts: p.clusterEmailAlerts ? 1 : 0 }),
+    ...(p.bdbsEmailAlerts !== undefined && { bdbs_email_alerts: p.bdbsEmailAlerts === null ? null : JSON.stringify(p.bdbsEmailAlerts) }),
   };
 }
 
@@ -50,21 +83,28 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   onChanged: (uid: number) => void = () => {};
 
   private readonly userByUid;
-  private readonly userByKey;
+  private readonly userByName;
+  private readonly userByEmail;
   private readonly passwordsByUid;
 
   constructor(private readonly db: Db) {
-    this.userByUid = precompiled(db, db.selectFrom('users').select(USER_COLUMNS).where('uid', '=', 0));
-    this.userByKey = precompiled(db, db.selectFrom('users').select(USER_COLUMNS).where('username_key', '=', ''));
+    const users = db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_LEVELS]);
+    this.userByUid = precompiled(db, users.where('uid', '=', 0));
+    // Two unique-index lookups: one query with OR took ~5× as long on SQLite (a multi-index OR).
+    this.userByName = precompiled(db, users.where('name_key', '=', ''));
+    this.userByEmail = precompiled(db, users.where('email_key', '=', ''));
     this.passwordsByUid = precompiled(
       db,
       db.selectFrom('user_passwords').select(['id', 'hash']).where('uid', '=', 0).orderBy('id'),
     );
   }
 
+  private selectUsers(db: Executor = this.db) {
+    return db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_LEVELS]);
+  }
+
   async list(): Promise<User[]> {
-    const rows = await this.db.selectFrom('users').select(USER_COLUMNS).orderBy('uid').execute();
-    return rows.map(toUser);
+    return (await this.selectUsers().orderBy('uid').execute()).map(toUser);
   }
 
   async count(): Promise<number> {
@@ -75,11 +115,20 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return Number(row.n);
   }
 
-  async countByRole(role: Role): Promise<number> {
+  async countAdmins(): Promise<number> {
     const row = await this.db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('role', '=', role)
+      .where((eb) =>
+        eb.or([
+          eb('role', '=', 'admin'),
+          eb(
+            'uid',
+            'in',
+            eb.selectFrom('user_roles').innerJoin('roles', 'roles.uid', 'user_roles.role_uid').select('user_roles.uid').where('roles.management', '=', 'admin'),
+          ),
+        ]),
+      )
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -90,17 +139,40 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async findByUsername(username: string): Promise<User | undefined> {
-    const [row] = await this.userByKey(usernameKey(username));
+    const row = await this.rowByLogin(username);
     return row && toUser(row);
   }
 
+  /** The user whose name, else whose email, this is (regardless of case). */
+  private async rowByLogin(login: string): Promise<UserRow | undefined> {
+    const key = usernameKey(login);
+    const [byName] = await this.userByName(key);
+    if (byName) return byName;
+    const [byEmail] = await this.userByEmail(key);
+    return byEmail;
+  }
+
+  async takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number, db: Executor = this.db) {
+    const keys = [keyOf(logins.name), keyOf(logins.email)].filter((k): k is string => k !== null);
+    if (keys.length === 0) return undefined;
+    let query = db
+      .selectFrom('users')
+      .select(['name_key', 'email_key'])
+      .where((eb) => eb.or([eb('name_key', 'in', keys), eb('email_key', 'in', keys)]));
+    if (exceptUid !== undefined) query = query.where('uid', '!=', exceptUid);
+    const rows = await query.execute();
+    if (rows.length === 0) return undefined;
+    const held = new Set(rows.flatMap((r) => [r.name_key, r.email_key]));
+    return logins.name !== null && held.has(keyOf(logins.name)) ? ('name' as const) : ('email' as const);
+  }
+
   async delete(uid: number): Promise<boolean> {
-    const deleted = await this.revoking(uid, async (trx) => {
+    return this.revoking(uid, async (trx) => {
       await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
+      await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
       const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
       return result.numDeletedRows > 0n;
     });
-    return deleted;
   }
 
   async recordLogin(uid: number, at: Date): Promise<void> {
@@ -113,18 +185,33 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     this.onChanged(uid);
   }
 
-  async updateProfile(uid: number, changes: { name?: string | null; role?: Role }): Promise<void> {
+  async updateProfile(uid: number, changes: ProfileChanges): Promise<void> {
     const current = await this.getByUid(uid);
     if (!current) return;
-    const roleChanges = changes.role !== undefined && changes.role !== current.role;
-    const set = { ...(changes.name !== undefined && { name: changes.name }), ...(changes.role && { role: changes.role }) };
-    if (Object.keys(set).length === 0) return;
-    if (!roleChanges) {
-      await this.db.updateTable('users').set(set).where('uid', '=', uid).execute();
-      this.onChanged(uid);
-      return;
+    const sameRoles = changes.roleUids === undefined || sameSet(changes.roleUids, current.roleUids);
+    const revokes = (changes.role !== undefined && changes.role !== current.role) || !sameRoles;
+    const change = async (trx: Transaction<Database>) => {
+      const name = changes.name === undefined ? current.name : changes.name;
+      const email = changes.email === undefined ? current.email : changes.email;
+      const taken = await this.takenLogins({ name: changes.name ?? null, email: changes.email ?? null }, uid, trx);
+      if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
+      const first = (name ?? email)!;
+      await trx
+        .updateTable('users')
+        .set({ ...profileColumns(changes), username: first, username_key: usernameKey(first) })
+        .where('uid', '=', uid)
+        .execute();
+      if (!sameRoles) await this.setRoles(trx, uid, changes.roleUids!);
+    };
+    try {
+      if (revokes) await this.revoking(uid, change);
+      else {
+        await this.db.transaction().execute(change);
+        this.onChanged(uid);
+      }
+    } catch (err) {
+      throw loginTaken(err);
     }
-    await this.revoking(uid, (trx) => trx.updateTable('users').set(set).where('uid', '=', uid).execute());
   }
 
   async lock(uid: number, until: Date, now: Date): Promise<boolean> {
@@ -152,9 +239,18 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     await this.revoking(uid, async () => {});
   }
 
+  async revokeTokensOfRole(roleUid: number): Promise<void> {
+    const rows = await this.db.selectFrom('user_roles').select('uid').where('role_uid', '=', roleUid).execute();
+    for (const { uid } of rows) await this.revokeTokens(uid);
+  }
+
   async findCredential(username: string) {
-    const [row] = await this.userByKey(usernameKey(username));
+    const row = await this.rowByLogin(username);
     return row && { user: toUser(row), passwords: await this.passwordsByUid(row.uid) };
+  }
+
+  passwordsOf(uid: number) {
+    return this.passwordsByUid(uid);
   }
 
   async getCredential(uid: number) {
@@ -163,24 +259,31 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async create(user: NewUser): Promise<User> {
-    const created = await this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('users')
-        .values({
-          username: user.username,
-          username_key: usernameKey(user.username),
-          name: user.name,
-          role: user.role,
-          password_issue_date: user.passwordIssueDate.toISOString(),
-          created_at: new Date().toISOString(),
-        })
-        .onConflict((oc) => oc.column('username_key').doNothing())
-        .returning(USER_COLUMNS)
-        .executeTakeFirst();
-      if (!row) throw new UserAlreadyExistsError();
-      await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
-      return toUser(row);
-    });
+    const first = (user.name ?? user.email)!;
+    let created: User;
+    try {
+      created = await this.db.transaction().execute(async (trx) => {
+        const taken = await this.takenLogins(user, undefined, trx);
+        if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
+        const row = await trx
+          .insertInto('users')
+          .values({
+            ...profileColumns(user),
+            username: first,
+            username_key: usernameKey(first),
+            role: user.role,
+            password_issue_date: user.passwordIssueDate.toISOString(),
+            created_at: new Date().toISOString(),
+          })
+          .returning('uid')
+          .executeTakeFirstOrThrow();
+        await this.setRoles(trx, row.uid, user.roleUids);
+        await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
+        return toUser((await this.selectUsers(trx).where('uid', '=', row.uid).executeTakeFirstOrThrow()) as UserRow);
+      });
+    } catch (err) {
+      throw loginTaken(err);
+    }
     this.onChanged(created.uid);
     return created;
   }
@@ -220,6 +323,11 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     await db.insertInto('user_passwords').values({ uid, hash, created_at: at.toISOString() }).execute();
   }
 
+  private async setRoles(trx: Transaction<Database>, uid: number, roleUids: readonly number[]): Promise<void> {
+    await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
+    if (roleUids.length > 0) await trx.insertInto('user_roles').values(roleUids.map((role_uid) => ({ uid, role_uid }))).execute();
+  }
+
   /**
    * Runs a change in one transaction with the token-epoch raise and a revocation event that
    * other processes read, then tells this process.
@@ -239,4 +347,16 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     this.onChanged(uid);
     return result;
   }
+}
+
+function sameSet(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+/** A unique index that refused a login two writers raced for, as the domain's error. */
+function loginTaken(err: unknown): unknown {
+  const text = String((err as { message?: string }).message ?? '');
+  if (/email_key/.test(text)) return new EmailAlreadyExistsError();
+  if (/(name_key|username_key)/.test(text) && /unique|duplicate/i.test(text)) return new UserAlreadyExistsError();
+  return err;
 }

@@ -1,12 +1,23 @@
-import type { Role, User } from './user.js';
+import type { AuthMethod, Role, User } from './user.js';
 
-export interface NewUser {
-  username: string;
+/** What a user is made with, besides its password. */
+export interface UserProfile {
   name: string | null;
+  email: string | null;
   role: Role;
+  roleUids: number[];
+  authMethod: AuthMethod;
+  emailAlerts: boolean;
+  clusterEmailAlerts: boolean;
+  bdbsEmailAlerts: string[] | null;
+}
+
+export interface NewUser extends UserProfile {
   passwordHash: string;
   passwordIssueDate: Date;
 }
+
+export type ProfileChanges = Partial<UserProfile>;
 
 export interface StoredPassword {
   id: number;
@@ -15,33 +26,42 @@ export interface StoredPassword {
 
 /**
  * Reads and writes users; never sees password hashes. Every change that must end a user's
- * tokens (delete, role change) raises the user's token epoch in the same write. A lockout
- * does not: the tokens were obtained with the right password, and ending them would turn
- * someone else's wrong guesses into a way to sign the user out.
+ * tokens (delete, a change of role or roles) raises the user's token epoch in the same
+ * write. A lockout does not: the tokens were obtained with the right password, and ending
+ * them would turn someone else's wrong guesses into a way to sign the user out.
  */
 export interface UserStore {
   list(): Promise<User[]>;
   count(): Promise<number>;
-  countByRole(role: Role): Promise<number>;
+  /** Users whose rights include admin (their own role, or a role of theirs). */
+  countAdmins(): Promise<number>;
   getByUid(uid: number): Promise<User | undefined>;
+  /** The user whose name or email this is (regardless of case). */
   findByUsername(username: string): Promise<User | undefined>;
+  /** Which of these logins another user than `exceptUid` has: 'name' or 'email' of the given ones. */
+  takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<'name' | 'email' | undefined>;
   delete(uid: number): Promise<boolean>;
   recordLogin(uid: number, at: Date): Promise<void>;
   expirePassword(uid: number, at: Date): Promise<void>;
-  updateProfile(uid: number, changes: { name?: string | null; role?: Role }): Promise<void>;
+  /** Throws UserAlreadyExistsError when a name or email is taken. */
+  updateProfile(uid: number, changes: ProfileChanges): Promise<void>;
   /** Locks a user that is not locked at `now`; false when it already was. */
   lock(uid: number, until: Date, now: Date): Promise<boolean>;
   /** Lifts a lock; failures counted before `at` no longer count, in any process. */
   unlock(uid: number, at: Date): Promise<void>;
   /** Ends every token the user holds now. */
   revokeTokens(uid: number): Promise<void>;
+  /** Ends the tokens of every user holding this role (its management changed). */
+  revokeTokensOfRole(roleUid: number): Promise<void>;
 }
 
 /** The only access to password hashes, kept apart so that few paths can reach them. */
 export interface CredentialStore {
   findCredential(username: string): Promise<{ user: User; passwords: StoredPassword[] } | undefined>;
   getCredential(uid: number): Promise<{ user: User; passwords: StoredPassword[] } | undefined>;
-  /** Throws UserAlreadyExistsError when the normalized username is taken. */
+  /** A user's password hashes, oldest first. */
+  passwordsOf(uid: number): Promise<StoredPassword[]>;
+  /** Throws UserAlreadyExistsError (name_already_exists, email_already_exists) when a login is taken. */
   create(user: NewUser): Promise<User>;
   /** One new password instead of all: new issue date, expiry and lock lifted, tokens ended. */
   replacePasswords(uid: number, passwordHash: string, issuedAt: Date): Promise<void>;

@@ -17,12 +17,29 @@ export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 
+export const AUTH_METHODS = ['regular'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
 /** A user as the domain sees it. Password material is never part of it. */
 export interface User {
   uid: number;
+  /** The name it is known by in tokens and logs: its name, or its email when it has none. */
   username: string;
+  /** A login (the product's `name`); unique regardless of case. */
   name: string | null;
+  /** A login too (the product's `email`); unique regardless of case. */
+  email: string | null;
+  /** The user's own management level. */
   role: Role;
+  /** Roles given to the user, each with a management level. */
+  roleUids: number[];
+  /** What the user may do: its own level and those of its roles, highest first. */
+  rights: Role[];
+  authMethod: AuthMethod;
+  emailAlerts: boolean;
+  clusterEmailAlerts: boolean;
+  /** Database uids to send alerts of (or ["all"]); null when never set. */
+  bdbsEmailAlerts: string[] | null;
   passwordIssueDate: Date;
   /** When set and reached, the password has expired (forced by an administrator). */
   passwordExpiresAt: Date | null;

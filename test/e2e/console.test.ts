@@ -18,12 +18,16 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-console-'));
-    server = await startServe(['--no-tls', '--console-idle-minutes', '1', '--auth-rate-limit', '0'], {
+    server = await startServe(['--no-tls', '--auth-rate-limit', '0'], {
       ...FAST_ARGON2_ENV,
       TESSERA_DATA_DIR: dataDir,
       TESSERA_ADMIN_USERNAME: ADMIN,
       TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD,
     });
+    // The console signs out after the cluster's cm_session_timeout_minutes: one, for the idle test.
+    const basic = `Basic ${Buffer.from(`${ADMIN}:${ADMIN_PASSWORD}`).toString('base64')}`;
+    const idle = await request(`${server.url}/v1/cluster`, { method: 'PUT', headers: { authorization: basic }, body: JSON.stringify({ cm_session_timeout_minutes: 1 }) });
+    expect(idle.status).toBe(200);
     browser = await launchBrowser();
   });
 
@@ -64,7 +68,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
   /** Creates a user through the Users page and returns the password it showed once. */
   async function createUser(page: Page, username: string, role: string): Promise<string> {
     await page.getByRole('link', { name: 'Users' }).click();
-    await page.getByLabel('New username').fill(username);
+    await page.getByLabel(username.includes('@') ? "New user's email" : "New user's name").fill(username);
     await page.getByLabel('Role', { exact: true }).selectOption(role);
     await page.getByRole('button', { name: 'Create user' }).click();
     const output = page.getByLabel('Generated password');
@@ -94,7 +98,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signedInAs(page, ADMIN);
     expect(await page.locator('header').textContent()).toContain('(admin)');
     expect(await accessibilityViolations(page)).toEqual([]);
-    for (const name of ['Users', 'Policy', 'Keys', 'My password']) {
+    for (const name of ['Users', 'Roles', 'Policy', 'Keys', 'My password']) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
@@ -205,14 +209,19 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await admin.getByLabel('Minimum password length').fill('300');
     await admin.getByRole('button', { name: 'Save policy' }).click();
     expect(await admin.getByLabel('Minimum password length').evaluate((el) => (el as HTMLInputElement).validationMessage)).not.toBe('');
-    expect((await api('GET', '/v1/cluster/policy', await adminToken())).json.password_min_length).toBe(8);
+    expect((await api('GET', '/v1/cluster', await adminToken())).json.password_min_length).toBe(8);
     await admin.getByLabel('Minimum password length').fill('12');
     await admin.getByLabel('Require complex passwords').check();
     await admin.getByRole('button', { name: 'Save policy' }).click();
     await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Saved');
-    const policy = (await api('GET', '/v1/cluster/policy', await adminToken())).json;
-    expect(policy).toMatchObject({ password_min_length: 12, password_complexity: true });
-    await api('PUT', '/v1/cluster/policy', await adminToken(), { password_min_length: 8, password_complexity: false });
+    const cluster = (await api('GET', '/v1/cluster', await adminToken())).json;
+    expect(cluster).toMatchObject({ password_min_length: 12, password_complexity: true });
+    // A lockout setting goes to where the product keeps it, /v1/cluster/policy.
+    await admin.getByLabel('Failed logins before lockout').fill('7');
+    await admin.getByRole('button', { name: 'Save policy' }).click();
+    await expect.poll(async () => (await api('GET', '/v1/cluster/policy', await adminToken())).json.login_lockout_threshold).toBe(7);
+    await api('PUT', '/v1/cluster', await adminToken(), { password_min_length: 8, password_complexity: false });
+    await api('PUT', '/v1/cluster/policy', await adminToken(), { login_lockout_threshold: 5 });
   });
 
   it('rotates a key: the new one is listed, staged', async () => {
@@ -288,7 +297,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await page.getByRole('heading', { name: 'Keys' }).waitFor();
   });
 
-  it('signs a person out after the idle time (--console-idle-minutes 1), and their token with them', async () => {
+  it('signs a person out after the idle time (the cluster\'s cm_session_timeout_minutes: 1), and their token with them', async () => {
     const page = await newPage();
     await page.clock.install();
     const issued = page.waitForResponse((r) => r.url().endsWith('/v1/users/authorize') && r.status() === 200);
@@ -322,6 +331,62 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       await strict.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('edits only what the person changed: a cancelled edit leaves nothing behind, and a stale page undoes no role', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await createUser(admin, 'quinn', 'db_viewer');
+    const { uid } = (await api('GET', '/v1/users', await adminToken())).json.find((u: { name: string }) => u.name === 'quinn');
+    const quinn = async () => (await api('GET', `/v1/users/${uid}`, await adminToken())).json;
+    // Edit → choose admin → Cancel → Edit → change only the name → Save: quinn is no admin.
+    await admin.getByRole('button', { name: 'Edit quinn' }).click();
+    await admin.getByLabel('Role of quinn').selectOption('admin');
+    await admin.getByRole('button', { name: 'Cancel' }).click();
+    await admin.getByRole('button', { name: 'Edit quinn' }).click();
+    expect(await admin.getByLabel('Role of quinn').inputValue()).toBe('db_viewer'); // the form opens with the current values
+    const sent = admin.waitForRequest((r) => r.method() === 'PUT' && r.url().includes('/v1/users/'));
+    await admin.getByLabel('Name of quinn').fill('quinn-renamed');
+    await admin.getByRole('button', { name: 'Save' }).click();
+    expect((await sent).postDataJSON()).toEqual({ name: 'quinn-renamed' });
+    await expect.poll(quinn).toMatchObject({ name: 'quinn-renamed', role: 'db_viewer' });
+    // A role changed through the API after the page loaded survives a name-only save from that page.
+    await api('PUT', `/v1/users/${uid}`, await adminToken(), { role: 'cluster_member' });
+    await admin.getByRole('button', { name: 'Edit quinn-renamed' }).click();
+    await admin.getByLabel('Name of quinn-renamed').fill('quinn');
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(quinn).toMatchObject({ name: 'quinn', role: 'cluster_member' });
+  });
+
+  it('lists, creates, gives and deletes roles; sets another user\'s password', async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Roles' }).click();
+    await admin.getByRole('rowheader', { name: 'DB Viewer' }).waitFor();
+    await admin.getByLabel('Role name').fill('Operators');
+    await admin.getByLabel('Management level').selectOption('cluster_member');
+    await admin.getByRole('button', { name: 'Create role' }).click();
+    await admin.getByRole('rowheader', { name: 'Operators' }).waitFor();
+    const password = await createUser(admin, 'rhea', 'none');
+    await admin.getByRole('button', { name: 'Edit rhea' }).click();
+    await admin.getByRole('group', { name: 'Roles of rhea' }).getByLabel('Operators (cluster_member)').check();
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => admin.getByRole('row', { name: /rhea/ }).textContent()).toContain('Operators');
+    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password })).status).toBe(200);
+    // In use: refused in the server's words.
+    await admin.getByRole('link', { name: 'Roles' }).click();
+    await admin.getByRole('button', { name: 'Delete role Operators' }).click();
+    await expect.poll(() => admin.getByRole('alert').textContent()).toContain('given to 1 user');
+    // A new password set by the admin: the old one stops working, the new one works.
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByRole('button', { name: 'Set password of rhea' }).click();
+    await admin.getByLabel('New password of rhea').fill('Rhea-set-by-admin-1');
+    await admin.getByRole('button', { name: 'Set password', exact: true }).click();
+    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Set a new password for rhea');
+    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password })).status).toBe(401);
+    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password: 'Rhea-set-by-admin-1' })).status).toBe(200);
   });
 
   it('takes the README screenshot when asked (UPDATE_SCREENSHOT=1)', async () => {

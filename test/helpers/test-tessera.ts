@@ -6,6 +6,7 @@ import { buildApp, type TesseraApp } from '../../src/app.js';
 import { makeConfig, type Config } from '../../src/config/config.js';
 import { openTessera, type Tessera } from '../../src/tessera.js';
 import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
+import type { Role } from '../../src/users/user.js';
 import { checkAnswersAgainstDocument } from './openapi-conformance.js';
 
 /** Cheap argon2id for tests that are not about hashing cost. */
@@ -45,7 +46,7 @@ export async function testTessera(
       now += seconds * 1000;
     },
     addUser: async (username, password, role = 'cluster_viewer') =>
-      (await tessera.accounts.create(null, { username, password, role }, CLI_CONTEXT)).uid,
+      (await tessera.accounts.create(null, { username, password, role: role as Role }, CLI_CONTEXT))!.uid,
     basic: (username, password) => `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`,
     close: async () => {
       await app.close();

@@ -7,7 +7,8 @@ afterEach(() => t?.close());
 
 describe('the console scope', () => {
   it('serves the built page at / under a strict CSP, never framed; the API keeps its JSON 404', async () => {
-    t = await testTessera({ consoleIdleMinutes: 7 });
+    t = await testTessera();
+    await t.tessera.policy.update({ cm_session_timeout_minutes: 7 });
     const page = await t.app.inject({ method: 'GET', url: '/' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);

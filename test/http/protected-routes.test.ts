@@ -39,15 +39,18 @@ describe('presenting a token', () => {
     expect(res.json().map((u: { username: string }) => u.username)).toEqual(['root', 'manager', 'viewer']);
   });
 
-  it('accepts Basic credentials, unless disabled', async () => {
+  it('accepts Basic credentials, unless the cluster turned them off (control_plane_basic_authentication)', async () => {
     await setup();
     expect((await get('/v1/users', t.basic('root', 'admin-pass'))).statusCode).toBe(200);
     expect((await get('/v1/users', t.basic('root', 'wrong'))).statusCode).toBe(401);
-    await t.close();
-    await setup({ basicAuthOnProtectedRoutes: false });
+    const off = await t.app.inject({ method: 'PUT', url: '/v1/cluster', headers: { authorization: t.basic('root', 'admin-pass') }, payload: { control_plane_basic_authentication: false } });
+    expect(off.json().control_plane_basic_authentication).toBe(false);
     const res = await get('/v1/users', t.basic('root', 'admin-pass'));
     expect(res.statusCode).toBe(401);
-    expect(res.json().error_code).toBe('missing_credentials');
+    expect(res.json().error_code).toBe('basic_auth_disabled');
+    // The login itself still takes them, and its token works everywhere.
+    const token = await tokenFor('root', 'admin-pass');
+    expect((await get('/v1/users', `JWT ${token}`)).statusCode).toBe(200);
   });
 
   it('answers 401 without credentials or with a bad token, with a challenge', async () => {
@@ -87,7 +90,11 @@ describe('GET /v1/users', () => {
     const res = await get('/v1/users', t.basic('root', 'admin-pass'));
     for (const user of res.json()) {
       expect(Object.keys(user).sort()).toEqual(
-        ['last_login', 'name', 'password_issue_date', 'role', 'status', 'uid', 'username'].sort(),
+        [
+          ...['uid', 'name', 'email', 'role', 'role_uids', 'auth_method', 'status', 'password_issue_date'],
+          ...['email_alerts', 'cluster_email_alerts', 'username'],
+          ...(user.last_login === undefined ? [] : ['last_login']),
+        ].sort(),
       );
     }
     expect(res.body).not.toMatch(/argon2|hash|admin-pass/);
@@ -101,7 +108,7 @@ describe('GET /v1/users/{uid}', () => {
     const self = await get(`/v1/users/${ids.viewer}`, viewer);
     expect(self.statusCode).toBe(200);
     expect(self.json()).toMatchObject({ uid: ids.viewer, username: 'viewer', role: 'cluster_viewer', status: 'active' });
-    expect(self.json().last_login).toEqual(expect.any(String));
+    expect(self.json().last_login).toEqual(expect.any(Number));
     expect((await get(`/v1/users/${ids.admin}`, viewer)).statusCode).toBe(403);
     expect((await get(`/v1/users/${ids.viewer}`, `JWT ${await tokenFor('manager', 'manager-pass')}`)).statusCode).toBe(200);
   });

@@ -26,15 +26,20 @@ describe('POST /v1/users', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       uid: expect.any(Number),
-      username: 'ops@example.com',
+      username: 'Ops',
       email: 'ops@example.com',
       name: 'Ops',
       role: 'db_member',
+      role_uids: [],
+      auth_method: 'regular',
       status: 'active',
-      password_issue_date: expect.any(String),
-      last_login: null,
+      password_issue_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      email_alerts: true,
+      cluster_email_alerts: false,
     });
+    // Either login works, in any case.
     expect(await login(t, 'OPS@example.com', 'ops-password-1')).toMatch(/^JWT /);
+    expect(await login(t, 'ops', 'ops-password-1')).toMatch(/^JWT /);
   });
 
   it('answers 409 for a taken name, whatever its case or Unicode form', async () => {
@@ -68,11 +73,14 @@ describe('POST /v1/users', () => {
     expect((await call(t, 'POST', '/v1/users', { auth: manager, body })).status).toBe(200);
   });
 
-  it('answers 400 for a bad role, or for both or neither of username and email', async () => {
+  it('answers 400 for a bad role, no login, no role at all, an email that is not one, or username beside what it sets', async () => {
     for (const body of [
       { username: 'x', password: 'new-password-1', role: 'root' },
-      { username: 'x', email: 'x@y.io', password: 'new-password-1', role: 'none' },
+      { username: 'x', name: 'y', password: 'new-password-1', role: 'none' },
+      { username: 'x@y.io', email: 'x@y.io', password: 'new-password-1', role: 'none' },
+      { email: 'not-an-address', password: 'new-password-1', role: 'none' },
       { password: 'new-password-1', role: 'none' },
+      { name: 'x', password: 'new-password-1' },
     ]) {
       expect((await call(t, 'POST', '/v1/users', { auth: admin, body })).status).toBe(400);
     }
@@ -101,7 +109,8 @@ describe('PUT /v1/users/{uid}', () => {
     expect(ok.status).toBe(200);
     // The change ended every token of the user, the one it was made with included.
     expect((await call(t, 'GET', `/v1/users/${ids.viewer}`, { auth: viewer })).status).toBe(401);
-    const again = await login(t, 'viewer', 'viewer-password-2');
+    // The name is a login: the viewer now logs in as "Me".
+    const again = await login(t, 'me', 'viewer-password-2');
     expect((await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: again, body: { name: 'x' } })).status).toBe(403);
   });
 

@@ -72,10 +72,13 @@ describe('Prometheus metrics', () => {
     expect(value('tessera_logins_total', { outcome: 'account_locked', api_line: '7.4' })).toBe(1);
     expect(value('tessera_login_duration_seconds_count', { outcome: 'success' })).toBe(5);
     expect(value('tessera_login_duration_seconds_count', { outcome: 'invalid_credentials' })).toBe(3);
-    // Five right passwords and three wrong ones were hashed; the locked attempt was not.
-    expect(value('tessera_password_verify_duration_seconds_count')).toBe(8);
+    // root's first right password and grace's three wrong ones were hashed; root's four
+    // later logins came from the verified-credentials cache; the locked attempt was not hashed.
+    expect(value('tessera_password_verify_duration_seconds_count')).toBe(4);
+    expect(value('tessera_right_passwords_total', { source: 'verified' })).toBe(1);
+    expect(value('tessera_right_passwords_total', { source: 'cache' })).toBe(4);
     // The queue also carried the two hashes of the users made above.
-    expect(value('tessera_login_queue_wait_seconds_count')).toBe(10);
+    expect(value('tessera_login_queue_wait_seconds_count')).toBe(6);
     expect(value('tessera_login_queue_depth')).toBe(0);
     expect(value('tessera_lockouts_total')).toBe(1);
     expect(value('tessera_tokens_issued_total', { alg: 'ES256' })).toBe(5);

@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { type Dialect, migrationsFor } from '../../src/store/migrations/index.js';
+import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
+import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { freshPostgres } from '../helpers/services.js';
 
 /** The real migrations, with the first one stopped half-way, as a process killed mid-way is. */
@@ -32,7 +34,7 @@ describe.each(['sqlite', 'postgres'] as const)('schema migrations on %s', (diale
         const users = await db.selectFrom('users').select('uid').execute();
         expect(users).toEqual([]);
         const applied = await sql<{ name: string }>`select name from tessera_migrations`.execute(db);
-        expect(applied.rows.map((r) => r.name)).toEqual(['0001-initial']);
+        expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrationsFor(dialect)));
       } finally {
         await db.destroy();
       }
@@ -56,6 +58,58 @@ describe('the SQLite store on disk', () => {
       await (await openDatabase({ dataDir })).destroy();
       expect(statSync(path.join(dataDir, 'tessera.db')).mode & 0o777).toBe(0o600);
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to the product\'s user model in place', (dialect) => {
+  it('makes e-mail-shaped usernames the email (the display name stays the name when free), others the name; adds the built-in roles', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-'));
+    const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+    const where = { dataDir, databaseUrl: pg?.url };
+    const onlyFirst = (d: Dialect) => ({ '0001-initial': migrationsFor(d)['0001-initial']! });
+    try {
+      const old = await openDatabase(where, onlyFirst);
+      const row = (username: string, name: string | null, role: string) => ({
+        username,
+        username_key: username.toLowerCase(),
+        name,
+        role,
+        password_issue_date: '2026-01-01T00:00:00.000Z',
+        created_at: '2026-01-01T00:00:00.000Z',
+      });
+      await old
+        .insertInto('users')
+        .values([
+          row('admin@tessera.local', 'Administrator', 'admin'),
+          row('ops', 'Operations', 'db_member'),
+          row('ann@example.com', 'ops', 'none'), // her display name is another user's login: dropped
+          row('bob@example.com', null, 'db_viewer'),
+        ] as never)
+        .execute();
+      await old.insertInto('user_passwords').values({ uid: 2, hash: '$argon2id$old', created_at: '2026-01-01T00:00:00.000Z' }).execute();
+      await old.destroy();
+
+      const db = await openDatabase(where);
+      try {
+        const users = await new KyselyUserStore(db).list();
+        expect(users.map((u) => [u.name, u.email, u.role, u.roleUids, u.username])).toEqual([
+          ['Administrator', 'admin@tessera.local', 'admin', [], 'Administrator'],
+          ['ops', null, 'db_member', [], 'ops'],
+          [null, 'ann@example.com', 'none', [], 'ann@example.com'],
+          [null, 'bob@example.com', 'db_viewer', [], 'bob@example.com'],
+        ]);
+        const store = new KyselyUserStore(db);
+        expect((await store.findByUsername('ADMIN@tessera.local'))!.uid).toBe(1);
+        expect((await store.findByUsername('administrator'))!.uid).toBe(1);
+        expect((await store.findCredential('ops'))!.passwords.map((p) => p.hash)).toEqual(['$argon2id$old']);
+        expect((await new KyselyRoleStore(db).list()).map((r) => r.management)).toEqual(['admin', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'none', 'user_manager', 'token_verifier']);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await pg?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../src/errors.js';
-import { usernameKey, validateNewUsername } from '../../src/users/username.js';
+import { usernameKey, validateEmail, validateName } from '../../src/users/username.js';
 
 describe('usernameKey', () => {
   it('folds case and compatibility forms to one key', () => {
@@ -13,12 +13,18 @@ describe('usernameKey', () => {
   });
 });
 
-describe('validateNewUsername', () => {
-  it('returns the NFKC form', () => {
-    expect(validateNewUsername('ｏｐｓ')).toBe('ops');
+describe('validateName and validateEmail', () => {
+  it('return the NFKC form', () => {
+    expect(validateName('ｏｐｓ')).toBe('ops');
+    expect(validateEmail('ｏｐｓ@example.com')).toBe('ops@example.com');
   });
 
-  it.each(['', 'a:b', 'tab\tname', ' padded', 'x'.repeat(257)])('refuses %j', (name) => {
-    expect(() => validateNewUsername(name)).toThrow(InvalidRequestError);
+  it.each(['', 'a:b', 'tab\tname', ' padded', 'x'.repeat(257)])('refuse %j', (name) => {
+    expect(() => validateName(name)).toThrow(InvalidRequestError);
+    expect(() => validateEmail(name)).toThrow(InvalidRequestError);
+  });
+
+  it('validateEmail refuses what is not an address', () => {
+    expect(() => validateEmail('ops')).toThrow('email must be an address');
   });
 });

@@ -2,18 +2,20 @@ import { useEffect, useId, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
 import { Done, Field, Problem } from '../components.js';
+import { type ClusterRole, LEVELS } from '../roles.js';
 import type { Role, Session } from '../session.js';
 
 interface User {
   uid: number;
-  username: string;
-  name: string | null;
+  name: string;
+  email: string;
   role: Role;
+  role_uids: number[];
   status: 'active' | 'locked' | 'password_expired';
-  last_login: string | null;
+  last_login?: number;
+  /** The login shown: the name, else the email. */
+  username: string;
 }
-
-const ROLES: Role[] = ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'token_verifier', 'none'];
 
 /** Letters and digits, 20 of them (~119 bits), from the browser's CSPRNG: shown once. */
 function generatePassword(): string {
@@ -28,7 +30,7 @@ function RoleSelect(props: { label: string; value: Role; onChange: (role: Role) 
     <div class="field">
       <label for={id}>{props.label}</label>
       <select id={id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as Role)}>
-        {ROLES.map((r) => (
+        {LEVELS.map((r) => (
           <option key={r} value={r}>
             {r}
           </option>
@@ -38,34 +40,62 @@ function RoleSelect(props: { label: string; value: Role; onChange: (role: Role) 
   );
 }
 
-/** Users: list with search, create (a generated password shown once), edit, expire, unlock, delete. */
+/** The cluster's roles as checkboxes: a user holds the rights of every role ticked. */
+function RoleChoice(props: { legend: string; roles: ClusterRole[]; value: number[]; onChange: (uids: number[]) => void }) {
+  return (
+    <fieldset class="roles">
+      <legend>{props.legend}</legend>
+      {props.roles.map((r) => (
+        <label key={r.uid} class="check">
+          <input
+            type="checkbox"
+            checked={props.value.includes(r.uid)}
+            onChange={(e) =>
+              props.onChange((e.target as HTMLInputElement).checked ? [...props.value, r.uid].sort((a, b) => a - b) : props.value.filter((x) => x !== r.uid))
+            }
+          />{' '}
+          {r.name} ({r.management})
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Users: list with search, create (a generated password shown once), edit, set a password, expire, unlock, delete. */
 export function UsersPage(props: { call: Call; session: Session }) {
   const [users, setUsers] = useState<User[]>([]);
+  const [roles, setRoles] = useState<ClusterRole[]>([]);
   const [search, setSearch] = useState('');
   const [problem, setProblem] = useState('');
   const [done, setDone] = useState('');
   const load = () => props.call<User[]>('GET', '/v1/users').then(setUsers, (err) => setProblem(explain(err)));
-  useEffect(() => void load(), []);
+  useEffect(() => {
+    void load();
+    props.call<ClusterRole[]>('GET', '/v1/roles').then(setRoles, (err) => setProblem(explain(err)));
+  }, []);
 
   /** Runs an action on a user; its refusal is shown next to the list, in the server's words. */
-  const act = async (what: () => Promise<unknown>, success: string) => {
+  const act = async (what: () => Promise<unknown>, success: string): Promise<boolean> => {
     setProblem('');
     setDone('');
     try {
       await what();
       setDone(success);
       await load();
+      return true;
     } catch (err) {
       setProblem(explain(err));
+      return false;
     }
   };
 
   const needle = search.trim().toLowerCase();
-  const shown = users.filter((u) => !needle || u.username.toLowerCase().includes(needle) || (u.name ?? '').toLowerCase().includes(needle));
+  const shown = users.filter((u) => !needle || `${u.name}\n${u.email}`.toLowerCase().includes(needle));
+  const roleName = (uid: number) => roles.find((r) => r.uid === uid)?.name ?? `#${uid}`;
   return (
     <section>
       <h1>Users</h1>
-      <CreateUser call={props.call} onCreated={load} />
+      <CreateUser call={props.call} roles={roles} onCreated={load} />
       <h2>All users</h2>
       <Field label="Search users" type="search" value={search} onInput={setSearch} />
       <Problem>{problem}</Problem>
@@ -74,9 +104,10 @@ export function UsersPage(props: { call: Call; session: Session }) {
         <caption class="visually-hidden">Users</caption>
         <thead>
           <tr>
-            <th scope="col">Username</th>
             <th scope="col">Name</th>
+            <th scope="col">Email</th>
             <th scope="col">Role</th>
+            <th scope="col">Roles</th>
             <th scope="col">Status</th>
             <th scope="col">Last login</th>
             <th scope="col">Actions</th>
@@ -84,7 +115,7 @@ export function UsersPage(props: { call: Call; session: Session }) {
         </thead>
         <tbody>
           {shown.map((u) => (
-            <UserRow key={u.uid} user={u} self={u.uid === props.session.uid} call={props.call} act={act} />
+            <UserRow key={u.uid} user={u} roles={roles} roleName={roleName} self={u.uid === props.session.uid} call={props.call} act={act} />
           ))}
         </tbody>
       </table>
@@ -92,69 +123,122 @@ export function UsersPage(props: { call: Call; session: Session }) {
   );
 }
 
-function UserRow(props: { user: User; self: boolean; call: Call; act: (what: () => Promise<unknown>, success: string) => Promise<void> }) {
+interface Draft {
+  name: string;
+  email: string;
+  role: Role;
+  role_uids: number[];
+}
+
+/** What the person changed in the form, and nothing else: a field left alone is not sent. */
+function changesOf(u: User, d: Draft): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  if (d.name !== u.name) changes.name = d.name || null;
+  if (d.email !== u.email) changes.email = d.email || null;
+  if (d.role !== u.role) changes.role = d.role;
+  if (d.role_uids.join() !== u.role_uids.join()) changes.role_uids = d.role_uids;
+  return changes;
+}
+
+type Mode = 'view' | 'edit' | 'password' | 'delete';
+
+function UserRow(props: {
+  user: User;
+  roles: ClusterRole[];
+  roleName: (uid: number) => string;
+  self: boolean;
+  call: Call;
+  act: (what: () => Promise<unknown>, success: string) => Promise<boolean>;
+}) {
   const { user: u, call, act } = props;
-  const [editing, setEditing] = useState(false);
-  const [confirming, setConfirming] = useState(false);
-  const [name, setName] = useState(u.name ?? '');
-  const [role, setRole] = useState<Role>(u.role);
+  const [mode, setMode] = useState<Mode>('view');
+  const [draft, setDraft] = useState<Draft>({ name: u.name, email: u.email, role: u.role, role_uids: u.role_uids });
+  const [password, setPassword] = useState('');
+  /** Every edit starts from the user as the list shows it now, never from an earlier draft. */
+  const edit = () => {
+    setDraft({ name: u.name, email: u.email, role: u.role, role_uids: u.role_uids });
+    setMode('edit');
+  };
+  const who = u.username;
   return (
     <tr>
-      <th scope="row">{u.username}</th>
-      <td>{u.name ?? ''}</td>
+      <th scope="row">{u.name || '—'}</th>
+      <td>{u.email || '—'}</td>
       <td>{u.role}</td>
+      <td>{u.role_uids.map(props.roleName).join(', ') || '—'}</td>
       <td>{u.status.replace('_', ' ')}</td>
-      <td>{u.last_login ? new Date(u.last_login).toLocaleString() : 'never'}</td>
+      <td>{u.last_login ? new Date(u.last_login * 1000).toLocaleString() : 'never'}</td>
       <td class="actions">
-        {editing ? (
+        {mode === 'edit' ? (
           <form
-            aria-label={`Edit ${u.username}`}
+            aria-label={`Edit ${who}`}
             onSubmit={(e) => {
               e.preventDefault();
-              void act(() => call('PUT', `/v1/users/${u.uid}`, { name: name || null, role }), `Saved ${u.username}.`).then(() => setEditing(false));
+              const changes = changesOf(u, draft);
+              if (Object.keys(changes).length === 0) return setMode('view');
+              void act(() => call('PUT', `/v1/users/${u.uid}`, changes), `Saved ${who}.`).then((ok) => ok && setMode('view'));
             }}
           >
-            <Field label={`Name of ${u.username}`} value={name} onInput={setName} />
-            <RoleSelect label={`Role of ${u.username}`} value={role} onChange={setRole} />
+            <Field label={`Name of ${who}`} value={draft.name} onInput={(name) => setDraft({ ...draft, name })} />
+            <Field label={`Email of ${who}`} type="email" value={draft.email} onInput={(email) => setDraft({ ...draft, email })} />
+            <RoleSelect label={`Role of ${who}`} value={draft.role} onChange={(role) => setDraft({ ...draft, role })} />
+            <RoleChoice legend={`Roles of ${who}`} roles={props.roles} value={draft.role_uids} onChange={(role_uids) => setDraft({ ...draft, role_uids })} />
             <button type="submit">Save</button>
-            <button type="button" onClick={() => setEditing(false)}>
+            <button type="button" onClick={() => setMode('view')}>
               Cancel
             </button>
           </form>
-        ) : confirming ? (
-          <span role="group" aria-label={`Delete ${u.username}?`}>
-            Delete {u.username}?{' '}
-            <button
-              type="button"
-              class="danger"
-              onClick={() => void act(() => call('DELETE', `/v1/users/${u.uid}`), `Deleted ${u.username}.`).then(() => setConfirming(false))}
-            >
-              Yes, delete {u.username}
+        ) : mode === 'password' ? (
+          <form
+            aria-label={`Set the password of ${who}`}
+            onSubmit={(e) => {
+              e.preventDefault();
+              void act(() => call('PUT', `/v1/users/${u.uid}`, { password }), `Set a new password for ${who}; their sessions have ended.`).then(
+                (ok) => ok && (setPassword(''), setMode('view')),
+              );
+            }}
+          >
+            <Field label={`New password of ${who}`} type="password" value={password} onInput={setPassword} required autoComplete="new-password" />
+            <button type="submit">Set password</button>
+            <button type="button" onClick={() => (setPassword(''), setMode('view'))}>
+              Cancel
             </button>
-            <button type="button" aria-label={`Keep ${u.username}`} onClick={() => setConfirming(false)}>
+          </form>
+        ) : mode === 'delete' ? (
+          <span role="group" aria-label={`Delete ${who}?`}>
+            Delete {who}?{' '}
+            <button type="button" class="danger" onClick={() => void act(() => call('DELETE', `/v1/users/${u.uid}`), `Deleted ${who}.`).then(() => setMode('view'))}>
+              Yes, delete {who}
+            </button>
+            <button type="button" aria-label={`Keep ${who}`} onClick={() => setMode('view')}>
               Keep
             </button>
           </span>
         ) : (
           <>
-            <button type="button" aria-label={`Edit ${u.username}`} onClick={() => setEditing(true)}>
+            <button type="button" aria-label={`Edit ${who}`} onClick={edit}>
               Edit
             </button>
             {!props.self && (
-              <button
-                type="button"
-                aria-label={`Expire password of ${u.username}`}
-                onClick={() => void act(() => call('POST', `/v1/users/${u.uid}/expire-password`), `The password of ${u.username} has expired.`)}
-              >
-                Expire password
-              </button>
+              <>
+                <button type="button" aria-label={`Set password of ${who}`} onClick={() => setMode('password')}>
+                  Set password
+                </button>
+                <button
+                  type="button"
+                  aria-label={`Expire password of ${who}`}
+                  onClick={() => void act(() => call('POST', `/v1/users/${u.uid}/expire-password`), `The password of ${who} has expired.`)}
+                >
+                  Expire password
+                </button>
+              </>
             )}
             {u.status === 'locked' && (
-              <button type="button" aria-label={`Unlock ${u.username}`} onClick={() => void act(() => call('POST', `/v1/users/${u.uid}/unlock`), `Unlocked ${u.username}.`)}>
+              <button type="button" aria-label={`Unlock ${who}`} onClick={() => void act(() => call('POST', `/v1/users/${u.uid}/unlock`), `Unlocked ${who}.`)}>
                 Unlock
               </button>
             )}
-            <button type="button" aria-label={`Delete ${u.username}`} onClick={() => setConfirming(true)}>
+            <button type="button" aria-label={`Delete ${who}`} onClick={() => setMode('delete')}>
               Delete
             </button>
           </>
@@ -164,10 +248,11 @@ function UserRow(props: { user: User; self: boolean; call: Call; act: (what: () 
   );
 }
 
-function CreateUser(props: { call: Call; onCreated: () => void }) {
-  const [username, setUsername] = useState('');
+function CreateUser(props: { call: Call; roles: ClusterRole[]; onCreated: () => void }) {
   const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('cluster_viewer');
+  const [roleUids, setRoleUids] = useState<number[]>([]);
   const [problem, setProblem] = useState('');
   const [created, setCreated] = useState<{ username: string; password: string }>();
   const [copied, setCopied] = useState(false);
@@ -176,12 +261,14 @@ function CreateUser(props: { call: Call; onCreated: () => void }) {
     setProblem('');
     setCreated(undefined);
     setCopied(false);
+    if (!name && !email) return setProblem('Give a name, an email or both: either one logs in.');
     const password = generatePassword();
     try {
-      await props.call('POST', '/v1/users', { username, password, role, ...(name ? { name } : {}) });
-      setCreated({ username, password });
-      setUsername('');
+      await props.call('POST', '/v1/users', { ...(name && { name }), ...(email && { email }), password, role, ...(roleUids.length > 0 && { role_uids: roleUids }) });
+      setCreated({ username: name || email, password });
       setName('');
+      setEmail('');
+      setRoleUids([]);
       props.onCreated();
     } catch (err) {
       setProblem(explain(err));
@@ -190,9 +277,11 @@ function CreateUser(props: { call: Call; onCreated: () => void }) {
   return (
     <form onSubmit={submit} aria-label="Create user" class="card">
       <h2>Create a user</h2>
-      <Field label="New username" value={username} onInput={setUsername} required autoComplete="off" />
-      <Field label="Full name (optional)" value={name} onInput={setName} autoComplete="off" />
+      <p class="hint">A name, an email or both; either one logs in.</p>
+      <Field label="New user's name" value={name} onInput={setName} autoComplete="off" />
+      <Field label="New user's email" type="email" value={email} onInput={setEmail} autoComplete="off" />
       <RoleSelect label="Role" value={role} onChange={setRole} />
+      <RoleChoice legend="Roles" roles={props.roles} value={roleUids} onChange={setRoleUids} />
       <Problem>{problem}</Problem>
       <button type="submit">Create user</button>
       {created && (

@@ -1,22 +1,23 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import { type Credentials, decodeBasicCredentials, splitAuthorization } from '../../auth/credentials.js';
+import { type Credentials, parseAuthorization } from '../../auth/credentials.js';
 import type { ApiLine } from '../../config/config.js';
 import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
 import { loginOutcomeOf } from '../../metrics/metrics.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { contextOf } from '../request-context.js';
-import { AccessToken, AuthorizeBody, ERROR_RESPONSES } from '../schemas.js';
+import { AccessToken, AuthorizeBody } from '../schemas.js';
 
 type Body = Static<typeof AuthorizeBody>;
 
 /** POST /v1/users/authorize in the wire formats of 7.22 (Basic header) and 7.4 (JSON body). */
-export function authorizeRoute(app: TesseraApp): void {
-  const { auth, config, metrics } = app.tessera;
+export function authorizeRoute(app: TesseraApp, { auth, config, metrics }: Pick<Tessera, 'auth' | 'config' | 'metrics'>): void {
   app.post(
     '/v1/users/authorize',
     {
+      config: { access: 'public', errors: ['missing_credentials', 'invalid_credentials', 'password_expired', 'account_locked', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'malformed_authorization_header'] },
       schema: {
         tags: ['tokens'],
         summary: 'Log in: a username and password for a token',
@@ -26,7 +27,7 @@ export function authorizeRoute(app: TesseraApp): void {
           'a right but expired password answers 401 password_expired.',
         security: [{ basic: [] }, {}],
         body: AuthorizeBody,
-        response: { 200: AccessToken, ...ERROR_RESPONSES },
+        response: { 200: AccessToken },
       },
     },
     async (request, reply) => {
@@ -56,9 +57,9 @@ function credentialsOf(request: FastifyRequest, body: Body, line: ApiLine): Cred
 
 function fromHeader(header: string | undefined): Credentials {
   if (!header) throw new MissingCredentialsError('Send the credentials as "Authorization: Basic …"');
-  const { scheme, value } = splitAuthorization(header);
-  if (scheme !== 'basic') throw new MissingCredentialsError('Only Basic credentials obtain a token here');
-  return decodeBasicCredentials(value);
+  const presented = parseAuthorization(header);
+  if (presented.kind !== 'password') throw new MissingCredentialsError('Only Basic credentials obtain a token here');
+  return presented.credentials;
 }
 
 function fromBody(body: Body, line: ApiLine): Credentials {

@@ -1,38 +1,42 @@
+import Type from 'typebox';
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { ADMIN_ONLY, principalWithRole } from '../authenticate.js';
+import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, ERROR_RESPONSES } from '../schemas.js';
-import { PolicyPatchSchema, PolicySchema } from '../../policy/policy.js';
+import { CALLER } from '../schemas.js';
+import { ClusterSettingsSchema } from '../../policy/policy.js';
 
-/** GET and PUT /v1/cluster/policy: admin only; a change is effective at once. */
-export function clusterPolicyRoutes(app: TesseraApp): void {
-  const { policy, audit } = app.tessera;
-  const doc = { tags: ['policy'], security: CALLER };
-  app.get('/v1/cluster/policy', { schema: { ...doc, summary: 'The password and lockout policy (admin)', response: { 200: PolicySchema, ...ERROR_RESPONSES } } }, async (request) => {
-    await principalWithRole(request, app.tessera, ADMIN_ONLY);
-    return policy.get();
-  });
+/** GET and PUT /v1/cluster/policy: the lockout settings (the product's cluster_settings); a change is effective at once. */
+export function clusterPolicyRoutes(app: TesseraApp, { audit, policy }: Pick<Tessera, 'audit' | 'policy'>): void {
+  const doc = { tags: ['cluster'], security: CALLER };
+  const settings = async () => {
+    const { login_lockout_threshold, login_lockout_duration, login_lockout_counter_reset_after } = await policy.get();
+    return { login_lockout_threshold, login_lockout_duration, login_lockout_counter_reset_after };
+  };
+  app.get(
+    '/v1/cluster/policy',
+    {
+      config: { access: 'view_cluster_info' },
+      schema: { ...doc, summary: 'The lockout settings (view_cluster_info)', response: { 200: ClusterSettingsSchema } },
+    },
+    settings,
+  );
   app.put(
     '/v1/cluster/policy',
     {
+      config: { access: 'update_cluster' },
       schema: {
         ...doc,
-        summary: 'Change the settings named in the body, at once (admin)',
-        body: PolicyPatchSchema,
-        response: { 200: PolicySchema, ...ERROR_RESPONSES },
+        summary: 'Change the lockout settings named in the body, at once (update_cluster: admin)',
+        body: Type.Partial(ClusterSettingsSchema, { additionalProperties: false }),
+        response: { 200: ClusterSettingsSchema },
       },
     },
     async (request) => {
-      const actor = await principalWithRole(request, app.tessera, ADMIN_ONLY);
-      const updated = await policy.update(request.body);
-      audit.record(contextOf(request), {
-        event: 'policy_update',
-        outcome: 'success',
-        username: actor.username,
-        uid: actor.uid,
-        changes: Object.keys(request.body),
-      });
-      return updated;
+      const actor = callerOf(request);
+      await policy.update(request.body);
+      audit.record(contextOf(request), { event: 'policy_update', outcome: 'success', username: actor.username, uid: actor.uid, changes: Object.keys(request.body) });
+      return settings();
     },
   );
 }

@@ -1,5 +1,6 @@
 import { issuerOf, publicUrlOf } from '../../config/config.js';
 import Type from 'typebox';
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { cacheable, NOT_MODIFIED } from '../cacheable.js';
 import { ANYONE } from '../schemas.js';
@@ -12,8 +13,7 @@ import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
  * tokens are, so that a verifier set up with the issuer alone finds the rest. Only what
  * is true of Tessera: no authorization endpoint, no ID tokens, no OAuth grants.
  */
-export function discoveryRoutes(app: TesseraApp): void {
-  const { config, keys } = app.tessera;
+export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<Tessera, 'config' | 'keys'>): void {
   const base = publicUrlOf(config);
   const document = () => ({
     issuer: issuerOf(config),

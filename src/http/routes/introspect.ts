@@ -1,8 +1,8 @@
 import Type from 'typebox';
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { InvalidTokenError } from '../../errors.js';
-import { principalWithRole } from '../authenticate.js';
-import { CALLER, ERROR_RESPONSES } from '../schemas.js';
+import { CALLER } from '../schemas.js';
 
 const Introspection = Type.Object({
   active: Type.Boolean(),
@@ -25,20 +25,19 @@ const Introspection = Type.Object({
  * `token` as a form field (as OAuth clients send it) or in a JSON body; the caller
  * authenticates as a token_verifier (or an admin). An unusable token is `{"active": false}`.
  */
-export function introspectRoute(app: TesseraApp): void {
+export function introspectRoute(app: TesseraApp, { auth }: Pick<Tessera, 'auth'>): void {
   const schema = {
     tags: ['verification'],
     summary: 'Is this token good now? (RFC 7662; token_verifier or admin)',
     security: CALLER,
     consumes: ['application/x-www-form-urlencoded', 'application/json'],
     body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 8192 }), token_type_hint: Type.Optional(Type.String()) }),
-    response: { 200: Introspection, ...ERROR_RESPONSES },
+    response: { 200: Introspection },
   };
-  app.post('/v1/introspect', { schema, config: { formBody: true } }, async (request, reply) => {
-    await principalWithRole(request, app.tessera, ['token_verifier', 'admin']);
+  app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens' } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     try {
-      const { token: claims } = await app.tessera.auth.checkToken(request.body.token);
+      const { token: claims } = await auth.checkToken(request.body.token);
       const { iss, aud, sub, uid, username, roles, iat, exp, jti, ver } = claims!;
       return { active: true, iss, aud, sub, uid, username, roles, iat, exp, jti, ver, token_type: 'Bearer' as const };
     } catch (err) {

@@ -1,12 +1,13 @@
 import Type from 'typebox';
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { ADMIN_ONLY, principalWithRole } from '../authenticate.js';
+import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
-import { CALLER, ERROR_RESPONSES, StringEnum } from '../schemas.js';
+import { CALLER, StringEnum } from '../schemas.js';
 
 /** POST /v1/keys/rotate `{"alg"?}`: stages a new signing key; it is published now and signs later. */
-export function keysRotateRoute(app: TesseraApp): void {
+export function keysRotateRoute(app: TesseraApp, { audit, keys }: Pick<Tessera, 'audit' | 'keys'>): void {
   const Alg = StringEnum(SIGNING_ALGS);
   const RotateBody = Type.Object({ alg: Type.Optional(Alg) });
   const Rotated = Type.Object({ kid: Type.String(), alg: Alg, activates_at: Type.String({ format: 'date-time' }) });
@@ -15,12 +16,12 @@ export function keysRotateRoute(app: TesseraApp): void {
     summary: 'Stage a new signing key: published now, signing after the activation delay (admin)',
     security: CALLER,
     body: RotateBody,
-    response: { 200: Rotated, ...ERROR_RESPONSES },
+    response: { 200: Rotated },
   };
-  app.post('/v1/keys/rotate', { schema }, async (request) => {
-    const actor = await principalWithRole(request, app.tessera, ADMIN_ONLY);
-    const { kid, alg, activatesAt } = await app.tessera.keys.rotate(request.body?.alg);
-    app.tessera.audit.record(contextOf(request), {
+  app.post('/v1/keys/rotate', { config: { access: 'rotate_signing_keys' }, schema }, async (request) => {
+    const actor = callerOf(request);
+    const { kid, alg, activatesAt } = await keys.rotate(request.body?.alg);
+    audit.record(contextOf(request), {
       event: 'key_rotate',
       outcome: 'success',
       username: actor.username,

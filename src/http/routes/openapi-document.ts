@@ -11,5 +11,5 @@ export function openApiDocumentRoute(app: TesseraApp): void {
     security: ANYONE,
     response: { 200: Type.Object({ openapi: Type.String() }, { additionalProperties: true }) },
   };
-  app.get(OPENAPI_PATH, { schema }, async () => app.swagger() as unknown as { openapi: string });
+  app.get(OPENAPI_PATH, { config: { access: 'public' }, schema }, async () => app.swagger() as unknown as { openapi: string });
 }

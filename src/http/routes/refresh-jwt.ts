@@ -1,30 +1,26 @@
-import { splitAuthorization } from '../../auth/credentials.js';
-import { MissingCredentialsError } from '../../errors.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
+import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { AccessToken, CALLER, ERROR_RESPONSES, TtlBody } from '../schemas.js';
+import { AccessToken, CALLER, TtlBody } from '../schemas.js';
 
 /** POST /v1/users/refresh_jwt: a valid token in, a new one out. */
-export function refreshJwtRoute(app: TesseraApp): void {
-  const { auth } = app.tessera;
+export function refreshJwtRoute(app: TesseraApp, { auth }: Pick<Tessera, 'auth'>): void {
   app.post(
     '/v1/users/refresh_jwt',
     {
+      config: { access: 'token', errors: ['account_locked', 'password_expired', 'store_unavailable'] },
       schema: {
         tags: ['tokens'],
         summary: 'A valid token in, a new one out',
         security: CALLER.slice(0, 2),
         body: TtlBody,
-        response: { 200: AccessToken, ...ERROR_RESPONSES },
+        response: { 200: AccessToken },
       },
     },
     async (request, reply) => {
-      const { scheme, value } = splitAuthorization(request.headers.authorization ?? '');
-      if ((scheme !== 'jwt' && scheme !== 'bearer') || !value) {
-        throw new MissingCredentialsError('Present the token as "Authorization: JWT <token>" or "Bearer <token>"');
-      }
-      const token = await auth.refresh(value, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
+      const token = await auth.refresh(callerOf(request), request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
       reply.header('cache-control', 'no-store');
       return { access_token: token };
     },

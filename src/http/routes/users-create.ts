@@ -1,28 +1,25 @@
+import Type from 'typebox';
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { InvalidRequestError } from '../../errors.js';
-import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
+import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, CreateUserBody, ERROR_RESPONSES, UserView } from '../schemas.js';
+import { CALLER, CreateUserBody, DryRunQuery, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
-/** POST /v1/users: admin and user_manager add a user, named by username or email. */
-export function usersCreateRoute(app: TesseraApp): void {
-  const { accounts, policy, clock } = app.tessera;
+/** POST /v1/users: a user with a name and/or an email, a role and/or role_uids (create_new_user). */
+export function usersCreateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<Tessera, 'accounts' | 'clock' | 'policy'>): void {
   app.post('/v1/users', {
+      config: { access: 'create_new_user', errors: ['password_not_complex', 'name_already_exists', 'email_already_exists', 'unauthorized_action'] },
       schema: {
         tags: ['users'],
-        summary: 'Add a user (admin, user_manager)',
+        summary: 'Add a user (create_new_user: admin, user_manager); ?dry_run=true checks and adds nothing',
         security: CALLER,
+        querystring: DryRunQuery,
         body: CreateUserBody,
-        response: { 200: UserView, ...ERROR_RESPONSES },
+        response: { 200: Type.Union([UserView, Type.Object({}, { description: 'dry_run: the request would succeed' })]) },
       },
     }, async (request) => {
-    const actor = await principalWithRole(request, app.tessera, USER_ADMIN_ROLES);
-    const { username, email, password, role, name } = request.body;
-    if ((username === undefined) === (email === undefined)) {
-      throw new InvalidRequestError('Give exactly one of "username" and "email"');
-    }
-    const user = await accounts.create(actor, { username: (username ?? email)!, password, role, name }, contextOf(request));
-    return toUserView(user, await policy.get(), new Date(clock()));
+    const user = await accounts.create(callerOf(request), request.body, contextOf(request), request.query.dry_run === 'true');
+    return user ? toUserView(user, await policy.get(), new Date(clock())) : {};
   });
 }

@@ -1,21 +1,23 @@
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
+import { USER_CHANGE_ERRORS } from '../error-schemas.js';
+import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, ERROR_RESPONSES, Ok, UidParams } from '../schemas.js';
+import { CALLER, Ok, UidParams } from '../schemas.js';
 
 /** DELETE /v1/users/{uid}: admin and user_manager; never the last admin. */
-export function usersDeleteRoute(app: TesseraApp): void {
+export function usersDeleteRoute(app: TesseraApp, { accounts }: Pick<Tessera, 'accounts'>): void {
   app.delete('/v1/users/:uid', {
+      config: { access: 'delete_user', errors: [...USER_CHANGE_ERRORS, 'delete_last_admin_not_allowed'] },
       schema: {
         tags: ['users'],
-        summary: 'Delete a user; never the last admin (admin, user_manager)',
+        summary: 'Delete a user; never the last admin (delete_user: admin, user_manager)',
         security: CALLER,
         params: UidParams,
-        response: { 200: Ok, ...ERROR_RESPONSES },
+        response: { 200: Ok },
       },
     }, async (request) => {
-    const actor = await principalWithRole(request, app.tessera, USER_ADMIN_ROLES);
-    await app.tessera.accounts.delete(actor, Number(request.params.uid), contextOf(request));
+    await accounts.delete(callerOf(request), Number(request.params.uid), contextOf(request));
     return {};
   });
 }

@@ -1,26 +1,27 @@
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { principalWithRole, USER_ADMIN_ROLES } from '../authenticate.js';
+import { USER_CHANGE_ERRORS } from '../error-schemas.js';
+import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, ERROR_RESPONSES, UidParams, UserView } from '../schemas.js';
+import { CALLER, UidParams, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
 /** POST /v1/users/{uid}/expire-password: the user must choose a new password at the next login. */
-export function usersExpirePasswordRoute(app: TesseraApp): void {
-  const { accounts, policy, clock } = app.tessera;
+export function usersExpirePasswordRoute(app: TesseraApp, { accounts, clock, policy }: Pick<Tessera, 'accounts' | 'clock' | 'policy'>): void {
   app.post(
     '/v1/users/:uid/expire-password',
     {
+      config: { access: 'update_user', errors: USER_CHANGE_ERRORS },
       schema: {
         tags: ['users'],
-        summary: 'Expire a password now: the next login must choose a new one (admin, user_manager)',
+        summary: 'Expire a password now: the next login must choose a new one (update_user: admin, user_manager)',
         security: CALLER,
         params: UidParams,
-        response: { 200: UserView, ...ERROR_RESPONSES },
+        response: { 200: UserView },
       },
     },
     async (request) => {
-      const actor = await principalWithRole(request, app.tessera, USER_ADMIN_ROLES);
-      const user = await accounts.expirePassword(actor, Number(request.params.uid), contextOf(request));
+            const user = await accounts.expirePassword(callerOf(request), Number(request.params.uid), contextOf(request));
       return toUserView(user, await policy.get(), new Date(clock()));
     },
   );

@@ -1,36 +1,33 @@
+import type { Tessera } from '../../tessera.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { InvalidRequestError } from '../../errors.js';
-import { principalOf } from '../authenticate.js';
+import { USER_CHANGE_ERRORS } from '../error-schemas.js';
+import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, ERROR_RESPONSES, UidParams, UpdateUserBody, UserView } from '../schemas.js';
+import { CALLER, DryRunQuery, UidParams, UpdateUserBody, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
-/** PUT /v1/users/{uid}: admin and user_manager change anyone; users their own name and password. */
-export function usersUpdateRoute(app: TesseraApp): void {
-  const { accounts, auth, policy, clock } = app.tessera;
+/** PUT /v1/users/{uid}: who may manage users changes anyone; users their own name, alerts and password. */
+export function usersUpdateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<Tessera, 'accounts' | 'clock' | 'policy'>): void {
   app.put(
     '/v1/users/:uid',
     {
+      config: { access: 'caller', errors: [...USER_CHANGE_ERRORS, 'password_not_complex', 'new_password_same_as_current', 'name_already_exists', 'email_already_exists', 'change_last_admin_role_not_allowed'] },
       schema: {
         tags: ['users'],
-        summary: 'Change name, role or password: anyone for admin and user_manager; yourself, name and password',
+        summary: 'Change a user: anyone for update_user (admin, user_manager); yourself: name, alerts, password',
+        description:
+          'Changing your own password with Basic credentials needs nothing more (they prove the current one); ' +
+          'with a token, give old_password too.',
         security: CALLER,
         params: UidParams,
+        querystring: DryRunQuery,
         body: UpdateUserBody,
-        response: { 200: UserView, ...ERROR_RESPONSES },
+        response: { 200: UserView },
       },
     },
     async (request) => {
       const uid = Number(request.params.uid);
-      const ctx = contextOf(request);
-      const actor = await principalOf(request, app.tessera);
-      const { name, role, password, old_password } = request.body;
-      if (password !== undefined && actor.uid === uid) {
-        // Changing one's own password takes the current one (OWASP ASVS 2.1.6).
-        if (old_password === undefined) throw new InvalidRequestError('old_password is required to change your own password');
-        await auth.checkPassword({ username: actor.username, password: old_password }, ctx, { allowExpired: true });
-      }
-      const user = await accounts.update(actor, uid, { name, role, password }, ctx);
+      const user = await accounts.update(callerOf(request), uid, request.body, contextOf(request), request.query.dry_run === 'true');
       return toUserView(user, await policy.get(), new Date(clock()));
     },
   );

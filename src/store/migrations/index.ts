@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
+import { rolesAndUserObject } from './0002-roles-and-user-object.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -10,5 +11,5 @@ export type { Dialect } from './dialect.js';
  * one that has shipped; add a new one.
  */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
-  return { '0001-initial': initial(dialect) };
+  return { '0001-initial': initial(dialect), '0002-roles-and-user-object': rolesAndUserObject(dialect) };
 }

@@ -1,0 +1,47 @@
+import { ROLES, type Role } from '../users/user.js';
+
+/**
+ * The one table of who may do what: each permission (the product's names, and Tessera's own
+ * for its key ring and token verification) and the management levels that hold it. Every
+ * route declares the permission it needs from here; GET /v1/users/permissions serves it.
+ */
+export const PERMISSIONS = {
+  view_all_users_info: ['admin', 'user_manager'],
+  view_user_info: ['admin', 'user_manager'],
+  create_new_user: ['admin', 'user_manager'],
+  update_user: ['admin', 'user_manager'],
+  delete_user: ['admin', 'user_manager'],
+  view_all_roles_info: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer'],
+  view_role_info: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer'],
+  create_role: ['admin', 'user_manager'],
+  update_role: ['admin', 'user_manager'],
+  delete_role: ['admin', 'user_manager'],
+  view_cluster_info: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer'],
+  update_cluster: ['admin'],
+  /** Tessera's: the signing keys (GET /v1/keys, POST /v1/keys/rotate). */
+  view_signing_keys: ['admin'],
+  rotate_signing_keys: ['admin'],
+  /** Tessera's: the revocation feed and introspection, for services that verify tokens. */
+  verify_tokens: ['admin', 'token_verifier'],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function isPermission(name: string): name is Permission {
+  return Object.hasOwn(PERMISSIONS, name);
+}
+
+/** Whether any of these management levels holds the permission. */
+export function holds(rights: readonly Role[], permission: Permission): boolean {
+  const allowed: readonly Role[] = PERMISSIONS[permission];
+  return rights.some((r) => allowed.includes(r));
+}
+
+/** The table by management level: what GET /v1/users/permissions answers. */
+export function permissionsByLevel(): Record<Role, Permission[]> {
+  const table = Object.fromEntries(ROLES.map((r) => [r, [] as Permission[]])) as Record<Role, Permission[]>;
+  for (const [permission, levels] of Object.entries(PERMISSIONS) as [Permission, readonly Role[]][]) {
+    for (const level of levels) table[level].push(permission);
+  }
+  return table;
+}

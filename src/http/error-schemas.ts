@@ -1,0 +1,63 @@
+import Type, { type TSchema } from 'typebox';
+import { isPermission } from '../access/permissions.js';
+import type { ErrorCode } from '../errors.js';
+import type { Access } from './authenticate.js';
+import { STATUS_BY_CODE } from './error-response.js';
+import { StringEnum } from './schemas.js';
+import type { TesseraApp } from './tessera-app.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The error codes this route's own logic answers with (those of its access and input are added). */
+    errors?: ErrorCode[];
+  }
+}
+
+/** What presenting credentials can answer, by the route's access. */
+const PASSWORD_OR_TOKEN: ErrorCode[] = [
+  ...['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_credentials', 'password_expired'] as const,
+  ...['account_locked', 'basic_auth_disabled', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable'] as const,
+];
+const TOKEN_ONLY: ErrorCode[] = ['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_request'];
+
+function accessCodes(access: Access | undefined): ErrorCode[] {
+  if (access === undefined || access === 'public') return [];
+  if (access === 'token') return TOKEN_ONLY;
+  return isPermission(access) ? [...PASSWORD_OR_TOKEN, 'forbidden'] : PASSWORD_OR_TOKEN;
+}
+
+/** The error answers of these codes, one per status, each listing its codes (checked by the tests). */
+export function errorResponses(codes: Iterable<ErrorCode>): Record<string, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      Type.Object(
+        { error_code: StringEnum(list.sort()), message: Type.String({ description: 'what happened and what to do, for people' }) },
+        { description: list.join(', ') },
+      ),
+    ]),
+  );
+}
+
+/**
+ * Every route's document lists each status it can answer with the error codes of each:
+ * those of the route's own logic (`config.errors`), of its access (credentials, permission)
+ * and of its input (a body, parameters), and a fault of ours (500).
+ */
+export function documentErrors(app: TesseraApp): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.schema || route.schema.hide) return;
+    const schema = route.schema as { body?: unknown; params?: unknown; querystring?: unknown; response?: Record<string, unknown> };
+    const input: ErrorCode[] = [
+      ...(schema.body ? (['invalid_request', 'malformed_json', 'body_too_large'] as const) : []),
+      ...(schema.params || schema.querystring ? (['invalid_request'] as const) : []),
+    ];
+    const codes = [...(route.config?.errors ?? []), ...accessCodes(route.config?.access), ...input, 'internal_error' as const];
+    schema.response = { ...schema.response, ...errorResponses(codes) };
+  });
+}
+
+/** What a change to a user named by its uid can answer besides its own codes. */
+export const USER_CHANGE_ERRORS: ErrorCode[] = ['user_not_found', 'unauthorized_action'];

@@ -1,0 +1,50 @@
+import Type from 'typebox';
+import type { Tessera } from '../../tessera.js';
+import type { TesseraApp } from '../tessera-app.js';
+import { publicUrlOf } from '../../config/config.js';
+import type { Policy } from '../../policy/policy.js';
+import { ClusterFieldsSchema } from '../../policy/policy.js';
+import { callerOf } from '../authenticate.js';
+import { contextOf } from '../request-context.js';
+import { CALLER } from '../schemas.js';
+
+/**
+ * GET and PUT /v1/cluster: the fields of the product's cluster object that Tessera keeps —
+ * its name, the password rules and expiry, the console's session timeout and whether Basic
+ * credentials are taken beside tokens. Other fields of the product's object are refused.
+ */
+export function clusterRoutes(app: TesseraApp, { audit, config, policy }: Pick<Tessera, 'audit' | 'config' | 'policy'>): void {
+  const host = new URL(publicUrlOf(config)).hostname;
+  const doc = { tags: ['cluster'], security: CALLER };
+  const view = (p: Policy) => ({
+    name: p.name || host,
+    password_complexity: p.password_complexity,
+    password_min_length: p.password_min_length,
+    password_expiration_duration: p.password_expiration_duration,
+    cm_session_timeout_minutes: p.cm_session_timeout_minutes,
+    control_plane_basic_authentication: p.control_plane_basic_authentication,
+  });
+  app.get(
+    '/v1/cluster',
+    { config: { access: 'view_cluster_info' }, schema: { ...doc, summary: 'The cluster (view_cluster_info)', response: { 200: ClusterFieldsSchema } } },
+    async () => view(await policy.get()),
+  );
+  app.put(
+    '/v1/cluster',
+    {
+      config: { access: 'update_cluster' },
+      schema: {
+        ...doc,
+        summary: 'Change the fields named in the body, at once on this node and within a second on others (update_cluster: admin)',
+        body: Type.Partial(ClusterFieldsSchema, { additionalProperties: false }),
+        response: { 200: ClusterFieldsSchema },
+      },
+    },
+    async (request) => {
+      const actor = callerOf(request);
+      const updated = await policy.update(request.body);
+      audit.record(contextOf(request), { event: 'policy_update', outcome: 'success', username: actor.username, uid: actor.uid, changes: Object.keys(request.body) });
+      return view(updated);
+    },
+  );
+}

@@ -1,0 +1,73 @@
+import { UserAlreadyExistsError } from '../errors.js';
+import type { Db } from '../store/database.js';
+import { isRole } from '../users/user.js';
+import { usernameKey } from '../users/username.js';
+import type { Role } from './role.js';
+import type { RoleStore } from './role-store.js';
+
+const toRole = (row: { uid: number; name: string; management: string }): Role => ({
+  uid: row.uid,
+  name: row.name,
+  management: isRole(row.management) ? row.management : 'none',
+});
+
+/** Roles over any Kysely dialect. */
+export class KyselyRoleStore implements RoleStore {
+  constructor(private readonly db: Db) {}
+
+  async list(): Promise<Role[]> {
+    return (await this.db.selectFrom('roles').select(['uid', 'name', 'management']).orderBy('uid').execute()).map(toRole);
+  }
+
+  async get(uid: number): Promise<Role | undefined> {
+    const row = await this.db.selectFrom('roles').select(['uid', 'name', 'management']).where('uid', '=', uid).executeTakeFirst();
+    return row && toRole(row);
+  }
+
+  async create(role: { name: string; management: string }): Promise<Role> {
+    const row = await this.db
+      .insertInto('roles')
+      .values({ name: role.name, name_key: usernameKey(role.name), management: role.management })
+      .onConflict((oc) => oc.column('name_key').doNothing())
+      .returning(['uid', 'name', 'management'])
+      .executeTakeFirst();
+    if (!row) throw new UserAlreadyExistsError('name_already_exists', 'A role with this name already exists');
+    return toRole(row);
+  }
+
+  async update(uid: number, changes: { name?: string; management?: string }): Promise<void> {
+    const set = {
+      ...(changes.name !== undefined && { name: changes.name, name_key: usernameKey(changes.name) }),
+      ...(changes.management !== undefined && { management: changes.management }),
+    };
+    if (Object.keys(set).length === 0) return;
+    try {
+      await this.db.updateTable('roles').set(set).where('uid', '=', uid).execute();
+    } catch (err) {
+      if (/unique|duplicate/i.test(String((err as Error).message))) {
+        throw new UserAlreadyExistsError('name_already_exists', 'A role with this name already exists');
+      }
+      throw err;
+    }
+  }
+
+  async delete(uid: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('roles').where('uid', '=', uid).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async holders(uid: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('user_roles')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('role_uid', '=', uid)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async nameTaken(name: string, exceptUid?: number): Promise<boolean> {
+    let query = this.db.selectFrom('roles').select('uid').where('name_key', '=', usernameKey(name));
+    if (exceptUid !== undefined) query = query.where('uid', '!=', exceptUid);
+    return (await query.executeTakeFirst()) !== undefined;
+  }
+}

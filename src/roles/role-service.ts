@@ -1,0 +1,90 @@
+import type { AuditLog, RequestContext } from '../audit/audit-log.js';
+import { LastAdminError, RoleInUseError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
+import type { Actor } from '../users/account-service.js';
+import type { Role as Management } from '../users/user.js';
+import type { UserStore } from '../users/user-store.js';
+import { validateName } from '../users/username.js';
+import type { Role } from './role.js';
+import type { RoleStore } from './role-store.js';
+
+/**
+ * Roles: names unique regardless of case, only an admin makes or changes a role that grants
+ * admin, a role in use is not deleted, the last admin is never lost through a role, and a
+ * role whose management changes ends its holders' tokens (their rights changed).
+ */
+export class RoleService {
+  constructor(
+    private readonly roles: RoleStore,
+    private readonly users: UserStore,
+    private readonly audit: AuditLog,
+  ) {}
+
+  list(): Promise<Role[]> {
+    return this.roles.list();
+  }
+
+  async get(uid: number): Promise<Role> {
+    const role = await this.roles.get(uid);
+    if (!role) throw new RoleNotFoundError();
+    return role;
+  }
+
+  async create(actor: Actor, input: { name: string; management: Management }, ctx: RequestContext, dryRun = false): Promise<Role | undefined> {
+    const name = validateName(input.name);
+    this.assertMayGrant(actor, input.management);
+    if (await this.roles.nameTaken(name)) throw nameTaken();
+    if (dryRun) return undefined;
+    const role = await this.roles.create({ name, management: input.management });
+    this.record(ctx, actor, 'role_create', role, ['name', 'management']);
+    return role;
+  }
+
+  async update(actor: Actor, uid: number, changes: { name?: string; management?: Management }, ctx: RequestContext, dryRun = false): Promise<Role> {
+    const role = await this.get(uid);
+    const name = changes.name === undefined ? undefined : validateName(changes.name);
+    if (role.management === 'admin' || changes.management === 'admin') this.assertMayGrant(actor, 'admin');
+    if (name !== undefined && (await this.roles.nameTaken(name, uid))) throw nameTaken();
+    const levelChanges = changes.management !== undefined && changes.management !== role.management;
+    if (levelChanges && role.management === 'admin' && (await this.roles.holders(uid)) > 0) {
+      // Would the role's holders leave the cluster without an admin? Counted as if it had changed.
+      const adminsWithout = (await this.users.countAdmins()) - (await this.adminsOnlyThrough(uid));
+      if (adminsWithout < 1) throw new LastAdminError('change_last_admin_role_not_allowed');
+    }
+    if (dryRun) return role;
+    await this.roles.update(uid, { name, management: changes.management });
+    if (levelChanges) await this.users.revokeTokensOfRole(uid);
+    this.record(ctx, actor, 'role_update', role, Object.keys(changes));
+    return this.get(uid);
+  }
+
+  async delete(actor: Actor, uid: number, ctx: RequestContext): Promise<void> {
+    const role = await this.get(uid);
+    if (role.management === 'admin') this.assertMayGrant(actor, 'admin');
+    const holders = await this.roles.holders(uid);
+    if (holders > 0) throw new RoleInUseError(holders);
+    await this.roles.delete(uid);
+    this.record(ctx, actor, 'role_delete', role);
+  }
+
+  /** Holders of this role who are admins through it alone. */
+  private async adminsOnlyThrough(roleUid: number): Promise<number> {
+    const holders = (await this.users.list()).filter((u) => u.roleUids.includes(roleUid) && u.rights.includes('admin'));
+    const all = await this.roles.list();
+    const adminRoles = new Set(all.filter((r) => r.management === 'admin' && r.uid !== roleUid).map((r) => r.uid));
+    return holders.filter((u) => u.role !== 'admin' && !u.roleUids.some((r) => adminRoles.has(r))).length;
+  }
+
+  private assertMayGrant(actor: Actor, management: Management): void {
+    if (management === 'admin' && !actor.rights.includes('admin')) {
+      throw new UnauthorizedActionError('Only an admin may make or change a role with admin management');
+    }
+  }
+
+  private record(ctx: RequestContext, actor: Actor, event: 'role_create' | 'role_update' | 'role_delete', role: Role, changes?: string[]) {
+    this.audit.record(ctx, { event, outcome: 'success', uid: actor.uid, reason: `role ${role.uid}`, ...(changes && { changes }) });
+  }
+}
+
+function nameTaken() {
+  return new UserAlreadyExistsError('name_already_exists', 'A role with this name already exists');
+}

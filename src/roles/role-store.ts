@@ -1,0 +1,17 @@
+import type { Role as Management } from '../users/user.js';
+import type { Role } from './role.js';
+
+/** Roles; names are unique regardless of case. */
+export interface RoleStore {
+  list(): Promise<Role[]>;
+  get(uid: number): Promise<Role | undefined>;
+  /** Throws UserAlreadyExistsError(name_already_exists) when the name is taken. */
+  create(role: { name: string; management: Management }): Promise<Role>;
+  /** Throws UserAlreadyExistsError(name_already_exists) when the name is taken. */
+  update(uid: number, changes: { name?: string; management?: Management }): Promise<void>;
+  delete(uid: number): Promise<boolean>;
+  /** How many users hold the role. */
+  holders(uid: number): Promise<number>;
+  /** Whether a role other than `exceptUid` has this name (regardless of case). */
+  nameTaken(name: string, exceptUid?: number): Promise<boolean>;
+}

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPermission, PERMISSIONS, permissionsByLevel } from '../../src/access/permissions.js';
+import { ROLES } from '../../src/users/user.js';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+const tokens = new Map<string, string>();
+const uids = new Map<string, number>();
+let operations: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; access: string }[] = [];
+
+beforeAll(async () => {
+  t = await testTessera();
+  for (const level of ROLES) {
+    uids.set(level, await t.addUser(`user-${level}`, `password-of-${level}`, level));
+    tokens.set(level, await login(t, `user-${level}`, `password-of-${level}`));
+  }
+  const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { 'x-access'?: string }>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      operations.push({ method: method.toUpperCase() as 'GET', path, access: op['x-access'] ?? '(none)' });
+    }
+  }
+  operations = operations.filter((o) => o.path.startsWith('/v1/'));
+});
+afterAll(() => t.close());
+
+/** A request that cannot change anything that matters: unknown uids, empty bodies. */
+const urlOf = (path: string) => path.replace('{uid}', '999999');
+const bodyOf = (method: string) => (method === 'GET' || method === 'DELETE' ? undefined : {});
+
+describe('who may do what, decided by the one permissions table', () => {
+  it('every operation of the API declares what it needs', () => {
+    expect(operations.length).toBeGreaterThan(20);
+    for (const op of operations) expect([op.method, op.path, op.access]).toEqual([op.method, op.path, expect.stringMatching(/^(public|optional|token|caller|[a-z_]+)$/)]);
+    for (const op of operations) expect(['public', 'optional', 'token', 'caller'].includes(op.access) || isPermission(op.access)).toBe(true);
+  });
+
+  it('answers every permission-guarded operation × every management level as the table says (403 exactly when it does not hold)', async () => {
+    const guarded = operations.filter((o) => isPermission(o.access));
+    expect(guarded.length).toBeGreaterThan(15);
+    const mismatches: string[] = [];
+    for (const op of guarded) {
+      for (const level of ROLES) {
+        const res = await call(t, op.method, urlOf(op.path), { auth: tokens.get(level), body: bodyOf(op.method) });
+        const allowed = (PERMISSIONS[op.access as keyof typeof PERMISSIONS] as readonly string[]).includes(level);
+        const refused = res.status === 403 && res.body.error_code === 'forbidden';
+        if (allowed === refused || res.status === 401 || res.status >= 500) mismatches.push(`${op.method} ${op.path} as ${level}: ${res.status} ${res.body?.error_code}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('lets every signed-in level reach the operations that need only credentials (for itself), and refuses them without', async () => {
+    // Logout would end the tokens the other checks use; its own tests are in revocation.test.ts.
+    for (const op of operations.filter((o) => (o.access === 'caller' || o.access === 'token') && o.path !== '/v1/users/logout')) {
+      for (const level of ROLES) {
+        const own = op.path.replace('{uid}', String(uids.get(level)));
+        const res = await call(t, op.method, own, { auth: tokens.get(level), body: bodyOf(op.method) });
+        expect([op.path, level, res.status === 401 || (res.status === 403 && res.body.error_code === 'forbidden')]).toEqual([op.path, level, false]);
+      }
+      const none = await call(t, op.method, urlOf(op.path), { body: bodyOf(op.method) });
+      expect([op.path, none.status]).toEqual([op.path, 401]);
+    }
+  });
+
+  it('serves the same table at GET /v1/users/permissions', async () => {
+    const res = await call(t, 'GET', '/v1/users/permissions', { auth: tokens.get('db_viewer') });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(permissionsByLevel());
+    expect(res.body.user_manager).toEqual(expect.arrayContaining(['create_new_user', 'update_role', 'view_all_users_info']));
+    expect(res.body.none).toEqual([]);
+  });
+});

@@ -1,0 +1,116 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY } from '../../src/policy/policy.js';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+let root: string;
+beforeEach(async () => {
+  t = await testTessera();
+  await t.addUser('root', 'root-password', 'admin');
+  await t.addUser('ivan', 'ivan-password-1', 'user_manager');
+  await t.addUser('nobody', 'nobody-password', 'none');
+  root = await login(t, 'root', 'root-password');
+});
+afterEach(() => t.close());
+
+const CLUSTER_DEFAULTS = {
+  name: '127.0.0.1',
+  password_complexity: false,
+  password_min_length: 8,
+  password_expiration_duration: 0,
+  cm_session_timeout_minutes: 15,
+  control_plane_basic_authentication: true,
+};
+const LOCKOUT_DEFAULTS = { login_lockout_threshold: 5, login_lockout_duration: 1800, login_lockout_counter_reset_after: 900 };
+
+describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on or off', () => {
+  it('starts at the product\'s defaults; anyone with view_cluster_info reads it, only an admin changes it', async () => {
+    expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body).toEqual(CLUSTER_DEFAULTS);
+    const manager = await login(t, 'ivan', 'ivan-password-1');
+    expect((await call(t, 'GET', '/v1/cluster', { auth: manager })).status).toBe(200);
+    expect((await call(t, 'PUT', '/v1/cluster', { auth: manager, body: { password_min_length: 12 } })).status).toBe(403);
+    expect((await call(t, 'GET', '/v1/cluster', { auth: await login(t, 'nobody', 'nobody-password') })).status).toBe(403);
+    // Vault's connection check: Basic credentials on GET /v1/cluster tell good from bad.
+    expect((await call(t, 'GET', '/v1/cluster', { auth: t.basic('root', 'root-password') })).body.name).toBe('127.0.0.1');
+    expect((await call(t, 'GET', '/v1/cluster', { auth: t.basic('root', 'wrong') })).status).toBe(401);
+  });
+
+  it('changes what it names, keeps the rest, and persists', async () => {
+    const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body: { name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ...CLUSTER_DEFAULTS, name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 });
+    const again = await testTessera({ dataDir: t.dataDir });
+    try {
+      expect(await again.tessera.policy.get()).toMatchObject({ name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 });
+    } finally {
+      await again.app.close();
+      await again.tessera.close();
+    }
+    // The console's idle sign-out follows it.
+    expect((await t.app.inject({ method: 'GET', url: '/console-settings.json' })).json()).toEqual({ idle_minutes: 30 });
+  });
+
+  it.each([
+    { password_min_length: 7 },
+    { password_min_length: 257 },
+    { password_expiration_duration: 3651 },
+    { cm_session_timeout_minutes: 0 },
+    { password_complexity: 'yes' },
+    { control_plane_basic_authentication: 'no' },
+    { login_lockout_threshold: 3 }, // a cluster setting, kept at /v1/cluster/policy
+    { uid: 1 },
+    { unknown_setting: 1 },
+  ])('refuses %j with 400 naming the field, and changes nothing', async (body) => {
+    const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error_code).toBe('invalid_request');
+    expect(res.body.message).toContain(Object.keys(body)[0]);
+    expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
+  });
+
+  it('is effective at once for new passwords', async () => {
+    await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_min_length: 16, password_complexity: true } });
+    const create = (password: string) => call(t, 'POST', '/v1/users', { auth: root, body: { name: 'judy', password, role: 'none' } });
+    expect((await create('Sh0rt!pass')).body.error_code).toBe('password_not_complex');
+    expect((await create('long-enough-but-simple')).body.error_code).toBe('password_not_complex');
+    expect((await create('Judy-Is-My-N4me-Here')).body.error_code).toBe('password_not_complex');
+    expect((await create('Baaaa-4-very-long-one')).body.error_code).toBe('password_not_complex');
+    expect((await create('Tr1cky-Long-Phrase!')).status).toBe(200);
+  });
+
+  it('expires passwords older than password_expiration_duration days', async () => {
+    await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_expiration_duration: 1 } });
+    t.advance(86_400 + 1);
+    const res = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'ivan', password: 'ivan-password-1' } });
+    expect(res.status).toBe(401);
+    expect(res.body.error_code).toBe('password_expired');
+  });
+});
+
+describe('GET/PUT /v1/cluster/policy: the lockout settings (cluster_settings)', () => {
+  it('starts at the defaults; view_cluster_info reads, only an admin changes', async () => {
+    expect((await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body).toEqual(LOCKOUT_DEFAULTS);
+    const manager = await login(t, 'ivan', 'ivan-password-1');
+    expect((await call(t, 'GET', '/v1/cluster/policy', { auth: manager })).status).toBe(200);
+    expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: manager, body: { login_lockout_threshold: 3 } })).status).toBe(403);
+  });
+
+  it('changes what it names and keeps the rest', async () => {
+    const res = await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body: { login_lockout_threshold: 0 } });
+    expect(res.body).toEqual({ ...LOCKOUT_DEFAULTS, login_lockout_threshold: 0 });
+    expect((await t.tessera.policy.get()).login_lockout_threshold).toBe(0);
+  });
+
+  it.each([
+    { login_lockout_threshold: -1 },
+    { login_lockout_counter_reset_after: 0 },
+    { login_lockout_duration: 86401 },
+    { password_min_length: 9 }, // a field of the cluster object, kept at /v1/cluster
+  ])('refuses %j with 400 and changes nothing', async (body) => {
+    const res = await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain(Object.keys(body)[0]);
+    expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
+  });
+});

@@ -1,0 +1,131 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call, login } from '../helpers/http.js';
+import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+let t: TestTessera;
+let admin: string;
+let manager: string;
+beforeEach(async () => {
+  t = await testTessera();
+  await t.addUser('root', 'root-password', 'admin');
+  await t.addUser('ivan', 'ivan-password-1', 'user_manager');
+  admin = await login(t, 'root', 'root-password');
+  manager = await login(t, 'ivan', 'ivan-password-1');
+});
+afterEach(() => t.close());
+
+const BUILT_IN = [
+  { uid: 1, name: 'Admin', management: 'admin' },
+  { uid: 2, name: 'Cluster Member', management: 'cluster_member' },
+  { uid: 3, name: 'Cluster Viewer', management: 'cluster_viewer' },
+  { uid: 4, name: 'DB Member', management: 'db_member' },
+  { uid: 5, name: 'DB Viewer', management: 'db_viewer' },
+  { uid: 6, name: 'None', management: 'none' },
+  { uid: 7, name: 'User Manager', management: 'user_manager' },
+  { uid: 8, name: 'Token Verifier', management: 'token_verifier' },
+];
+
+describe('/v1/roles', () => {
+  it('has one built-in role per management level from the first start, so role_uids resolve at once', async () => {
+    const res = await call(t, 'GET', '/v1/roles', { auth: admin });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(BUILT_IN);
+    expect((await call(t, 'GET', '/v1/roles/3', { auth: manager })).body).toEqual(BUILT_IN[2]);
+    expect((await call(t, 'GET', '/v1/roles/99', { auth: admin })).body.error_code).toBe('role_not_found');
+  });
+
+  it('creates, renames, changes and deletes a role; names are unique regardless of case', async () => {
+    const created = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'DBA', management: 'db_member' } });
+    expect(created.status).toBe(200);
+    expect(created.body).toEqual({ uid: expect.any(Number), name: 'DBA', management: 'db_member' });
+    expect(created.body.uid).toBeGreaterThan(100);
+    const uid = created.body.uid as number;
+    const dup = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'dba', management: 'none' } });
+    expect([dup.status, dup.body.error_code]).toEqual([409, 'name_already_exists']);
+    const renamed = await call(t, 'PUT', `/v1/roles/${uid}`, { auth: manager, body: { name: 'Database admins', management: 'cluster_member' } });
+    expect(renamed.body).toEqual({ uid, name: 'Database admins', management: 'cluster_member' });
+    expect((await call(t, 'PUT', `/v1/roles/${uid}`, { auth: admin, body: { name: 'admin' } })).body.error_code).toBe('name_already_exists');
+    expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: manager })).status).toBe(200);
+    expect((await call(t, 'GET', `/v1/roles/${uid}`, { auth: admin })).status).toBe(404);
+    expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(404);
+  });
+
+  it('validates with dry_run and changes nothing', async () => {
+    const dry = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'Ghost', management: 'db_viewer' } });
+    expect([dry.status, dry.body]).toEqual([200, {}]);
+    expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toHaveLength(BUILT_IN.length);
+    const dryDup = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'admin', management: 'db_viewer' } });
+    expect(dryDup.body.error_code).toBe('name_already_exists');
+    const dryPut = await call(t, 'PUT', '/v1/roles/5?dry_run=true', { auth: admin, body: { name: 'Readers' } });
+    expect(dryPut.status).toBe(200);
+    expect((await call(t, 'GET', '/v1/roles/5', { auth: admin })).body.name).toBe('DB Viewer');
+  });
+
+  it('refuses to delete a role in use (406 role_in_use)', async () => {
+    await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'vault', password: 'vault-password-1', role_uids: [5] } });
+    const res = await call(t, 'DELETE', '/v1/roles/5', { auth: admin });
+    expect([res.status, res.body.error_code]).toEqual([406, 'role_in_use']);
+    expect((await call(t, 'GET', '/v1/roles/5', { auth: admin })).status).toBe(200);
+  });
+
+  it('keeps a user_manager away from admin: no role with admin management made, changed, deleted or given', async () => {
+    const make = await call(t, 'POST', '/v1/roles', { auth: manager, body: { name: 'Root', management: 'admin' } });
+    expect([make.status, make.body.error_code]).toEqual([403, 'unauthorized_action']);
+    expect((await call(t, 'PUT', '/v1/roles/4', { auth: manager, body: { management: 'admin' } })).body.error_code).toBe('unauthorized_action');
+    expect((await call(t, 'PUT', '/v1/roles/1', { auth: manager, body: { name: 'Boss' } })).body.error_code).toBe('unauthorized_action');
+    expect((await call(t, 'DELETE', '/v1/roles/1', { auth: manager })).body.error_code).toBe('unauthorized_action');
+    const give = await call(t, 'POST', '/v1/users', { auth: manager, body: { name: 'sneaky', password: 'sneaky-password-1', role_uids: [1] } });
+    expect([give.status, give.body.error_code]).toEqual([403, 'unauthorized_action']);
+    expect(await t.tessera.users.findByUsername('sneaky')).toBeUndefined();
+  });
+
+  it('never loses the last admin through a role (406 change_last_admin_role_not_allowed)', async () => {
+    // Make the only admin an admin through role 1 alone.
+    const root = (await t.tessera.users.findByUsername('root'))!;
+    await call(t, 'PUT', `/v1/users/${root.uid}`, { auth: admin, body: { role_uids: [1] } });
+    await call(t, 'PUT', `/v1/users/${root.uid}`, { auth: await login(t, 'root', 'root-password'), body: { role: 'none' } });
+    const res = await call(t, 'PUT', '/v1/roles/1', { auth: await login(t, 'root', 'root-password'), body: { management: 'none' } });
+    expect([res.status, res.body.error_code]).toEqual([406, 'change_last_admin_role_not_allowed']);
+  });
+});
+
+describe('users with roles', () => {
+  it('gives a user the highest level of its role and its roles; the token carries every level', async () => {
+    const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'pat', password: 'pat-password-1', role: 'db_viewer', role_uids: [7, 3] } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'pat', email: '', role: 'user_manager', role_uids: [3, 7] });
+    const token = await login(t, 'pat', 'pat-password-1');
+    expect(decodeJwt(token.slice(4)).payload.roles).toEqual(['user_manager', 'cluster_viewer', 'db_viewer']);
+    // Rights are the union: user_manager lists users, cluster_viewer reads the cluster.
+    expect((await call(t, 'GET', '/v1/users', { auth: token })).status).toBe(200);
+    expect((await call(t, 'GET', '/v1/cluster', { auth: token })).status).toBe(200);
+    expect((await call(t, 'PUT', '/v1/cluster', { auth: token, body: {} })).status).toBe(403);
+  });
+
+  it('refuses a role uid that does not exist, naming it', async () => {
+    const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'pat', password: 'pat-password-1', role_uids: [42] } });
+    expect([res.status, res.body.error_code]).toEqual([400, 'invalid_request']);
+    expect(res.body.message).toContain('42');
+  });
+
+  it('ends the tokens of a role\'s holders when its management changes, and they log in with the new rights', async () => {
+    const created = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Ops', management: 'user_manager' } });
+    const roleUid = created.body.uid as number;
+    const { body: user } = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'opsie', password: 'opsie-password-1', role_uids: [roleUid] } });
+    const token = await login(t, 'opsie', 'opsie-password-1');
+    expect((await call(t, 'GET', '/v1/users', { auth: token })).status).toBe(200);
+    await call(t, 'PUT', `/v1/roles/${roleUid}`, { auth: admin, body: { management: 'db_viewer' } });
+    expect((await call(t, 'GET', `/v1/users/${user.uid}`, { auth: token })).status).toBe(401);
+    const after = await login(t, 'opsie', 'opsie-password-1');
+    expect((await call(t, 'GET', '/v1/users', { auth: after })).status).toBe(403);
+    expect((await call(t, 'GET', `/v1/users/${user.uid}`, { auth: after })).body.role).toBe('db_viewer');
+  });
+
+  it('changes role_uids on update; taking them away ends the user\'s tokens', async () => {
+    const { body: user } = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'rob', password: 'rob-password-1', role_uids: [4] } });
+    const token = await login(t, 'rob', 'rob-password-1');
+    const res = await call(t, 'PUT', `/v1/users/${user.uid}`, { auth: admin, body: { role_uids: [5] } });
+    expect(res.body).toMatchObject({ role: 'db_viewer', role_uids: [5] });
+    expect((await call(t, 'GET', `/v1/users/${user.uid}`, { auth: token })).status).toBe(401);
+  });
+});
