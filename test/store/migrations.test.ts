@@ -45,6 +45,30 @@ describe.each(['sqlite', 'postgres'] as const)('schema migrations on %s', (diale
   });
 });
 
+describe('schema migrations on postgres, beside another store in the same database', () => {
+  it('keep their own bookkeeping tables in the connection\'s schema, not those of another schema', async () => {
+    const [first, second] = [await freshPostgres(), await freshPostgres()];
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-'));
+    try {
+      await (await openDatabase({ dataDir, databaseUrl: first.url })).destroy();
+      // The first schema now holds tessera_migrations_lock; the second must make its own.
+      const db = await openDatabase({ dataDir, databaseUrl: second.url });
+      try {
+        const applied = await sql<{ name: string }>`select name from tessera_migrations`.execute(db);
+        expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrationsFor('postgres')));
+        const own = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name like 'tessera_migrations%'`.execute(db);
+        expect(own.rows[0]!.n).toBe(2);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await first.drop();
+      await second.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the SQLite store on disk', () => {
   it('is for its owner alone, also in a folder that existed with a looser mode', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-mode-'));
