@@ -8,6 +8,7 @@ import { consoleScope } from './http/console.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { documentErrors } from './http/error-schemas.js';
 import { api, probes, wellKnown } from './http/scopes.js';
+import { gateUntilStarted } from './http/start-gate.js';
 import type { TesseraApp } from './http/tessera-app.js';
 import type { Tessera } from './tessera.js';
 
@@ -16,6 +17,8 @@ export type { TesseraApp } from './http/tessera-app.js';
 export interface AppOptions {
   loggerInstance?: FastifyServerOptions['loggerInstance'];
   https?: { key: string | Buffer; cert: string | Buffer } | null;
+  /** Whether the process has started serving (store open, first admin made); until then 503 `starting`. */
+  started?: () => boolean;
 }
 
 /** Builds the HTTP app around an opened Tessera, without listening: tests use app.inject. */
@@ -39,6 +42,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
   // before any route runs, one log line a request.
   registerErrorHandling(app);
   answerMissingHostAndExpect(app);
+  if (options.started) gateUntilStarted(app, options.started);
   logRequests(app);
   countRequests(app, tessera.metrics);
   registerOpenApi(app, tessera.config); // before the routes it describes

@@ -38,6 +38,7 @@ export type ErrorCode =
   | 'store_unavailable'
   | 'guard_unavailable'
   | 'not_ready'
+  | 'starting'
   | 'internal_error';
 
 /**
@@ -226,6 +227,13 @@ export class GuardUnavailableError extends RetryLaterError {
 export class NotReadyError extends RetryLaterError {
   constructor(message: string) {
     super('not_ready', message, 2);
+  }
+}
+
+/** The process listens but is not serving yet: the store, its migrations or the first admin are not done. */
+export class StartingError extends RetryLaterError {
+  constructor() {
+    super('starting', 'Tessera is starting; try again in a second', 1);
   }
 }
 

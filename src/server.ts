@@ -41,13 +41,16 @@ export async function startServer(
       ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
       : await selfSignedTls(config.dataDir);
   const tessera = await openTessera(config, { logger });
+  // The store is open and migrated; the first admin is made after the port is bound.
+  let started = false;
   try {
     const app = buildApp(tessera, {
       loggerInstance: logger,
       https: tls && { key: tls.key, cert: tls.cert },
+      started: () => started,
     });
     if (tls) answerPlainHttpOnTls(app.server);
-    const metricsListener = config.metricsListen ? await listenMetrics(tessera.metrics, config.metricsListen) : undefined;
+    const metricsListener = config.metricsListen ? await listenMetrics(tessera.metrics, config.metricsListen, { started: () => started, readiness: tessera.readiness }) : undefined;
     await app.listen({ host: config.listen.host, port: config.listen.port }).catch((err: unknown) => {
       metricsListener?.server.close();
       throw err;
@@ -61,6 +64,7 @@ export async function startServer(
       await closeListeners();
       throw err;
     });
+    started = true;
     const { address, port } = app.server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
     let closing: Promise<void> | undefined;

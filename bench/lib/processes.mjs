@@ -29,6 +29,8 @@ export function startProcess(args, env = {}, command = process.execPath) {
         child.stderr.resume();
         resolve({
           url: m[1],
+          /** The management listener (metrics and probes), when the server has one. */
+          managementUrl: /Metrics for Prometheus at (\S+)\/metrics/.exec(output)?.[1],
           pid: child.pid,
           startupMs: performance.now() - started,
           rssMb: () => rssMb(child.pid),

@@ -18,7 +18,7 @@ import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
 import type { TokenVerifier } from '../tokens/token-verifier.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
-import { matchPassword } from '../users/match-password.js';
+import { failureBudgetMs, matchPassword } from '../users/match-password.js';
 import { isLocked, isPasswordExpired, unlocksInSeconds, type User } from '../users/user.js';
 import type { Principal } from './principal.js';
 import { highest } from '../access/management.js';
@@ -77,17 +77,19 @@ export class AuthService {
       return { user };
     }
     await throttle.check(ctx.ip);
+    const started = performance.now();
     const found = user && { user, passwords: await inTime(deadline, credentials.passwordsOf(user.uid)) };
-    let shortfallMs = 0;
+    let eachMs = 0;
     const match = await lockout.guarded({ username, user: found?.user, policy: rules, ctx, deadline }, async () => {
       const checked = await matchPassword(hasher, found?.passwords, password, deadline);
-      shortfallMs = checked.shortfallMs;
+      eachMs = checked.eachMs;
       return checked.stored;
     });
     if (!found || !match) {
       // A wrong password takes as long for every user, whatever number of passwords they
       // hold, and for a name that does not exist; waited out after the lease is given back.
-      await sleep(Math.min(shortfallMs, deadline.remaining()));
+      const left = started + failureBudgetMs(eachMs) - performance.now();
+      await sleep(Math.max(0, Math.min(left, deadline.remaining())));
       throw new InvalidCredentialsError();
     }
     verified.remember(found.user, password);

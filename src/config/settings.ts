@@ -157,7 +157,7 @@ export const SETTINGS = {
   metricsListen: setting({
     flag: '--metrics-listen <host:port>',
     env: 'TESSERA_METRICS_LISTEN',
-    help: 'where GET /metrics (Prometheus) is served, apart from the API; "off" disables',
+    help: 'the management listener, apart from the API: GET /metrics (Prometheus), /healthz and /readyz; "off" disables',
     schema: Type.Union([Address, Type.Null()]),
     default: { host: '127.0.0.1', port: 9464 },
     parse: (text) => (text === 'off' ? null : parseListen(text, '--metrics-listen')),

@@ -31,9 +31,17 @@ export function answerClientError(this: FastifyInstance, err: Error & { code?: s
         ? ['headers_too_large', 'The request headers are too large']
         : ['malformed_request', 'The request is not valid HTTP/1.1'];
   this.log.debug({ code: err.code }, 'client error'); // the code alone: err.rawPacket holds the request's bytes
-  if (socket.writable) socket.end(rawAnswer(code, message));
-  socket.destroy();
+  if (!socket.writable) return void socket.destroy();
+  socket.end(rawAnswer(code, message));
+  // Closing with bytes of the request still unread resets the connection, and the answer
+  // with it (headers too large arrive in many packets; over TLS nearly always): read and drop
+  // the rest for a moment, as nginx's lingering close does, then let go.
+  socket.on('data', () => {}).resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
+
+/** How long the rest of a refused request is read and dropped before the connection is closed. */
+const LINGER_MS = 2000;
 
 /** Fastify's `frameworkErrors`: a URL the router cannot decode, or a parameter too long. */
 export function answerFrameworkError(err: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {

@@ -43,6 +43,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   store_unavailable: 503,
   guard_unavailable: 503,
   not_ready: 503,
+  starting: 503,
   internal_error: 500,
 };
 

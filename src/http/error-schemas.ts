@@ -54,7 +54,7 @@ export function documentErrors(app: TesseraApp): void {
       ...(schema.body ? (['invalid_request', 'malformed_json', 'body_too_large'] as const) : []),
       ...(schema.params || schema.querystring ? (['invalid_request'] as const) : []),
     ];
-    const codes = [...(route.config?.errors ?? []), ...accessCodes(route.config?.access), ...input, 'internal_error' as const];
+    const codes = [...(route.config?.errors ?? []), ...accessCodes(route.config?.access), ...input, 'internal_error' as const, ...(route.config?.whileStarting ? [] : (['starting'] as const))];
     schema.response = { ...schema.response, ...errorResponses(codes) };
   });
 }

@@ -1,13 +1,15 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeConfig } from '../../src/config/config.js';
 import { openAccounts } from '../../src/tessera.js';
 import { ensureFirstAdmin } from '../../src/users/first-admin.js';
 import { KyselyUnshownPasswordMark } from '../../src/users/unshown-password-mark.js';
-import { basic, FAST_ARGON2_ENV, request, runCli, startServe } from '../helpers/cli.js';
+import { basic, CLI, cleanEnv, FAST_ARGON2_ENV, type Reply, request, runCli, startServe } from '../helpers/cli.js';
 import { FAST_ARGON2 } from '../helpers/test-tessera.js';
 
 const dirs: string[] = [];
@@ -90,4 +92,53 @@ describe('the first start of tessera serve (subprocess)', () => {
     await server.stop();
     expect(server.stderr()).toContain('Created the first admin: root');
   });
+
+  it('answers a request sent the moment the port accepts with 200 or 503 starting, never 401, in 10 fresh starts', async () => {
+    const seen: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const dataDir = fresh();
+      const port = await freePort();
+      // Default argon2id (the admin's password takes its real time to hash): the window is as wide as in production.
+      const child = spawn(process.execPath, [CLI, 'serve', '--no-tls', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir], {
+        env: cleanEnv({ TESSERA_ADMIN_USERNAME: 'deployer', TESSERA_ADMIN_PASSWORD: 'Deployer-password-1' }),
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      try {
+        const first = await firstAnswer(`http://127.0.0.1:${port}/v1/users/authorize`, basic('deployer', 'Deployer-password-1'));
+        seen.push(`${first.status} ${first.json?.error_code ?? ''}`.trim());
+        if (first.status !== 200) {
+          expect([first.status, first.json.error_code, first.headers['retry-after']]).toEqual([503, 'starting', '1']);
+          while (!stderr.includes('listening on')) await sleep(20);
+        }
+        // Whatever the first call met, the admin logs in (nothing counted toward its lockout).
+        expect((await login(`http://127.0.0.1:${port}`, 'deployer', 'Deployer-password-1')).status).toBe(200);
+      } finally {
+        child.kill('SIGKILL');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+    }
+    expect(seen.filter((s) => s.startsWith('401'))).toEqual([]);
+  });
 });
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => probe.once('listening', r));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+/** Calls again and again until the port accepts, and returns the first answer. */
+async function firstAnswer(url: string, authorization: string): Promise<Reply> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await request(url, { method: 'POST', headers: { authorization } });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ECONNREFUSED' || Date.now() > until) throw err;
+      await sleep(2);
+    }
+  }
+}

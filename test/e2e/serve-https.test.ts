@@ -87,6 +87,21 @@ describe('tessera serve over HTTPS (subprocess)', () => {
     expect(token.stderr).toMatch(/https_required.*use an https:\/\/ URL/);
   });
 
+  it('answers headers too large with 431, not a reset, to a Node.js https client (20 tries)', async () => {
+    const dataDir = tempDir();
+    const server = await serve([], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir });
+    const ca = readFileSync(path.join(dataDir, 'tls', 'cert.pem'));
+    const outcomes = new Map<string, number>();
+    for (let i = 0; i < 20; i++) {
+      const outcome = await request(`${server.url}/v1/users`, { ca, headers: { 'x-big': 'a'.repeat(20_000) } }).then(
+        (res) => `${res.status} ${res.json?.error_code}`,
+        (err: NodeJS.ErrnoException) => err.code ?? String(err),
+      );
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(outcomes)).toEqual({ '431 headers_too_large': 20 });
+  });
+
   it('serves a given certificate with --tls-cert/--tls-key', async () => {
     const first = tempDir();
     const firstServer = await serve([], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: first });

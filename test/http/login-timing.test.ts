@@ -48,7 +48,11 @@ describe('a wrong password', () => {
     const cpu = Object.fromEntries(Object.entries(samples).map(([k, s]) => [k, median(s.map((x) => x.cpuMs))]));
     console.log('median ms', ms, 'median cpu ms', cpu);
     const times = Object.values(ms);
-    expect(Math.min(...times) / Math.max(...times)).toBeGreaterThan(0.9);
+    // Every failure ends at one budget by construction (match-password.ts): alike within a
+    // few per cent alone, and within the margin on a busy machine. Without the budget, a user
+    // with one password would answer in about half the time of a rotation's (0.5); without
+    // the dummy verification, an unknown name at once.
+    expect(Math.min(...times) / Math.max(...times)).toBeGreaterThan(0.85);
     // The unknown name and the one-password user pay one verification, not two.
     expect(cpu.unknown! / cpu.two!).toBeLessThan(0.75);
     expect(cpu.one! / cpu.two!).toBeLessThan(0.75);

@@ -12,7 +12,7 @@ afterEach(async () => {
 
 /** Scrapes the real metrics listener and reads the samples: "name{a="1",b="2"}" → value. */
 async function scrape(): Promise<{ text: string; value: (name: string, labels?: Record<string, string>) => number }> {
-  const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 });
+  const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness });
   closeListener = () => listener.server.close();
   const res = await fetch(listener.url);
   expect(res.status).toBe(200);
@@ -107,14 +107,23 @@ describe('Prometheus metrics', () => {
     expect(text).not.toContain('/nope');
   });
 
-  it('the listener serves GET /metrics only', async () => {
+  it('the listener serves GET /metrics and the probes, nothing of the API; /readyz says starting until the process has started', async () => {
     t = await testTessera();
-    const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 });
+    let started = false;
+    const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => started, readiness: t.tessera.readiness });
     closeListener = () => listener.server.close();
-    const other = await fetch(listener.url.replace('/metrics', '/v1/users'));
+    const at = (path: string, init?: RequestInit) => fetch(listener.url.replace('/metrics', path), init);
+    const other = await at('/v1/users');
     expect(other.status).toBe(404);
-    expect(await other.json()).toEqual({ error_code: 'not_found', message: 'This listener serves GET /metrics only' });
-    expect((await fetch(listener.url, { method: 'POST' })).status).toBe(404);
+    expect(await other.json()).toEqual({ error_code: 'not_found', message: 'This listener serves GET /metrics, /healthz and /readyz' });
+    const posted = await at('/metrics', { method: 'POST' });
+    expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect(await (await at('/healthz')).json()).toEqual({ status: 'ok' });
+    const starting = await at('/readyz');
+    expect([starting.status, starting.headers.get('retry-after'), (await starting.json()).error_code]).toEqual([503, '1', 'starting']);
+    started = true;
+    const ready = await at('/readyz');
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', store: true }]);
   });
 });
 

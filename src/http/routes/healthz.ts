@@ -10,5 +10,5 @@ export function healthzRoute(app: TesseraApp): void {
     security: ANYONE,
     response: { 200: Type.Object({ status: Type.Literal('ok') }) },
   };
-  app.get('/healthz', { schema }, async () => ({ status: 'ok' as const }));
+  app.get('/healthz', { schema, config: { whileStarting: true } }, async () => ({ status: 'ok' as const }));
 }
