@@ -108,11 +108,11 @@ export function createVerifier(options: VerifierOptions): Verifier {
 async function discover(issuer: string): Promise<Discovered> {
   const res = await fetch(`${issuer}/.well-known/openid-configuration`, { headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(`discovery at ${issuer} answered ${res.status}`);
-  const doc = (await res.json()) as { issuer?: string; jwks_uri?: string; token_endpoint?: string };
+  const doc = (await res.json()) as { issuer?: string; jwks_uri?: string; tessera_login_endpoint?: string };
   if (doc.issuer?.replace(/\/+$/, '') !== issuer || !doc.jwks_uri) {
     throw new Error(`the discovery document at ${issuer} is for issuer ${String(doc.issuer)}`);
   }
-  return { jwksUri: doc.jwks_uri, tokenEndpoint: doc.token_endpoint };
+  return { jwksUri: doc.jwks_uri, tokenEndpoint: doc.tessera_login_endpoint };
 }
 
 function claimsOf(p: JWTPayload): TesseraClaims {

@@ -90,7 +90,8 @@ describe('GET /v1/openapi.json', () => {
     expect(codes('/v1/users/authorize', 'post', '401')).toEqual(['account_locked', 'invalid_credentials', 'missing_credentials', 'password_expired']);
     expect(codes('/v1/roles/{uid}', 'delete', '406')).toEqual(['role_in_use']);
     expect(doc.paths['/v1/users/authorize']!.post!.responses['403']).toBeUndefined();
-    expect(codes('/readyz', 'get', '503')).toEqual(['not_ready']);
+    expect(codes('/readyz', 'get', '503')).toEqual(['not_ready', 'starting']);
+    expect(doc.paths['/healthz']!.get!.responses['503']).toBeUndefined(); // alive while starting too
   });
 
   it('shows authorize in both wire formats, roles and statuses as enums, and which routes need a caller', async () => {

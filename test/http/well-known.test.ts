@@ -28,7 +28,7 @@ describe('the well-known documents', () => {
     expect(doc).toEqual({
       issuer: 'https://auth.example.com',
       jwks_uri: 'https://auth.example.com/.well-known/jwks.json',
-      token_endpoint: 'https://auth.example.com/v1/users/authorize',
+      tessera_login_endpoint: 'https://auth.example.com/v1/users/authorize',
       introspection_endpoint: 'https://auth.example.com/v1/introspect',
       id_token_signing_alg_values_supported: ['ES256'],
       subject_types_supported: ['public'],

@@ -11,7 +11,9 @@ import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
  * GET /.well-known/openid-configuration (OpenID Connect Discovery) and
  * /.well-known/oauth-authorization-server (RFC 8414): where the keys are and what the
  * tokens are, so that a verifier set up with the issuer alone finds the rest. Only what
- * is true of Tessera: no authorization endpoint, no ID tokens, no OAuth grants.
+ * is true of Tessera: no authorization endpoint, no ID tokens, no OAuth grants — so no
+ * `token_endpoint` either (an OAuth client would send it a form-encoded grant it does not
+ * take); Tessera's own login is named in a field of its own.
  */
 export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<Tessera, 'config' | 'keys'>): void {
   const base = publicUrlOf(config);
@@ -19,7 +21,7 @@ export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<Tessera,
     issuer: issuerOf(config),
     jwks_uri: `${base}/.well-known/jwks.json`,
     // Tessera's own login (7.22 Basic header or 7.4 JSON body), not an RFC 6749 grant.
-    token_endpoint: `${base}/v1/users/authorize`,
+    tessera_login_endpoint: `${base}/v1/users/authorize`,
     introspection_endpoint: `${base}/v1/introspect`,
     id_token_signing_alg_values_supported: keys.algorithms(),
     subject_types_supported: ['public'],
@@ -28,7 +30,7 @@ export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<Tessera,
   const Discovery = Type.Object({
     issuer: Type.String(),
     jwks_uri: Type.String(),
-    token_endpoint: Type.String(),
+    tessera_login_endpoint: Type.String({ description: 'POST /v1/users/authorize: Tessera\'s login, not an OAuth 2.0 token endpoint' }),
     introspection_endpoint: Type.String(),
     id_token_signing_alg_values_supported: Type.Array(Type.Enum(SIGNING_ALGS)),
     subject_types_supported: Type.Array(Type.String()),
