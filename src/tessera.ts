@@ -129,13 +129,17 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     keys.start();
     users.onRevoked = (uid) => revocations.userChanged(uid);
     const userReads = new UserReadCache(users, clock);
-    users.onChanged = (uid) => userReads.forget(uid);
-    revocations.onUserChanged = (uid) => userReads.forget(uid);
+    const verified = new VerifiedCredentials(config.authCacheSeconds, clock);
+    const forget = (uid: number) => {
+      userReads.forget(uid);
+      verified.forget(uid);
+    };
+    users.onChanged = forget;
+    revocations.onUserChanged = forget;
     const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
     const [iss, aud] = [issuerOf(config), audiencesOf(config)];
     const issuer = new TokenIssuer(keys, iss, aud, clock);
     const verifier = new TokenVerifier(keys, iss, aud, config.clockLeewaySeconds, clock);
-    const verified = new VerifiedCredentials(config.authCacheSeconds, clock);
     const auth = new AuthService({
       ...{ users, credentials: users, hasher, issuer, verifier, verified },
       ...{ revocations, policy, lockout, throttle, audit, clock, loginTimeoutMs: config.loginTimeoutMs },

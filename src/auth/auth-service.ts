@@ -20,6 +20,7 @@ import type { TokenVerifier } from '../tokens/token-verifier.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
 import { failureBudgetMs, matchPassword } from '../users/match-password.js';
 import { isLocked, isPasswordExpired, unlocksInSeconds, type User } from '../users/user.js';
+import { usernameKey } from '../users/username.js';
 import type { Principal } from './principal.js';
 import { highest } from '../access/management.js';
 import type { CredentialStore, UserStore } from '../users/user-store.js';
@@ -64,18 +65,30 @@ export class AuthService {
     ctx: RequestContext,
     options: { allowExpired?: boolean; deadline?: Deadline } = {},
   ): Promise<PasswordCheck> {
-    const { throttle, users, credentials, policy, lockout, hasher, clock, verified } = this.deps;
+    const { throttle, users, credentials, policy, lockout, hasher, clock, verified, revocations } = this.deps;
     const deadline = options.deadline ?? Deadline.after(this.deps.loginTimeoutMs);
-    const user = await inTime(deadline, users.findByUsername(username));
+    const login = usernameKey(username);
     const rules = await inTime(deadline, policy.get());
     const now = new Date(clock());
-    // The same password verified a short while ago, and nothing about the user changed since:
-    // no hash, no throttling (only what costs a verification counts), no lockout lease.
-    if (user && !isLocked(user, now) && verified.holds(user, password)) {
-      if (!options.allowExpired && isPasswordExpired(user, rules, now)) throw new PasswordExpiredError();
-      this.onVerified(true);
-      return { user };
+    // The same password of this login verified a short while ago, and nothing about the user
+    // changed since (its token epoch is current: the revocation list knows within a poll, the
+    // store at once): no hash, no throttling (only what costs a verification counts), no
+    // lockout lease. A user read within the last second is not read again.
+    const recalled = verified.recall(login, password);
+    let user: User | undefined;
+    let read = false;
+    if (recalled) {
+      const epochCurrent = recalled.fresh && !(await revocations.isRevoked(recalled.user.uid, recalled.user.tokenEpoch, ''));
+      if (!epochCurrent) [user, read] = [await inTime(deadline, users.findByUsername(username)), true];
+      const current = epochCurrent ? recalled.user : user;
+      if (current && current.uid === recalled.user.uid && current.tokenEpoch === recalled.user.tokenEpoch && !isLocked(current, now)) {
+        if (read) verified.confirm(login, current);
+        if (!options.allowExpired && isPasswordExpired(current, rules, now)) throw new PasswordExpiredError();
+        this.onVerified(true);
+        return { user: current };
+      }
     }
+    if (!read) user = await inTime(deadline, users.findByUsername(username));
     await throttle.check(ctx.ip);
     const started = performance.now();
     const found = user && { user, passwords: await inTime(deadline, credentials.passwordsOf(user.uid)) };
@@ -92,7 +105,7 @@ export class AuthService {
       await sleep(Math.max(0, Math.min(left, deadline.remaining())));
       throw new InvalidCredentialsError();
     }
-    verified.remember(found.user, password);
+    verified.remember(login, found.user, password);
     this.onVerified(false);
     if (!options.allowExpired && isPasswordExpired(found.user, rules, now)) throw new PasswordExpiredError();
     if (hasher.needsRehash(match.hash)) await this.rehash(match.id, password);
