@@ -1,7 +1,7 @@
 import { type AddressInfo, createServer } from 'node:net';
 import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
-import { type Config, makeConfig } from './config/config.js';
+import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
 import { listenMetrics } from './metrics/metrics-server.js';
 import { openTessera, type Tessera } from './tessera.js';
@@ -41,6 +41,7 @@ export async function startServer(
       ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
       : await selfSignedTls(config.dataDir);
   const tessera = await openTessera(config, { logger });
+  if (tessera.issuerChangedFrom) logger.warn({ from: tessera.issuerChangedFrom, to: issuerOf(config) }, 'the tokens\' issuer changed: tokens of the old one are refused');
   // The store is open and migrated; the first admin is made after the port is bound.
   let started = false;
   try {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.js';
 import { AuthService } from './auth/auth-service.js';
 import { VerifiedCredentials } from './auth/verified-credentials.js';
+import { settleIssuer } from './tokens/store-issuer.js';
 import { type Clock, systemClock } from './clock.js';
 import { audiencesOf, type Config, issuerOf, masterKeyBytes } from './config/config.js';
 import { within } from './deadline.js';
@@ -73,6 +74,8 @@ export interface Tessera extends Accounts {
   auth: AuthService;
   /** Which shared services answer now; for /readyz. */
   readiness(): Promise<{ store: boolean; redis?: boolean }>;
+  /** The issuer the store had before this node changed it (see settleIssuer). */
+  issuerChangedFrom?: string;
 }
 
 export async function openAccounts(config: Config, options: OpenOptions = {}, guard?: LoginGuard): Promise<Accounts> {
@@ -123,6 +126,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     base = await openAccounts(config, { ...options, metrics }, guard);
     const { db, users, hasher, policy, audit, lockout } = base;
     const keys = await loadKeyRing(db, config, clock);
+    const { changedFrom: issuerChangedFrom } = await settleIssuer(db, config);
     const revocationStore = new KyselyRevocationStore(db);
     const revocations = new RevocationList(revocationStore, clock);
     await revocations.start();
@@ -130,9 +134,10 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     users.onRevoked = (uid) => revocations.userChanged(uid);
     const userReads = new UserReadCache(users, clock);
     const verified = new VerifiedCredentials(config.authCacheSeconds, clock);
-    const forget = (uid: number) => {
+    const forget = (uid: number, what?: 'last_login') => {
       userReads.forget(uid);
-      verified.forget(uid);
+      // A recorded login changes nothing a password check depends on.
+      if (what !== 'last_login') verified.forget(uid);
     };
     users.onChanged = forget;
     revocations.onUserChanged = forget;
@@ -165,7 +170,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       ...base.accountDeps,
       confirmPassword: async (username, password, ctx) => (await auth.checkPassword({ username, password }, ctx, { allowExpired: true })).user,
     });
-    return { ...base, accounts, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close };
+    return { ...base, accounts, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close, issuerChangedFrom };
   } catch (err) {
     await base?.close();
     redis?.disconnect();

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { startServer } from '../server.js';
 import { CliError } from './cli-error.js';
 import { addServeOptions, configFromOptions, type SettingOptions } from './options.js';
-import type { Config } from '../config/config.js';
+import { type Config, issuerOf } from '../config/config.js';
 import { explainStartFailure } from './start-failure.js';
 
 export function serveCommand(): Command {
@@ -56,6 +56,9 @@ Examples:
           say(`The first admin ${admin.unshownPasswordOf} got a generated password that an earlier start never showed. Set one:`);
           say(`\n    ${setPasswordCommand(admin.unshownPasswordOf, config, command.getOptionValueSource('databaseUrl') === 'env')}\n`);
         }
+      }
+      if (server.tessera.issuerChangedFrom) {
+        say(`The tokens' issuer changed from ${server.tessera.issuerChangedFrom} to ${issuerOf(server.tessera.config)}: tokens issued before are no longer accepted (set --public-url to keep one issuer)`);
       }
       if (server.metricsUrl) say(`Metrics for Prometheus at ${server.metricsUrl}`);
       say(`Web console at ${server.url}/, API reference at ${server.url}/docs`);

@@ -79,8 +79,8 @@ function profileColumns(p: Partial<UserProfile>) {
 export class KyselyUserStore implements UserStore, CredentialStore {
   /** Told after every committed change that revokes a user's tokens. */
   onRevoked: (uid: number) => void = () => {};
-  /** Told after every committed change to what a user object shows. */
-  onChanged: (uid: number) => void = () => {};
+  /** Told after every committed change to what a user object shows; `last_login` alone when a login was recorded. */
+  onChanged: (uid: number, what?: 'last_login') => void = () => {};
 
   private readonly userByUid;
   private readonly userByName;
@@ -177,7 +177,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   async recordLogin(uid: number, at: Date): Promise<void> {
     await this.db.updateTable('users').set({ last_login: at.toISOString() }).where('uid', '=', uid).execute();
-    this.onChanged(uid);
+    this.onChanged(uid, 'last_login');
   }
 
   async expirePassword(uid: number, at: Date): Promise<void> {

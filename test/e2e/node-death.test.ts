@@ -26,7 +26,8 @@ describe('a node that dies with logins in flight', () => {
   const node = () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tessera-node-'));
     dirs.push(dir);
-    return startServe(['--no-tls'], {
+    // Every node of a cluster is reached at one address (the load balancer's): one issuer.
+    return startServe(['--no-tls', '--public-url', 'http://tessera.cluster.example'], {
       TESSERA_DATA_DIR: dir,
       TESSERA_DATABASE_URL: db.url,
       TESSERA_REDIS_URL: REDIS_URL,

@@ -3,7 +3,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FAST_ARGON2_ENV, runCli } from '../helpers/cli.js';
+import { FAST_ARGON2_ENV, runCli, startServe } from '../helpers/cli.js';
+import { freshPostgres } from '../helpers/services.js';
 
 const dirs: string[] = [];
 const fresh = () => {
@@ -66,6 +67,18 @@ describe('a start that fails says what to do in one line, without a stack', () =
   it('when PostgreSQL cannot be reached, without its password', async () => {
     const res = await failsWith(['--database-url', 'postgres://tessera:hunter2@127.0.0.1:1/tessera'], /PostgreSQL.*--database-url/);
     expect(res.stderr).not.toContain('hunter2');
+  });
+
+  it('when another node of the same PostgreSQL issues its tokens under another address, naming both', async () => {
+    const db = await freshPostgres();
+    try {
+      const first = await startServe(['--no-tls'], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: fresh(), TESSERA_DATABASE_URL: db.url });
+      await first.stop();
+      // The second node takes its issuer from its own (other) port, as the first did.
+      await failsWith([], /this store's tokens are issued as http:\/\/127\.0\.0\.1:\d+, and this node would issue them as .*--public-url/, { TESSERA_DATABASE_URL: db.url });
+    } finally {
+      await db.drop();
+    }
   });
 
   it('when a TLS file is missing', async () => {
