@@ -52,13 +52,13 @@ export async function startServer(
     });
     if (tls) answerPlainHttpOnTls(app.server);
     const metricsListener = config.metricsListen ? await listenMetrics(tessera.metrics, config.metricsListen, { started: () => started, readiness: tessera.readiness }) : undefined;
-    await app.listen({ host: config.listen.host, port: config.listen.port }).catch((err: unknown) => {
-      metricsListener?.server.close();
+    await app.listen({ host: config.listen.host, port: config.listen.port }).catch(async (err: unknown) => {
+      await metricsListener?.close();
       throw err;
     });
     const mark = new KyselyUnshownPasswordMark(tessera.db);
     const closeListeners = async () => {
-      metricsListener?.server.close();
+      await metricsListener?.close();
       await app.close();
     };
     const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(async (err: unknown) => {

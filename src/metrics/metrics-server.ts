@@ -1,5 +1,4 @@
-import { createServer, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { DomainError, RetryLaterError } from '../errors.js';
 import { type Readiness, readyState } from '../probes/readiness.js';
 import type { Metrics } from './metrics.js';
@@ -12,51 +11,123 @@ export interface Probes {
   readiness: Readiness;
 }
 
-function json(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
+/** How often the main thread tells the listener its readiness (which is also its heartbeat). */
+const READINESS_EVERY_MS = 500;
+/** The main thread is taken for dead when it has said nothing for this long. */
+const LIVENESS_MS = 10_000;
+
+interface Answer {
+  status: number;
+  body: object;
+  headers?: Record<string, string>;
 }
+
+type FromListener = { type: 'listening'; address: string; port: number } | { type: 'failed'; code: string } | { type: 'metrics'; id: number };
 
 /**
  * The management listener (as Keycloak's management port): GET /metrics in the Prometheus
- * text format, and the probes GET /healthz and GET /readyz — apart from the API, so that it
- * is never exposed with the API by accident, and a probe never queues behind API connections
- * (a login flood fills the API port's accept queue, not this one).
+ * text format and the probes GET /healthz and GET /readyz, apart from the API so that it is
+ * never exposed with the API by accident. It runs on a thread of its own: a login flood
+ * keeps the main event loop busy, and a probe must not wait behind it (a liveness probe's
+ * usual timeout is 1 s). The main thread tells it its readiness twice a second — that is
+ * also its heartbeat: /healthz fails when the main thread has said nothing for 10 s — and
+ * answers its requests for the metrics.
  */
-export async function listenMetrics(metrics: Metrics, at: { host: string; port: number }, probes: Probes): Promise<{ server: Server; url: string }> {
+export async function listenMetrics(
+  metrics: Metrics,
+  at: { host: string; port: number },
+  probes: Probes,
+  livenessMs = LIVENESS_MS,
+): Promise<{ url: string; close(): Promise<void> }> {
+  // A thread costs ~7 MB of RSS (its isolate); a smaller heap limit did not change that.
+  const worker = new Worker(`(${managementListener.toString()})()`, { eval: true, workerData: { ...at, livenessMs } });
+  const tell = () =>
+    void readyState(probes.started(), probes.readiness).then(
+      (ready): Answer => ({ status: 200, body: ready }),
+      (err: unknown): Answer => {
+        const known = err instanceof DomainError ? err : undefined;
+        const retry = err instanceof RetryLaterError && err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : undefined;
+        return { status: 503, body: { error_code: known?.code ?? 'not_ready', message: known?.message ?? 'Not ready' }, headers: retry };
+      },
+    ).then((answer) => worker.postMessage({ type: 'ready', answer }));
+  worker.on('message', (message: FromListener) => {
+    if (message.type !== 'metrics') return;
+    metrics.registry.metrics().then(
+      (text) => worker.postMessage({ type: 'metrics', id: message.id, text, contentType: metrics.registry.contentType }),
+      () => worker.postMessage({ type: 'metrics', id: message.id }),
+    );
+  });
+  const bound = await new Promise<{ address: string; port: number }>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.on('message', (message: FromListener) => {
+      if (message.type === 'listening') resolve(message);
+      if (message.type === 'failed') {
+        reject(
+          new MetricsListenError(
+            `cannot serve metrics on ${at.host}:${at.port} (${message.code}): choose another address with --metrics-listen HOST:PORT (TESSERA_METRICS_LISTEN), or off`,
+          ),
+        );
+      }
+    });
+  }).catch(async (err: unknown) => {
+    await worker.terminate();
+    throw err;
+  });
+  tell();
+  const timer = setInterval(tell, READINESS_EVERY_MS).unref();
+  worker.unref();
+  const host = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
+  return {
+    url: `http://${host}:${bound.port}/metrics`,
+    close: async () => {
+      clearInterval(timer);
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * The listener's thread. Its source becomes the worker's code, so it imports nothing: Node's
+ * own modules come from process.getBuiltinModule, and what it knows comes in messages.
+ */
+function managementListener(): void {
+  const { createServer } = process.getBuiltinModule('node:http');
+  const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+  const { host, port, livenessMs } = workerData as { host: string; port: number; livenessMs: number };
+  let ready: Answer = { status: 503, body: { error_code: 'starting', message: 'Tessera is starting; try again in a second' }, headers: { 'retry-after': '1' } };
+  let heardAt = Date.now();
+  const waiting = new Map<number, (reply: { text?: string; contentType?: string }) => void>();
+  let nextId = 0;
+  parentPort!.on('message', (message: { type: 'ready'; answer: Answer } | { type: 'metrics'; id: number; text?: string; contentType?: string }) => {
+    heardAt = Date.now();
+    if (message.type === 'ready') ready = message.answer;
+    else {
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    }
+  });
+  const json = (response: import('node:http').ServerResponse, { status, body, headers }: Answer) =>
+    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
   const server = createServer((request, response) => {
     const path = request.url?.split('?')[0];
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return json(response, 405, { error_code: 'method_not_allowed', message: 'This listener takes GET only' }, { allow: 'GET, HEAD' });
+      return json(response, { status: 405, body: { error_code: 'method_not_allowed', message: 'This listener takes GET only' }, headers: { allow: 'GET, HEAD' } });
     }
-    if (path === '/healthz') return json(response, 200, { status: 'ok' });
-    if (path === '/readyz') {
-      return void readyState(probes.started(), probes.readiness).then(
-        (ready) => json(response, 200, ready),
-        (err: unknown) => {
-          const known = err instanceof DomainError ? err : undefined;
-          const retry = err instanceof RetryLaterError && err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : undefined;
-          json(response, 503, { error_code: known?.code ?? 'not_ready', message: known?.message ?? 'Not ready' }, retry);
-        },
-      );
+    if (path === '/healthz') {
+      const alive = Date.now() - heardAt < livenessMs;
+      return json(response, alive ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { error_code: 'unresponsive', message: `The server has not answered its listener for ${Math.round((Date.now() - heardAt) / 1000)} s` } });
     }
+    if (path === '/readyz') return json(response, ready);
     if (path !== '/metrics') {
-      return json(response, 404, { error_code: 'not_found', message: 'This listener serves GET /metrics, /healthz and /readyz' });
+      return json(response, { status: 404, body: { error_code: 'not_found', message: 'This listener serves GET /metrics, /healthz and /readyz' } });
     }
-    metrics.registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-      () => response.writeHead(500).end(),
-    );
+    const id = nextId++;
+    waiting.set(id, ({ text, contentType }) => (text === undefined ? response.writeHead(500).end() : response.writeHead(200, { 'content-type': contentType! }).end(text)));
+    parentPort!.postMessage({ type: 'metrics', id });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        new MetricsListenError(
-          `cannot serve metrics on ${at.host}:${at.port} (${err.code}): choose another address with --metrics-listen HOST:PORT (TESSERA_METRICS_LISTEN), or off`,
-        ),
-      ),
-    );
-    server.listen(at.port, at.host, resolve);
+  server.once('error', (err: NodeJS.ErrnoException) => parentPort!.postMessage({ type: 'failed', code: err.code ?? String(err) }));
+  server.listen(port, host, () => {
+    const address = server.address() as import('node:net').AddressInfo;
+    parentPort!.postMessage({ type: 'listening', address: address.address, port: address.port });
   });
-  const { address, port } = server.address() as AddressInfo;
-  return { server, url: `http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics` };
 }

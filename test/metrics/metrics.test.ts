@@ -1,24 +1,25 @@
+import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenMetrics } from '../../src/metrics/metrics-server.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 let t: TestTessera;
-let closeListener: (() => void) | undefined;
+let closeListener: (() => Promise<void>) | undefined;
 afterEach(async () => {
-  closeListener?.();
+  await closeListener?.();
   await t?.close();
 });
 
 /** Scrapes the real metrics listener and reads the samples: "name{a="1",b="2"}" → value. */
 async function scrape(): Promise<{ text: string; value: (name: string, labels?: Record<string, string>) => number }> {
   const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness });
-  closeListener = () => listener.server.close();
+  closeListener = () => listener.close();
   const res = await fetch(listener.url);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   const text = await res.text();
-  listener.server.close();
+  await listener.close();
   const samples = new Map<string, number>();
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
@@ -111,7 +112,7 @@ describe('Prometheus metrics', () => {
     t = await testTessera();
     let started = false;
     const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => started, readiness: t.tessera.readiness });
-    closeListener = () => listener.server.close();
+    closeListener = () => listener.close();
     const at = (path: string, init?: RequestInit) => fetch(listener.url.replace('/metrics', path), init);
     const other = await at('/v1/users');
     expect(other.status).toBe(404);
@@ -122,8 +123,30 @@ describe('Prometheus metrics', () => {
     const starting = await at('/readyz');
     expect([starting.status, starting.headers.get('retry-after'), (await starting.json()).error_code]).toEqual([503, '1', 'starting']);
     started = true;
-    const ready = await at('/readyz');
+    // The main thread tells the listener's thread its readiness twice a second.
+    let ready = await at('/readyz');
+    for (let i = 0; i < 40 && ready.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ready = await at('/readyz');
+    }
     expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', store: true }]);
+  });
+});
+
+describe('the management listener\'s own thread', () => {
+  it('answers probes while the main thread is stalled, and says it is stalled past the liveness time', async () => {
+    t = await testTessera();
+    const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness }, 1000);
+    closeListener = () => listener.close();
+    const probe = (path: string) => execFileSync('curl', ['-s', '-m', '2', '-w', ' %{http_code}', listener.url.replace('/metrics', path)], { encoding: 'utf8' });
+    for (let i = 0; i < 40 && !probe('/readyz').endsWith(' 200'); i++) await new Promise((r) => setTimeout(r, 50));
+    // curl runs while this (the main) thread is blocked in execFileSync: the answers come from the listener's thread.
+    expect(probe('/healthz')).toBe('{"status":"ok"} 200');
+    const stalledUntil = Date.now() + 1500;
+    while (Date.now() < stalledUntil); // a main thread that no longer turns
+    expect(probe('/healthz')).toMatch(/"error_code":"unresponsive".* 503$/);
+    await new Promise((r) => setTimeout(r, 600)); // it turns again, and says so
+    expect(probe('/healthz')).toBe('{"status":"ok"} 200');
   });
 });
 
