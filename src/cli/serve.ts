@@ -72,7 +72,24 @@ Examples:
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      stopWhenNpmShellExits(stop);
     });
+}
+
+/**
+ * Under npx (or an npm script without `exec`) the server's parent is npm's shell, which dies
+ * on SIGTERM without passing it on: a process manager that stops npm would leave the server
+ * running, orphaned. So, under npm, the parent's exit is taken as SIGTERM. (Elsewhere a
+ * parent may exit on purpose — `nohup tessera serve &` — and the server stays.)
+ */
+function stopWhenNpmShellExits(stop: (why: string) => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop('npm (the parent process) exited');
+  }, 500).unref();
 }
 
 /** The command that gives `username` a new password in this server's store (never with a secret in it). */

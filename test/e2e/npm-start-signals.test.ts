@@ -32,4 +32,30 @@ describe('npm start', () => {
     expect(answering, 'the server still answers after npm start was stopped').toBe(false);
     expect(stderr).toContain('SIGTERM: finishing in-flight requests, then stopping');
   });
+
+  it('under npx, whose shell dies on SIGTERM without passing it on, stops when that shell is gone', async () => {
+    // npx runs `sh -c 'tessera serve …'` with npm's variables set: the same here, without the
+    // copy of the package that npx makes first.
+    const dir = mkdtempSync(path.join(tmpdir(), 'tessera-npx-'));
+    const shell = spawn('sh', ['-c', `'${process.execPath}' '${path.join(ROOT, 'dist/cli/main.js')}' serve --no-tls --listen 127.0.0.1:0 --data-dir '${dir}'`], {
+      env: cleanEnv({ ...FAST_ARGON2_ENV, npm_lifecycle_event: 'npx', npm_command: 'exec' }),
+    });
+    try {
+      let stderr = '';
+      shell.stderr.on('data', (d) => (stderr += d));
+      const until = Date.now() + 30_000;
+      while (!/listening on (\S+)/.test(stderr) && Date.now() < until) await sleep(50);
+      const url = /listening on (\S+)/.exec(stderr)?.[1];
+      expect(url, stderr).toBeDefined();
+      shell.kill('SIGTERM'); // dash exits; the server is left to itself, as under npx
+      let answering = true;
+      for (let i = 0; i < 100 && answering; i++) {
+        answering = await request(`${url}/healthz`).then(() => true, () => false);
+        if (answering) await sleep(50);
+      }
+      expect(answering, 'the server still answers after its npm shell was stopped').toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
