@@ -73,6 +73,9 @@ export async function listenMetrics(
     await worker.terminate();
     throw err;
   });
+  // Should the thread fail later, its probes stop answering (an orchestrator then sees the
+  // node as down); the API goes on, and the event must not end the process.
+  worker.on('error', () => clearInterval(timer));
   tell();
   const timer = setInterval(tell, READINESS_EVERY_MS).unref();
   worker.unref();
