@@ -2,9 +2,8 @@
 // before roles, the product's user object and the one access hook), side by side in one
 // run: both servers loaded at once, each on a store seeded by its own build, so whatever else
 // the machine does hits both alike. Token reads, Basic reads and logins.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { baseBuild, measured } from './lib/base-build.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
@@ -13,21 +12,13 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const BASE_REV = process.env.BASE_REV ?? '59087de';
-const log = (...a) => console.error('bench:', ...a);
-const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
-const dirs = [];
-const tmp = (name) => {
-  const d = mkdtempSync(path.join(os.tmpdir(), `tessera-bench-${name}-`));
-  dirs.push(d);
-  return d;
-};
 const serve = (cli, dataDir) =>
   startProcess(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--metrics-listen', 'off', '--data-dir', dataDir, '--auth-rate-limit', '0'], {}, cli);
 
 let servers = {};
 try {
   const base = baseBuild(BASE_REV, log);
-  const [dirNew, dirBase] = [tmp('new'), tmp('base')];
+  const [dirNew, dirBase] = [tempDir('new'), tempDir('base')];
   await seedUsers(dirNew, 1000);
   const { seedUsers: seedBase } = await import(path.join(base.dir, 'bench/lib/seed.mjs'));
   await seedBase(dirBase, 1000);
@@ -79,5 +70,5 @@ Basic read / token read, this build: ${basicVsToken.toFixed(3)} (the same route 
 `);
 } finally {
   for (const s of Object.values(servers)) await s.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 }

@@ -3,9 +3,8 @@
 //    such a request takes.
 // 2. Over HTTP: token reads and logins of this build against a build of the commit before the
 //    metrics (BASE_REV, default 651c76d), both loaded at once, each on a store it seeded.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { baseBuild, measured } from './lib/base-build.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
@@ -15,14 +14,6 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const BASE_REV = process.env.BASE_REV ?? '651c76d';
-const log = (...a) => console.error('bench:', ...a);
-const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
-const dirs = [];
-const tmp = (name) => {
-  const d = mkdtempSync(path.join(os.tmpdir(), `tessera-bench-${name}-`));
-  dirs.push(d);
-  return d;
-};
 
 /** ns per call of `work`, the best of 5 runs of n calls. */
 function nsPerCall(work, n = 200_000) {
@@ -60,7 +51,7 @@ try {
   // 2. Over HTTP, this build against the base revision.
   // Each store seeded by its own build: a store of this build has migrations the base does not know.
   const base = baseBuild(BASE_REV, log);
-  const [dirNew, dirBase] = [tmp('new'), tmp('base')];
+  const [dirNew, dirBase] = [tempDir('new'), tempDir('base')];
   await seedUsers(dirNew, 1000);
   await (await import(path.join(base.dir, 'bench/lib/seed.mjs'))).seedUsers(dirBase, 1000);
   servers = {
@@ -110,5 +101,5 @@ Produced by \`npm run bench:metrics\` (\`node bench/metrics-overhead.mjs\`; BASE
 `);
 } finally {
   for (const s of Object.values(servers)) await s.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 }

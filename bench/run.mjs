@@ -1,10 +1,11 @@
 // npm run bench: every figure of the performance table, side by side in one run, written
 // to bench/RESULTS.md. Absolute numbers depend on the machine; the ratios are the point.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
+import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { closedLoop, openLoop, percentile, sequential } from './lib/load.mjs';
 import { startProcess, startTessera } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
@@ -12,14 +13,6 @@ import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const cores = os.availableParallelism();
 const here = import.meta.dirname;
-const dirs = [];
-const tmp = (name) => {
-  const d = mkdtempSync(path.join(os.tmpdir(), `tessera-bench-${name}-`));
-  dirs.push(d);
-  return d;
-};
-const log = (...a) => console.error('bench:', ...a);
-const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 const json = JSON.stringify;
 const f = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 const rows = [];
@@ -53,9 +46,9 @@ try {
 
   // 2. Stores of 1,000 and 1,000,000 users.
   log('seeding 1,000 and 1,000,000 users');
-  const small = tmp('1k');
+  const small = tempDir('1k');
   await seedUsers(small, 1000);
-  const big = tmp('1m');
+  const big = tempDir('1m');
   const seedStart = performance.now();
   await seedUsers(big, 1_000_000);
   const seedSeconds = (performance.now() - seedStart) / 1000;
@@ -226,5 +219,5 @@ try {
   writeFileSync(path.join(here, 'RESULTS.md'), report);
   console.log(report);
 } finally {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 }
