@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
-import { listenMetrics } from './metrics/metrics-server.js';
+import { listenManagement } from './metrics/management-listener.js';
 import { openTessera, type Tessera } from './tessera.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
 import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
@@ -51,14 +51,14 @@ export async function startServer(
       started: () => started,
     });
     if (tls) answerPlainHttpOnTls(app.server);
-    const metricsListener = config.metricsListen ? await listenMetrics(tessera.metrics, config.metricsListen, { started: () => started, readiness: tessera.readiness }) : undefined;
+    const management = config.metricsListen ? await listenManagement(tessera.metrics, config.metricsListen, { started: () => started, readiness: tessera.readiness }) : undefined;
     await app.listen({ host: config.listen.host, port: config.listen.port }).catch(async (err: unknown) => {
-      await metricsListener?.close();
+      await management?.close();
       throw err;
     });
     const mark = new KyselyUnshownPasswordMark(tessera.db);
     const closeListeners = async () => {
-      await metricsListener?.close();
+      await management?.close();
       await app.close();
     };
     const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(async (err: unknown) => {
@@ -75,7 +75,7 @@ export async function startServer(
       url: `${tls ? 'https' : 'http'}://${host}:${port}`,
       firstAdmin: admin,
       tls,
-      metricsUrl: metricsListener?.url,
+      metricsUrl: management?.url,
       close: () => (closing ??= closeListeners().then(() => tessera.close())),
     };
   } catch (err) {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listenMetrics } from '../../src/metrics/metrics-server.js';
+import { listenManagement } from '../../src/metrics/management-listener.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
@@ -13,7 +13,7 @@ afterEach(async () => {
 
 /** Scrapes the real metrics listener and reads the samples: "name{a="1",b="2"}" → value. */
 async function scrape(): Promise<{ text: string; value: (name: string, labels?: Record<string, string>) => number }> {
-  const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness });
+  const listener = await listenManagement(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness });
   closeListener = () => listener.close();
   const res = await fetch(listener.url);
   expect(res.status).toBe(200);
@@ -111,7 +111,7 @@ describe('Prometheus metrics', () => {
   it('the listener serves GET /metrics and the probes, nothing of the API; /readyz says starting until the process has started', async () => {
     t = await testTessera();
     let started = false;
-    const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => started, readiness: t.tessera.readiness });
+    const listener = await listenManagement(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => started, readiness: t.tessera.readiness });
     closeListener = () => listener.close();
     const at = (path: string, init?: RequestInit) => fetch(listener.url.replace('/metrics', path), init);
     const other = await at('/v1/users');
@@ -136,7 +136,7 @@ describe('Prometheus metrics', () => {
 describe('the management listener\'s own thread', () => {
   it('answers probes while the main thread is stalled, and says it is stalled past the liveness time', async () => {
     t = await testTessera();
-    const listener = await listenMetrics(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness }, 1000);
+    const listener = await listenManagement(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness }, 1000);
     closeListener = () => listener.close();
     const probe = (path: string) => execFileSync('curl', ['-s', '-m', '2', '-w', ' %{http_code}', listener.url.replace('/metrics', path)], { encoding: 'utf8' });
     for (let i = 0; i < 40 && !probe('/readyz').endsWith(' 200'); i++) await new Promise((r) => setTimeout(r, 50));

@@ -4,7 +4,7 @@ import { type Readiness, readyState } from '../probes/readiness.js';
 import type { Metrics } from './metrics.js';
 
 /** The metrics listener could not start; the message names the setting to change. */
-export class MetricsListenError extends Error {}
+export class ManagementListenError extends Error {}
 
 export interface Probes {
   started: () => boolean;
@@ -33,7 +33,7 @@ type FromListener = { type: 'listening'; address: string; port: number } | { typ
  * also its heartbeat: /healthz fails when the main thread has said nothing for 10 s — and
  * answers its requests for the metrics.
  */
-export async function listenMetrics(
+export async function listenManagement(
   metrics: Metrics,
   at: { host: string; port: number },
   probes: Probes,
@@ -63,7 +63,7 @@ export async function listenMetrics(
       if (message.type === 'listening') resolve(message);
       if (message.type === 'failed') {
         reject(
-          new MetricsListenError(
+          new ManagementListenError(
             `cannot serve metrics on ${at.host}:${at.port} (${message.code}): choose another address with --metrics-listen HOST:PORT (TESSERA_METRICS_LISTEN), or off`,
           ),
         );
