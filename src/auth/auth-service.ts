@@ -78,7 +78,7 @@ export class AuthService {
     let user: User | undefined;
     let read = false;
     if (recalled) {
-      const epochCurrent = recalled.fresh && !(await revocations.isRevoked(recalled.user.uid, recalled.user.tokenEpoch, ''));
+      const epochCurrent = recalled.fresh && !(await revocations.isRevoked(recalled.user.uid, recalled.user.tokenEpoch));
       if (!epochCurrent) [user, read] = [await inTime(deadline, users.findByUsername(username)), true];
       const current = epochCurrent ? recalled.user : user;
       if (current && current.uid === recalled.user.uid && current.tokenEpoch === recalled.user.tokenEpoch && !isLocked(current, now)) {

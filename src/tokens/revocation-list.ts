@@ -43,9 +43,12 @@ export class RevocationList {
     return this.polling ?? Promise.resolve();
   }
 
-  /** True when the token's user is gone, or has revoked since `epoch`, or the token itself was revoked. */
-  async isRevoked(uid: number, epoch: number, jti: string): Promise<boolean> {
-    if (this.revokedJtis.has(jti)) return true;
+  /**
+   * True when the user is gone, or has revoked since `epoch`, or the token `jti` itself was
+   * revoked (without a jti: whether what was verified at `epoch` still stands).
+   */
+  async isRevoked(uid: number, epoch: number, jti?: string): Promise<boolean> {
+    if (jti !== undefined && this.revokedJtis.has(jti)) return true;
     let current: number | undefined;
     if (this.epochs.has(uid)) current = this.epochs.get(uid);
     else {

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import { issuerOf } from '../config/config.js';
 import type { Db } from '../store/database.js';
-import { writeSetting } from '../store/settings.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 
 const KEY = 'issuer';
 
@@ -26,8 +26,7 @@ export async function settleIssuer(db: Db, config: Config): Promise<{ changedFro
     .values({ key: KEY, value: JSON.stringify(mine) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  const row = await db.selectFrom('settings').select('value').where('key', '=', KEY).executeTakeFirstOrThrow();
-  const stored = JSON.parse(row.value) as string;
+  const stored = await readSetting<string>(db, KEY);
   if (stored === mine) return {};
   const chosen = config.publicUrl !== undefined || config.issuer !== undefined;
   if (!chosen && config.databaseUrl) {

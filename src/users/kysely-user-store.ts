@@ -4,7 +4,7 @@ import { rightsFrom } from '../access/management.js';
 import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
-import { isRole, type Role, type User } from './user.js';
+import { AUTH_METHODS, type AuthMethod, isRole, type Role, type User } from './user.js';
 import type { CredentialStore, NewUser, ProfileChanges, UserProfile, UserStore } from './user-store.js';
 import { usernameKey } from './username.js';
 
@@ -35,6 +35,7 @@ type Executor = Db | Transaction<Database>;
 
 const date = (iso: string | null) => (iso ? new Date(iso) : null);
 const role = (value: string): Role => (isRole(value) ? value : 'none');
+const authMethod = (value: string): AuthMethod => (AUTH_METHODS.find((m) => m === value) ?? 'regular');
 
 function toUser(row: UserRow): User {
   const own = role(row.role);
@@ -46,7 +47,7 @@ function toUser(row: UserRow): User {
     role: own,
     roleUids: row.role_uids ? row.role_uids.split(',').map(Number).sort((a, b) => a - b) : [],
     rights: rightsFrom(own, row.role_levels ? row.role_levels.split(',').map(role) : []),
-    authMethod: 'regular',
+    authMethod: authMethod(row.auth_method),
     emailAlerts: Boolean(row.email_alerts),
     clusterEmailAlerts: Boolean(row.cluster_email_alerts),
     bdbsEmailAlerts: row.bdbs_email_alerts === null ? null : (JSON.parse(row.bdbs_email_alerts) as string[]),
