@@ -25,7 +25,9 @@ export interface AppOptions {
 export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp {
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
-    ...(options.https ? { https: { ...options.https, ...SERVER_OPTIONS } } : { http: SERVER_OPTIONS }),
+    // TLS asks every client for a certificate and requires none: certificate users present one,
+    // password and token clients go on as before (the chain is checked per request, auth/certs).
+    ...(options.https ? { https: { ...options.https, requestCert: true, rejectUnauthorized: false, ...SERVER_OPTIONS } } : { http: SERVER_OPTIONS }),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
     bodyLimit: tessera.config.bodyLimitBytes,

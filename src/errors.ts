@@ -39,6 +39,24 @@ export type ErrorCode =
   | 'guard_unavailable'
   | 'not_ready'
   | 'starting'
+  | 'directory_unavailable'
+  | 'illegal_fields_combination'
+  | 'ldap_connection_failed'
+  | 'ldap_mapping_not_exist'
+  | 'missing_field'
+  | 'invalid_dn_param'
+  | 'invalid_name_param'
+  | 'invalid_role_uids_param'
+  | 'directory_user'
+  | 'certificate_required'
+  | 'certificate_untrusted'
+  | 'certificate_expired'
+  | 'certificate_not_yet_valid'
+  | 'certificate_subject_unknown'
+  | 'certificate_user'
+  | 'unknown_certificate'
+  | 'invalid_certificate'
+  | 'expired_certificate'
   | 'internal_error';
 
 /**
@@ -76,7 +94,8 @@ export class MissingCredentialsError extends DomainError {
 
 /** Unknown user, wrong password or a user that may not log in: one shape for all. */
 export class InvalidCredentialsError extends DomainError {
-  constructor() {
+  /** `auditReason`: why, for the audit line only (the client is told the same for every case). */
+  constructor(readonly auditReason?: string) {
     super('invalid_credentials', 'Invalid username or password');
   }
 }
@@ -244,8 +263,8 @@ export class RoleNotFoundError extends DomainError {
 }
 
 export class RoleInUseError extends DomainError {
-  constructor(holders: number) {
-    super('role_in_use', `The role is given to ${holders} user${holders === 1 ? '' : 's'}; take it from them first`);
+  constructor(holders: number, what = 'user') {
+    super('role_in_use', `The role is given to ${holders} ${what}${holders === 1 ? '' : 's'}; take it from them first`);
   }
 }
 
@@ -253,5 +272,67 @@ export class RoleInUseError extends DomainError {
 export class BasicAuthDisabledError extends DomainError {
   constructor() {
     super('basic_auth_disabled', 'Basic credentials are accepted only by POST /v1/users/authorize on this cluster: present a token');
+  }
+}
+
+/** The LDAP directory did not answer in time or refused the connection: never a wrong password. */
+export class DirectoryUnavailableError extends RetryLaterError {
+  /** `reason`: what the client library said, for the log only. */
+  constructor(readonly reason?: unknown) {
+    super('directory_unavailable', 'The LDAP directory cannot be reached; try again shortly', 2);
+  }
+}
+
+/** A PUT /v1/cluster/ldap or an LDAP mapping whose fields do not go together (the product's codes). */
+export class LdapFieldsError extends DomainError {
+  constructor(
+    message: string,
+    code: 'illegal_fields_combination' | 'missing_field' | 'invalid_dn_param' | 'invalid_name_param' | 'invalid_role_uids_param' = 'illegal_fields_combination',
+  ) {
+    super(code, message);
+  }
+}
+
+/** The LDAP settings given could not connect or bind: refused with the directory's reason, not stored. */
+export class LdapConnectionError extends DomainError {
+  constructor(reason: string) {
+    super('ldap_connection_failed', `The LDAP directory refused these settings: ${reason}`);
+  }
+}
+
+export class LdapMappingNotFoundError extends DomainError {
+  constructor() {
+    super('ldap_mapping_not_exist', 'No such LDAP mapping');
+  }
+}
+
+/** A change that only a local user can take (a password, a name), asked of a directory user. */
+export class DirectoryUserError extends DomainError {
+  constructor(message = 'This user logs in through the LDAP directory: change it there') {
+    super('directory_user', message);
+  }
+}
+
+/** A client certificate that logs no one in, with the reason's own code (all 401). */
+export class CertificateRefusedError extends DomainError {
+  constructor(
+    code: 'certificate_required' | 'certificate_untrusted' | 'certificate_expired' | 'certificate_not_yet_valid' | 'certificate_subject_unknown',
+    message: string,
+  ) {
+    super(code, message);
+  }
+}
+
+/** A password asked of (or given to) a user who logs in with a client certificate. */
+export class CertificateUserError extends DomainError {
+  constructor(message = 'This user logs in with a client certificate: it has no password') {
+    super('certificate_user', message);
+  }
+}
+
+/** PUT/DELETE /v1/cluster/certificates: a certificate Tessera does not keep, or one it cannot take. */
+export class ClusterCertificateError extends DomainError {
+  constructor(code: 'unknown_certificate' | 'invalid_certificate' | 'expired_certificate', message: string) {
+    super(code, message);
   }
 }

@@ -6,7 +6,7 @@ import { AuthService } from './auth/auth-service.js';
 import { VerifiedCredentials } from './auth/verified-credentials.js';
 import { settleIssuer } from './tokens/store-issuer.js';
 import { type Clock, systemClock } from './clock.js';
-import { audiencesOf, type Config, issuerOf, masterKeyBytes } from './config/config.js';
+import { audiencesOf, type Config, ConfigError, issuerOf, masterKeyBytes } from './config/config.js';
 import { within } from './deadline.js';
 import { Metrics } from './metrics/metrics.js';
 import { Admission } from './guard/admission.js';
@@ -21,6 +21,13 @@ import { KyselyPolicyStore } from './policy/policy-store.js';
 import { type Db, openDatabase, pingDatabase } from './store/database.js';
 import { KeyRing } from './tokens/key-ring.js';
 import { KeySealer } from './tokens/key-sealer.js';
+import { KyselyLdapMappingStore } from './ldap/kysely-ldap-mapping-store.js';
+import { LdapMappingService } from './ldap/ldap-mapping-service.js';
+import { LdapRealm } from './ldap/ldap-realm.js';
+import { LdapService } from './ldap/ldap-service.js';
+import { LdapSettings } from './ldap/ldap-settings.js';
+import { TrustedCa } from './certs/trusted-ca.js';
+import { readFileSync } from 'node:fs';
 import { KyselyKeyStore } from './tokens/kysely-key-store.js';
 import { RevocationList } from './tokens/revocation-list.js';
 import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
@@ -76,6 +83,11 @@ export interface Tessera extends Accounts {
   readiness(): Promise<{ store: boolean; redis?: boolean }>;
   /** The issuer the store had before this node changed it (see settleIssuer). */
   issuerChangedFrom?: string;
+  /** The LDAP configuration (/v1/cluster/ldap) and its mappings (/v1/ldap_mappings). */
+  ldap: LdapService;
+  ldapMappings: LdapMappingService;
+  /** The CAs client certificates must chain to (mtls_trusted_ca). */
+  trustedCa: TrustedCa;
 }
 
 export async function openAccounts(config: Config, options: OpenOptions = {}, guard?: LoginGuard): Promise<Accounts> {
@@ -145,8 +157,16 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const [iss, aud] = [issuerOf(config), audiencesOf(config)];
     const issuer = new TokenIssuer(keys, iss, aud, clock);
     const verifier = new TokenVerifier(keys, iss, aud, config.clockLeewaySeconds, clock);
+    const ldapSettings = new LdapSettings(db, sealerOf(config), clock);
+    const ldapMappings = new LdapMappingService(new KyselyLdapMappingStore(db), base.accountDeps.roles, users, audit);
+    base.roles.mappingsGiving = async (roleUid) => (await ldapMappings.list()).filter((m) => m.role_uids.includes(roleUid)).length;
+    const ldapRealm = new LdapRealm(ldapSettings, ldapMappings, users, clock);
+    ldapRealm.onChecked = (outcome, seconds) => metrics.directoryChecked(outcome, seconds);
+    const ldap = new LdapService(ldapSettings, users, audit);
+    const trustedCa = new TrustedCa(db, clock);
+    await seedTrustedCa(trustedCa, config, options.logger);
     const auth = new AuthService({
-      ...{ users, credentials: users, hasher, issuer, verifier, verified },
+      ...{ users, credentials: users, hasher, issuer, verifier, verified, ldap: ldapRealm, trustedCa },
       ...{ revocations, policy, lockout, throttle, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
     });
     issuer.onIssued = (alg) => metrics.tokenIssued(alg);
@@ -170,7 +190,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       ...base.accountDeps,
       confirmPassword: async (username, password, ctx) => (await auth.checkPassword({ username, password }, ctx, { allowExpired: true })).user,
     });
-    return { ...base, accounts, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close, issuerChangedFrom };
+    return { ...base, accounts, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close, issuerChangedFrom, ldap, ldapMappings, trustedCa };
   } catch (err) {
     await base?.close();
     redis?.disconnect();
@@ -178,10 +198,33 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
   }
 }
 
+/**
+ * --client-ca at a start: the store's trusted CA for client certificates when it has none;
+ * when it has one, the store's wins (the API changes it) and the log says so.
+ */
+async function seedTrustedCa(trustedCa: TrustedCa, config: Config, logger?: Logger): Promise<void> {
+  const file = config.mtls.clientCaFile;
+  if (!file) return;
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--client-ca ${file} cannot be read: ${(err as Error).message}`);
+  }
+  const current = await trustedCa.pem();
+  if (current === '') await trustedCa.set(pem).catch((err: Error) => Promise.reject(new ConfigError(`--client-ca ${file}: ${err.message}`)));
+  else if (current.trim() !== pem.trim()) logger?.warn({ file }, 'the store already has a trusted CA for client certificates (mtls_trusted_ca): --client-ca is not used; change it with PUT /v1/cluster/certificates');
+}
+
+/** What seals secrets at rest (signing keys, the LDAP bind password): the master key, when there is one. */
+function sealerOf(config: Config): KeySealer {
+  return new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined);
+}
+
 /** The signing keys as the configuration says to keep them (serve and `tessera keys`). */
 export function loadKeyRing(db: Db, config: Config, clock: Clock = systemClock): Promise<KeyRing> {
   return KeyRing.load(new KyselyKeyStore(db), {
-    sealer: new KeySealer(config.masterKey ? masterKeyBytes(config.masterKey) : undefined),
+    sealer: sealerOf(config),
     clock,
     alg: config.signingAlg,
     activationDelayMs: config.keyActivationDelaySeconds * 1000,

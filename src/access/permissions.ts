@@ -18,6 +18,13 @@ export const PERMISSIONS = {
   delete_role: ['admin', 'user_manager'],
   view_cluster_info: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer'],
   update_cluster: ['admin'],
+  view_ldap_config: ['admin'],
+  config_ldap: ['admin'],
+  view_all_ldap_mappings_info: ['admin'],
+  view_ldap_mapping_info: ['admin'],
+  create_ldap_mapping: ['admin'],
+  update_ldap_mapping: ['admin'],
+  delete_ldap_mapping: ['admin'],
   /** Tessera's: the signing keys (GET /v1/keys, POST /v1/keys/rotate). */
   view_signing_keys: ['admin'],
   rotate_signing_keys: ['admin'],

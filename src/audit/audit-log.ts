@@ -25,7 +25,12 @@ export type AuditEvent =
   | 'role_create'
   | 'role_update'
   | 'role_delete'
-  | 'key_rotate';
+  | 'key_rotate'
+  | 'ldap_config_update'
+  | 'ldap_config_delete'
+  | 'ldap_mapping_create'
+  | 'ldap_mapping_update'
+  | 'ldap_mapping_delete';
 
 export interface AuditRecord {
   event: AuditEvent;
@@ -38,6 +43,10 @@ export interface AuditRecord {
   reason?: string;
   /** Names of changed fields, never their values. */
   changes?: string[];
+  /** Where the user proved who it is: its password here, or the LDAP directory. */
+  realm?: 'local' | 'ldap' | 'certificate';
+  /** A client certificate's subject (RFC 2253), never the certificate itself. */
+  subject?: string;
 }
 
 /**

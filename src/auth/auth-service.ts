@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
 import {
   AccountLockedError,
+  CertificateRefusedError,
   InvalidCredentialsError,
   InvalidTokenError,
   PasswordExpiredError,
@@ -26,6 +27,10 @@ import { highest } from '../access/management.js';
 import type { CredentialStore, UserStore } from '../users/user-store.js';
 import type { Credentials } from './credentials.js';
 import type { VerifiedCredentials } from './verified-credentials.js';
+import type { LdapConfig } from '../ldap/ldap-config.js';
+import type { LdapRealm } from '../ldap/ldap-realm.js';
+import { type PresentedCertificate, subjectAuthorized, subjectLine, verifyCertificate } from '../certs/client-certificate.js';
+import type { TrustedCa } from '../certs/trusted-ca.js';
 
 export interface AuthDeps {
   users: UserStore;
@@ -43,6 +48,10 @@ export interface AuthDeps {
   clock: Clock;
   /** The one deadline of a login: every wait inside it gets the time that is left. */
   loginTimeoutMs: number;
+  /** Logins through the LDAP directory, for names no local user has. */
+  ldap?: LdapRealm;
+  /** The CAs that client certificates must chain to (mtls_trusted_ca). */
+  trustedCa?: TrustedCa;
 }
 
 
@@ -89,6 +98,13 @@ export class AuthService {
       }
     }
     if (!read) user = await inTime(deadline, users.findByUsername(username));
+    // A certificate user has no password: checked like a name known nowhere (the same work, the same answer).
+    if (user?.authMethod === 'certificate') user = undefined;
+    // No local user of this name: the directory's, when LDAP logins are on (a local user wins).
+    if (!user && this.deps.ldap) {
+      const directory = await inTime(deadline, this.deps.ldap.active());
+      if (directory) return this.checkDirectory(directory, { username, password }, ctx, deadline);
+    }
     await throttle.check(ctx.ip);
     const started = performance.now();
     const found = user && { user, passwords: await inTime(deadline, credentials.passwordsOf(user.uid)) };
@@ -110,6 +126,79 @@ export class AuthService {
     if (!options.allowExpired && isPasswordExpired(found.user, rules, now)) throw new PasswordExpiredError();
     if (hasher.needsRehash(match.hash)) await this.rehash(match.id, password);
     return { user: found.user };
+  }
+
+  /**
+   * A login through the directory, with a local login's guards: the verified-credentials
+   * cache (for no longer than the directory's cache_ttl), throttling, the lockout counted
+   * under the same name, and the one deadline. A directory that does not answer is 503
+   * `directory_unavailable`, never a wrong password, and counts as no failure.
+   */
+  private async checkDirectory(config: LdapConfig, { username, password }: Credentials, ctx: RequestContext, deadline: Deadline): Promise<PasswordCheck> {
+    const { throttle, users, policy, lockout, clock, verified, revocations, ldap } = this.deps;
+    const login = `ldap:${usernameKey(username)}`;
+    const recalled = verified.recall(login, password);
+    if (recalled && !(await revocations.isRevoked(recalled.user.uid, recalled.user.tokenEpoch))) {
+      const current = recalled.fresh ? recalled.user : await inTime(deadline, users.getByUid(recalled.user.uid));
+      if (current && current.tokenEpoch === recalled.user.tokenEpoch && !isLocked(current, new Date(clock()))) {
+        if (!recalled.fresh) verified.confirm(login, current);
+        this.onVerified(true);
+        return { user: current };
+      }
+    }
+    await throttle.check(ctx.ip);
+    const started = performance.now();
+    const known = await inTime(deadline, users.findDirectoryUser(username));
+    const rules = await inTime(deadline, policy.get());
+    const result = await lockout.guarded({ username, user: known, policy: rules, ctx, deadline }, () => ldap!.verify(config, username, password, deadline));
+    if (result === undefined || result === 'no_mapped_group') {
+      // As long as a local refusal takes: a local user's wrong password, a name known nowhere and
+      // the directory's no are not told apart by their time (a slower directory shows its own).
+      const left = started + failureBudgetMs(this.deps.hasher.typicalMs) - performance.now();
+      await sleep(Math.max(0, Math.min(left, deadline.remaining())));
+      // A right password of a user in no mapped group is not a guess (not counted), but no login.
+      throw new InvalidCredentialsError(result === 'no_mapped_group' ? 'ldap: no mapped group' : undefined);
+    }
+    verified.remember(login, result, password, config.cache_ttl * 1000);
+    this.onVerified(false);
+    return { user: result };
+  }
+
+  /**
+   * The certificate user a client certificate proves, when the cluster takes certificates
+   * (mtls_certificate_authentication; undefined when it does not): a chain to a trusted CA,
+   * within its validity, a subject the cluster lets in, and a user with exactly that subject
+   * line who is not locked. Each refusal has its own code.
+   */
+  async certificateUser(presented: PresentedCertificate, ctx: RequestContext, login = false): Promise<User | undefined> {
+    const { policy, trustedCa, users, clock, throttle, audit } = this.deps;
+    const rules = await policy.get();
+    if (!rules.mtls_certificate_authentication || !trustedCa) return undefined;
+    const subject = subjectLine(presented.leaf);
+    try {
+      if (login) await throttle.check(ctx.ip);
+      const now = new Date(clock());
+      verifyCertificate(presented, await trustedCa.certificates(), now);
+      if (!subjectAuthorized(presented.leaf, rules.mtls_client_cert_subject_validation_type, rules.mtls_authorized_subjects)) {
+        throw new CertificateRefusedError('certificate_subject_unknown', 'The certificate\'s subject is not one the cluster lets in (mtls_authorized_subjects)');
+      }
+      const user = await users.findByCertificateSubject(subject);
+      if (!user) throw new CertificateRefusedError('certificate_subject_unknown', `No user has certificate_subject_line "${subject}"`);
+      if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
+      return user;
+    } catch (err) {
+      if (login) audit.record(ctx, { event: 'authorize', outcome: 'failure', realm: 'certificate', subject, reason: codeOf(err) });
+      throw err;
+    }
+  }
+
+  /** POST /v1/users/authorize with a client certificate and no other credentials. */
+  async authorizeCertificate(presented: PresentedCertificate, ttlSeconds: number, ctx: RequestContext): Promise<string | undefined> {
+    const user = await this.certificateUser(presented, ctx, true);
+    if (!user) return undefined;
+    await this.deps.users.recordLogin(user.uid, new Date(this.deps.clock()));
+    this.deps.audit.record(ctx, { event: 'authorize', outcome: 'success', username: user.username, uid: user.uid, realm: 'certificate', subject: user.certificateSubjectLine! });
+    return this.deps.issuer.issue(user, ttlSeconds);
   }
 
   /** A request's Basic credentials as its principal (verified like any login). */
@@ -139,20 +228,25 @@ export class AuthService {
       throw err;
     }
     await inTime(deadline, users.recordLogin(user.uid, new Date(clock())));
-    audit.record(ctx, { event: 'authorize', outcome: 'success', username: user.username, uid: user.uid });
+    audit.record(ctx, { event: 'authorize', outcome: 'success', username: user.username, uid: user.uid, realm: user.realm });
     return issuer.issue(user, ttlSeconds);
   }
 
   /** POST /v1/users/refresh_jwt: a valid token of a user who may still log in, renewed. */
   async refresh(principal: Principal, ttlSeconds: number, ctx: RequestContext): Promise<string> {
-    const user = await this.deps.users.getByUid(principal.uid);
+    let user = await this.deps.users.getByUid(principal.uid);
     if (!user) throw new InvalidTokenError('The user of this token no longer exists');
     const now = new Date(this.deps.clock());
     if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
     if (isPasswordExpired(user, await this.deps.policy.get(), new Date(this.deps.clock()))) {
       throw new PasswordExpiredError();
     }
-    this.deps.audit.record(ctx, { event: 'refresh', outcome: 'success', username: user.username, uid: user.uid });
+    if (user.realm === 'ldap') {
+      // Its groups are read again: a user the directory dropped, or moved out of every mapped group, is not renewed.
+      user = await this.deps.ldap?.revalidate(user, Deadline.after(this.deps.loginTimeoutMs));
+      if (!user) throw new InvalidTokenError('The directory no longer lets this user log in');
+    }
+    this.deps.audit.record(ctx, { event: 'refresh', outcome: 'success', username: user.username, uid: user.uid, realm: user.realm });
     return this.deps.issuer.issue(user, ttlSeconds);
   }
 
@@ -195,5 +289,6 @@ function inTime<T>(deadline: Deadline, call: Promise<T>): Promise<T> {
 }
 
 function codeOf(err: unknown): string {
+  if (err instanceof InvalidCredentialsError && err.auditReason) return err.auditReason;
   return (err as { code?: string }).code ?? 'error';
 }

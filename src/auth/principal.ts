@@ -9,8 +9,8 @@ export interface Principal {
   role: Role;
   /** Every management level the user holds, highest first. */
   rights: Role[];
-  /** How it proved who it is: its password (Basic) or a token. */
-  via: 'password' | 'token';
+  /** How it proved who it is: its password (Basic), a token, or a client certificate. */
+  via: 'password' | 'token' | 'certificate';
   /** Set when the identity came from a token. */
   token?: TokenClaims;
 }

@@ -50,8 +50,10 @@ export class VerifiedCredentials {
     return { user: entry.user, fresh: age >= 0 && age < RECALLED_USER_MS };
   }
 
-  remember(login: string, user: User, password: string): void {
-    this.entries?.set(login, { mac: this.mac(login, password), user, readAt: this.clock() });
+  /** `ttlMs`: less than the cache's own time, for answers that must not be trusted as long (a directory's). */
+  remember(login: string, user: User, password: string, ttlMs?: number): void {
+    if (ttlMs !== undefined && ttlMs <= 0) return;
+    this.entries?.set(login, { mac: this.mac(login, password), user, readAt: this.clock() }, ttlMs === undefined ? undefined : { ttl: Math.min(ttlMs, this.entries.ttl) });
   }
 
   /** The user was read again and is as it was: trust it for another second. */

@@ -44,6 +44,12 @@ export function makeConfig(given: DeepPartial<Config> = {}): Config {
   if (config.masterKey !== undefined && masterKeyBytes(config.masterKey).length !== 32) {
     throw new ConfigError('the master key must be base64 of 32 random bytes (openssl rand -base64 32)');
   }
+  if (Boolean(config.mtls.certHeader) !== config.mtls.trustedProxies.length > 0) {
+    throw new ConfigError('--client-cert-header and --trusted-proxy go together: the header is believed only from the proxy\'s addresses');
+  }
+  if (config.mtls.certHeader && config.tls.enabled) {
+    throw new ConfigError('--client-cert-header is for a TLS-terminating proxy in front (--no-tls); with TLS here, clients present their certificates to Tessera itself');
+  }
   if (Boolean(config.tls.certFile) !== Boolean(config.tls.keyFile)) {
     throw new ConfigError('--tls-cert and --tls-key must be given together');
   }

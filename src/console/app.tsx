@@ -3,6 +3,7 @@ import { api, ApiError } from './api.js';
 import { Done } from './components.js';
 import { PasswordForm } from './password-form.js';
 import { KeysPage } from './pages/keys.js';
+import { LdapPage } from './pages/ldap.js';
 import { PolicyPage } from './pages/policy.js';
 import { RolesPage } from './pages/roles.js';
 import { SignIn } from './pages/sign-in.js';
@@ -84,7 +85,7 @@ export function App(props: { idleMinutes: number }) {
 
   const links = [
     ...(mayManageUsers(session) ? [['users', 'Users'], ['roles', 'Roles']] : []),
-    ...(isAdmin(session) ? [['policy', 'Policy'], ['keys', 'Keys']] : []),
+    ...(isAdmin(session) ? [['policy', 'Policy'], ['ldap', 'LDAP'], ['keys', 'Keys']] : []),
     ['password', 'My password'],
   ];
   const shown = links.some(([id]) => id === page) ? page : 'home';
@@ -112,6 +113,7 @@ export function App(props: { idleMinutes: number }) {
         {shown === 'users' && <UsersPage call={call} session={session} />}
         {shown === 'roles' && <RolesPage call={call} session={session} />}
         {shown === 'policy' && <PolicyPage call={call} />}
+        {shown === 'ldap' && <LdapPage call={call} />}
         {shown === 'keys' && <KeysPage call={call} />}
         {shown === 'password' && (
           <section>

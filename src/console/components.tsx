@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useState } from 'preact/hooks';
 import { api } from './api.js';
+import type { ClusterRole } from './roles.js';
 
 /** A labelled input: the label is what a person, a screen reader and a test all call it. */
 export function Field(props: {
@@ -79,3 +80,26 @@ export function PasswordRules(props: { id?: string }) {
     </div>
   );
 }
+
+/** The cluster's roles as checkboxes: a user holds the rights of every role ticked. */
+export function RoleChoice(props: { legend: string; roles: ClusterRole[]; value: number[]; onChange: (uids: number[]) => void }) {
+  return (
+    <fieldset class="roles">
+      <legend>{props.legend}</legend>
+      {props.roles.map((r) => (
+        <label key={r.uid} class="check">
+          <input
+            type="checkbox"
+            checked={props.value.includes(r.uid)}
+            onChange={(e) =>
+              props.onChange((e.target as HTMLInputElement).checked ? [...props.value, r.uid].sort((a, b) => a - b) : props.value.filter((x) => x !== r.uid))
+            }
+          />{' '}
+          {r.name} ({r.management})
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Users: list with search, create (a generated password shown once), edit, set a password, expire, unlock, delete. */

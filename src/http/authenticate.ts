@@ -4,6 +4,8 @@ import { parseAuthorization } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
 import { contextOf } from './request-context.js';
+import { certificateSource } from './client-certificate.js';
+import { highest } from '../access/management.js';
 import type { TesseraApp } from './tessera-app.js';
 
 /**
@@ -33,20 +35,36 @@ declare module 'fastify' {
  * before the handler runs. Handlers read `request.principal`.
  */
 export function authenticateRequests(app: TesseraApp): void {
-  const { auth, policy } = app.tessera;
+  const { auth, policy, config } = app.tessera;
+  const clientCertificate = certificateSource(config);
   app.decorateRequest('principal', undefined);
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
     if (access === undefined) throw new Error(`${route.method} ${route.url} declares no access (config.access)`);
     // The OpenAPI document says what each operation needs (and a test checks it against live answers).
     if (route.schema && !route.schema.hide) (route.schema as Record<string, unknown>)['x-access'] = access;
+    // A hook of the route's own, closed over its access: nothing to look up on every request,
+    // and no hook at all where nothing is needed.
+    if (access === 'public') return;
+    const check = async (request: FastifyRequest) => {
+      request.principal = await principalFor(request, access);
+    };
+    route.preValidation = [...[route.preValidation ?? []].flat(), check];
   });
-  app.addHook('preValidation', async (request) => {
-    const access = request.routeOptions.config.access;
-    if (access === undefined || access === 'public') return;
+
+  async function principalFor(request: FastifyRequest, access: Exclude<Access, 'public'>): Promise<Principal | undefined> {
     const header = request.headers.authorization;
     if (!header) {
-      if (access === 'optional') return;
+      // No Authorization header: a client certificate, when one was presented (explicit credentials
+      // win over it). Not where a token is the point (refresh, logout): there is none to renew or end.
+      const presented = access === 'token' ? undefined : clientCertificate(request);
+      const user = presented && (await auth.certificateUser(presented, contextOf(request)));
+      if (user) {
+        const principal: Principal = { uid: user.uid, username: user.username, role: highest(user.rights), rights: user.rights, via: 'certificate' };
+        if (isPermission(access) && !holds(principal.rights, access)) throw new ForbiddenError();
+        return principal;
+      }
+      if (access === 'optional') return undefined;
       throw new MissingCredentialsError();
     }
     const presented = parseAuthorization(header);
@@ -60,8 +78,8 @@ export function authenticateRequests(app: TesseraApp): void {
       principal = await auth.passwordPrincipal(presented.credentials, contextOf(request));
     }
     if (isPermission(access) && !holds(principal.rights, access)) throw new ForbiddenError();
-    request.principal = principal;
-  });
+    return principal;
+  }
 }
 
 /** The principal of a route that requires credentials (set by the hook before the handler). */

@@ -16,8 +16,11 @@ declare module 'fastify' {
 /** What presenting credentials can answer, by the route's access. */
 const PASSWORD_OR_TOKEN: ErrorCode[] = [
   ...['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_credentials', 'password_expired'] as const,
-  ...['account_locked', 'basic_auth_disabled', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable'] as const,
+  ...['account_locked', 'basic_auth_disabled', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable'] as const,
+  ...['certificate_untrusted', 'certificate_expired', 'certificate_not_yet_valid', 'certificate_subject_unknown'] as const,
 ];
+/** What a client certificate can answer. */
+export const CERTIFICATE_REFUSALS: ErrorCode[] = ['certificate_required', 'certificate_untrusted', 'certificate_expired', 'certificate_not_yet_valid', 'certificate_subject_unknown'];
 const TOKEN_ONLY: ErrorCode[] = ['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_request'];
 
 function accessCodes(access: Access | undefined): ErrorCode[] {
@@ -60,4 +63,4 @@ export function documentErrors(app: TesseraApp): void {
 }
 
 /** What a change to a user named by its uid can answer besides its own codes. */
-export const USER_CHANGE_ERRORS: ErrorCode[] = ['user_not_found', 'unauthorized_action'];
+export const USER_CHANGE_ERRORS: ErrorCode[] = ['user_not_found', 'unauthorized_action', 'directory_user', 'certificate_user'];

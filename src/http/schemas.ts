@@ -62,6 +62,7 @@ export const UserView = Type.Object({
   cluster_email_alerts: Type.Boolean(),
   bdbs_email_alerts: Type.Optional(Type.Array(Type.String())),
   username: Type.String({ description: 'Tessera\'s: the login that tokens and logs show — the name, else the email (read-only)' }),
+  certificate_subject_line: Type.Optional(Type.String({ description: 'auth_method "certificate": the subject (RFC 2253) its client certificate must have' })),
 });
 
 export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a whole number' }) });
@@ -81,12 +82,15 @@ const UserFields = {
   email_alerts: Type.Optional(Type.Boolean()),
   cluster_email_alerts: Type.Optional(Type.Boolean()),
   bdbs_email_alerts: Type.Optional(Type.Union([BdbsEmailAlerts, Type.Null()])),
+  certificate_subject_line: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: 'auth_method "certificate": the client certificate\'s subject, RFC 2253, CN first ("CN=ops-bot,OU=automation,O=Example")' }),
+  ),
 };
 
 export const CreateUserBody = Type.Object(
   {
     ...UserFields,
-    password: Password,
+    password: Type.Optional(Password),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH, description: 'Tessera\'s shorthand: an address sets email, anything else name' })),
   },
   { additionalProperties: false },

@@ -3,6 +3,9 @@ import { collectMethods } from './method-not-allowed.js';
 import { authorizeRoute } from './routes/authorize.js';
 import { clusterRoutes } from './routes/cluster.js';
 import { clusterPolicyRoutes } from './routes/cluster-policy.js';
+import { clusterLdapRoutes } from './routes/cluster-ldap.js';
+import { ldapMappingsRoutes } from './routes/ldap-mappings.js';
+import { clusterCertificatesRoutes } from './routes/cluster-certificates.js';
 import { rolesRoutes } from './routes/roles.js';
 import { usersPermissionsRoute } from './routes/users-permissions.js';
 import { authenticateRequests } from './authenticate.js';
@@ -47,7 +50,7 @@ export const api = scope(
   [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
     ...[usersPermissionsRoute, usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute],
-    ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
+    ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, clusterLdapRoutes, ldapMappingsRoutes, clusterCertificatesRoutes, keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
   ],
   (app) => {
     acceptJsonBodies(app);

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestTimes } from './request-times.js';
 
-export type LoginOutcome = 'success' | 'invalid_credentials' | 'password_expired' | 'account_locked' | 'throttled' | 'shed' | 'unavailable';
+export type LoginOutcome = 'success' | 'invalid_credentials' | 'certificate_refused' | 'password_expired' | 'account_locked' | 'throttled' | 'shed' | 'unavailable';
 export type TokenCheck = 'valid' | 'invalid' | 'expired' | 'revoked';
 
 /** Login outcomes by the error code a login ended with; other codes are not logins (a malformed request). */
@@ -13,6 +13,12 @@ const OUTCOME_BY_CODE: Record<string, LoginOutcome> = {
   try_again: 'shed',
   store_unavailable: 'unavailable',
   guard_unavailable: 'unavailable',
+  directory_unavailable: 'unavailable',
+  certificate_required: 'certificate_refused',
+  certificate_untrusted: 'certificate_refused',
+  certificate_expired: 'certificate_refused',
+  certificate_not_yet_valid: 'certificate_refused',
+  certificate_subject_unknown: 'certificate_refused',
 };
 
 export function loginOutcomeOf(errorCode: string): LoginOutcome | undefined {
@@ -57,6 +63,18 @@ export class Metrics {
     name: 'tessera_right_passwords_total',
     help: 'Right passwords, by where they were checked: the verified-credentials cache, or a full verification',
     labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+  private readonly directoryChecks = new Counter({
+    name: 'tessera_ldap_checks_total',
+    help: 'Password checks and refreshes answered by the LDAP directory (not the cache), by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly directorySeconds = new Histogram({
+    name: 'tessera_ldap_check_duration_seconds',
+    help: 'Time of one LDAP directory check (connect, binds, group search)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
     registers: [this.registry],
   });
   private readonly lockouts = new Counter({ name: 'tessera_lockouts_total', help: 'Users locked by the lockout policy', registers: [this.registry] });
@@ -122,6 +140,11 @@ export class Metrics {
   login(outcome: LoginOutcome, apiLine: '7.22' | '7.4', seconds: number): void {
     this.logins.inc({ outcome, api_line: apiLine });
     this.loginSeconds.observe({ outcome }, seconds);
+  }
+
+  directoryChecked(outcome: string, seconds: number): void {
+    this.directoryChecks.inc({ outcome });
+    this.directorySeconds.observe(seconds);
   }
 
   passwordVerified(ms: number): void {

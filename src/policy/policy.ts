@@ -16,6 +16,25 @@ export const ClusterFieldsSchema = Type.Object(
     control_plane_basic_authentication: Type.Boolean({
       description: 'false: Basic credentials are refused everywhere but POST /v1/users/authorize (present a token instead)',
     }),
+    mtls_certificate_authentication: Type.Boolean({ description: 'client certificates log certificate users in (trusted CA: mtls_trusted_ca)' }),
+    mtls_client_cert_subject_validation_type: Type.Union(
+      [Type.Literal('disabled'), Type.Literal('san_cn'), Type.Literal('full_subject')],
+      { description: 'which client certificates are let in besides a trusted chain: any (disabled), by CN or SAN DNS name (san_cn), by full subject' },
+    ),
+    mtls_authorized_subjects: Type.Array(
+      Type.Object(
+        {
+          CN: Type.Optional(Type.String({ maxLength: 256 })),
+          OU: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 32 })),
+          O: Type.Optional(Type.String({ maxLength: 256 })),
+          C: Type.Optional(Type.String({ maxLength: 2 })),
+          L: Type.Optional(Type.String({ maxLength: 256 })),
+          ST: Type.Optional(Type.String({ maxLength: 256 })),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 1000, description: 'the subjects san_cn and full_subject let in' },
+    ),
   },
   { additionalProperties: false },
 );
@@ -43,6 +62,9 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   password_expiration_duration: 0,
   cm_session_timeout_minutes: 15,
   control_plane_basic_authentication: true,
+  mtls_certificate_authentication: false,
+  mtls_client_cert_subject_validation_type: 'disabled',
+  mtls_authorized_subjects: [],
   login_lockout_threshold: 5,
   login_lockout_counter_reset_after: 900,
   login_lockout_duration: 1800,

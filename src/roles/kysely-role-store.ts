@@ -52,15 +52,22 @@ export class KyselyRoleStore implements RoleStore {
   }
 
   async delete(uid: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('roles').where('uid', '=', uid).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    return this.db.transaction().execute(async (trx) => {
+      // Directory users hold a role only until their next login (their groups decide): they let go of it here.
+      await trx.deleteFrom('user_roles').where('role_uid', '=', uid).execute();
+      const result = await trx.deleteFrom('roles').where('uid', '=', uid).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
   }
 
+  /** Local users holding the role (a directory user's roles come from its groups, through mappings). */
   async holders(uid: number): Promise<number> {
     const row = await this.db
       .selectFrom('user_roles')
+      .innerJoin('users', 'users.uid', 'user_roles.uid')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('role_uid', '=', uid)
+      .where('user_roles.role_uid', '=', uid)
+      .where('users.realm', '=', 'local')
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }

@@ -19,6 +19,9 @@ export class RoleService {
     private readonly audit: AuditLog,
   ) {}
 
+  /** How many LDAP mappings give this role (set by the composition root). */
+  mappingsGiving: (roleUid: number) => Promise<number> = async () => 0;
+
   list(): Promise<Role[]> {
     return this.roles.list();
   }
@@ -62,6 +65,9 @@ export class RoleService {
     if (role.management === 'admin') this.assertMayGrant(actor, 'admin');
     const holders = await this.roles.holders(uid);
     if (holders > 0) throw new RoleInUseError(holders);
+    const mappings = await this.mappingsGiving(uid);
+    if (mappings > 0) throw new RoleInUseError(mappings, 'LDAP mapping');
+    await this.users.revokeTokensOfRole(uid); // directory users who held it through a mapping
     await this.roles.delete(uid);
     this.record(ctx, actor, 'role_delete', role);
   }

@@ -31,6 +31,10 @@ export interface UsersTable {
   token_epoch: Generated<number>;
   created_at: string;
   last_login: string | null;
+  /** 'local', or 'ldap' for a user of the directory (no password here; its logins keyed apart). */
+  realm: Generated<string>;
+  /** For auth_method 'certificate': the RFC 2253 subject its client certificate must have (unique). */
+  certificate_subject_line: string | null;
 }
 
 export interface RolesTable {
@@ -50,6 +54,21 @@ export interface UserPasswordsTable {
   uid: number;
   hash: string;
   created_at: string;
+}
+
+export interface LdapMappingsTable {
+  uid: Generated<number>;
+  name: string;
+  name_key: string;
+  /** The directory group's DN, as given. */
+  dn: string;
+  /** JSON array of role uids. */
+  role_uids: string;
+  email: string | null;
+  email_alerts: Generated<number>;
+  cluster_email_alerts: Generated<number>;
+  /** JSON array of database uids, or null. */
+  bdbs_email_alerts: string | null;
 }
 
 export interface SettingsTable {
@@ -88,4 +107,5 @@ export interface Database {
   settings: SettingsTable;
   revocations: RevocationsTable;
   signing_keys: SigningKeysTable;
+  ldap_mappings: LdapMappingsTable;
 }

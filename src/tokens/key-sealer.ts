@@ -23,7 +23,8 @@ export class KeySealer {
     return stored.startsWith(PREFIX);
   }
 
-  seal(jwk: JWK, kid: string): string {
+  /** `kid`: what the value is bound to (a key's id, or a setting's name). */
+  seal(jwk: JWK | Record<string, string>, kid: string): string {
     if (!this.masterKey) return JSON.stringify(jwk);
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.masterKey, iv).setAAD(Buffer.from(kid));
@@ -31,8 +32,8 @@ export class KeySealer {
     return PREFIX + [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url')).join('.');
   }
 
-  open(stored: string, kid: string): JWK {
-    if (!KeySealer.isSealed(stored)) return JSON.parse(stored) as JWK;
+  open<T = JWK>(stored: string, kid: string): T {
+    if (!KeySealer.isSealed(stored)) return JSON.parse(stored) as T;
     if (!this.masterKey) {
       throw new KeySealError('the signing keys are encrypted: set TESSERA_MASTER_KEY (or --master-key-file) to the key they were sealed with');
     }
@@ -40,7 +41,7 @@ export class KeySealer {
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.masterKey, iv!).setAAD(Buffer.from(kid));
       decipher.setAuthTag(tag!);
-      return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8')) as JWK;
+      return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8')) as T;
     } catch {
       throw new KeySealError(`the master key does not open signing key ${kid}: is it the one the keys were sealed with?`);
     }

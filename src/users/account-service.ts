@@ -3,6 +3,8 @@ import type { Clock } from '../clock.js';
 import { holds } from '../access/permissions.js';
 import { rightsFrom } from '../access/management.js';
 import {
+  CertificateUserError,
+  DirectoryUserError,
   CannotDeleteLastPasswordError,
   EmailAlreadyExistsError,
   ForbiddenError,
@@ -30,7 +32,7 @@ export interface Actor {
   uid: number;
   rights: readonly Role[];
   /** 'password': the request carried the actor's own password, which proves it. */
-  via?: 'password' | 'token';
+  via?: 'password' | 'token' | 'certificate';
 }
 
 /** The fields of the product's user object that a client writes. */
@@ -43,10 +45,13 @@ export interface UserFields {
   email_alerts?: boolean;
   cluster_email_alerts?: boolean;
   bdbs_email_alerts?: string[] | null;
+  /** auth_method 'certificate': the RFC 2253 subject of the user's client certificate ("CN=…,OU=…,O=…"). */
+  certificate_subject_line?: string;
 }
 
 export interface NewAccount extends UserFields {
-  password: string;
+  /** Required, but for a certificate user, who has none. */
+  password?: string;
   /** Tessera's shorthand: an e-mail-shaped value is the email, any other the name. */
   username?: string;
 }
@@ -86,12 +91,18 @@ export class AccountService {
 
   /** Creates a user, or with `dryRun` checks everything and creates nothing (undefined). */
   async create(actor: Actor | null, input: NewAccount, ctx: RequestContext, dryRun = false): Promise<User | undefined> {
-    const logins = loginsOf(input);
+    const certificate = input.auth_method === 'certificate';
+    if (certificate && input.password !== undefined) throw new CertificateUserError('A user with auth_method "certificate" logs in with its client certificate: give no password');
+    if (!certificate && input.password === undefined) throw new InvalidRequestError('Give a "password" (or auth_method "certificate" and certificate_subject_line)');
+    if (!certificate && input.certificate_subject_line !== undefined) throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
+    const subjectLine = certificate ? checkSubjectLine(input.certificate_subject_line) : undefined;
+    // A certificate user may come without a name (the product's example has none): its CN is.
+    const logins = loginsOf(subjectLine && input.name === undefined && input.email === undefined && input.username === undefined ? { ...input, name: commonName(subjectLine) } : input);
     if (input.role === undefined && (input.role_uids ?? []).length === 0) throw new InvalidRequestError('Give "role" or "role_uids"');
     const roleUids = [...new Set(input.role_uids ?? [])];
     const rights = await this.rightsOf(input.role ?? 'none', roleUids);
     this.assertMayGrant(actor, rights);
-    await checkNewPassword(input.password, (logins.name ?? logins.email)!, await this.deps.policy.get());
+    if (input.password !== undefined) await checkNewPassword(input.password, (logins.name ?? logins.email)!, await this.deps.policy.get());
     const profile: UserProfile = {
       ...logins,
       role: input.role ?? 'none',
@@ -100,21 +111,25 @@ export class AccountService {
       emailAlerts: input.email_alerts ?? true,
       clusterEmailAlerts: input.cluster_email_alerts ?? false,
       bdbsEmailAlerts: input.bdbs_email_alerts ?? null,
+      ...(subjectLine && { certificateSubjectLine: subjectLine }),
     };
     await this.assertLoginsFree(logins);
+    if (subjectLine && (await this.deps.users.findByCertificateSubject(subjectLine))) {
+      throw new UserAlreadyExistsError('name_already_exists', 'A user with this certificate_subject_line already exists');
+    }
     if (dryRun) return undefined;
     const user = await this.deps.users.create({
       ...profile,
-      passwordHash: await this.deps.hasher.hash(input.password),
+      ...(input.password !== undefined && { passwordHash: await this.deps.hasher.hash(input.password) }),
       passwordIssueDate: new Date(this.deps.clock()),
     });
-    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password').concat('password') });
+    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password').concat(input.password !== undefined ? ['password'] : []) });
     return user;
   }
 
   /** Changes what the request names; with `dryRun` checks everything and changes nothing. */
   async update(actor: Actor | null, uid: number, changes: AccountChanges, ctx: RequestContext, dryRun = false): Promise<User> {
-    const target = await this.mustGet(uid);
+    const target = localOnly(await this.mustGet(uid));
     const self = actor?.uid === uid;
     const named = Object.keys(changes).filter((k) => changes[k as keyof AccountChanges] !== undefined);
     if (self && actor && !holds(actor.rights, 'update_user') && named.some((k) => !OWN_FIELDS.has(k))) {
@@ -138,7 +153,14 @@ export class AccountService {
         throw new LastAdminError('change_last_admin_role_not_allowed');
       }
     }
-    if (changes.auth_method !== undefined) profile.authMethod = changes.auth_method;
+    if (changes.auth_method !== undefined && changes.auth_method !== target.authMethod) {
+      throw new InvalidRequestError('auth_method does not change: make a new user that logs in the other way');
+    }
+    if (changes.certificate_subject_line !== undefined) {
+      if (target.authMethod !== 'certificate') throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
+      profile.certificateSubjectLine = checkSubjectLine(changes.certificate_subject_line);
+    }
+    if (changes.password !== undefined) passwordUser(target);
     if (changes.email_alerts !== undefined) profile.emailAlerts = changes.email_alerts;
     if (changes.cluster_email_alerts !== undefined) profile.clusterEmailAlerts = changes.cluster_email_alerts;
     if (changes.bdbs_email_alerts !== undefined) profile.bdbsEmailAlerts = changes.bdbs_email_alerts;
@@ -182,6 +204,7 @@ export class AccountService {
       return { actor, target: named };
     }
     if (actor && own && (named?.uid === own.uid || username === undefined)) {
+      passwordUser(own);
       await this.proveOwnPassword(actor, own, oldPassword, ctx);
       return { actor, target: own };
     }
@@ -194,12 +217,14 @@ export class AccountService {
 
   /** All of the user's passwords become this one; lifts expiry and lock, ends tokens. */
   async replacePasswords(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+    passwordUser(target);
     await this.checkCandidate(target, password);
     await this.writeNewPassword(actor, target, password, ctx);
   }
 
   /** A second password beside the current one, for a rotation. */
   async addPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+    passwordUser(target);
     const credential = await this.deps.users.getCredential(target.uid);
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await this.checkCandidate(target, password);
@@ -209,6 +234,7 @@ export class AccountService {
 
   /** Removes the password `password` of the user; never the last one. */
   async deletePassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+    passwordUser(target);
     const credential = await this.deps.users.getCredential(target.uid);
     const passwords = credential?.passwords ?? [];
     const { stored: match } = await matchPassword(this.deps.hasher, passwords, password);
@@ -227,7 +253,7 @@ export class AccountService {
   }
 
   async expirePassword(actor: Actor | null, uid: number, ctx: RequestContext): Promise<User> {
-    const target = await this.mustGet(uid);
+    const target = passwordUser(await this.mustGet(uid));
     this.assertMayManage(actor, target);
     await this.deps.users.expirePassword(uid, new Date(this.deps.clock()));
     this.audit(ctx, actor, target, { event: 'password_expire' });
@@ -327,4 +353,34 @@ function loginsOf(input: NewAccount): { name: string | null; email: string | nul
   }
   if (name === null && email === null) throw new InvalidRequestError('Give "name", "email" or both');
   return { name: name === null ? null : validateName(name), email: email === null ? null : validateEmail(email) };
+}
+
+/** A user whose password and profile live here: a directory user's live in the directory. */
+function localOnly(user: User): User {
+  if (user.realm !== 'local') throw new DirectoryUserError();
+  return user;
+}
+
+/** A user who logs in with a password kept here: not a directory user, not a certificate user. */
+function passwordUser(user: User): User {
+  if (localOnly(user).authMethod === 'certificate') throw new CertificateUserError();
+  return user;
+}
+
+/**
+ * A certificate_subject_line as the product takes it: RFC 2253, the CN first, no space after
+ * the commas (it must equal the certificate's subject exactly).
+ */
+function checkSubjectLine(line: string | undefined): string {
+  if (line === undefined || line.trim() === '') throw new InvalidRequestError('A user with auth_method "certificate" needs certificate_subject_line, like "CN=ops-bot,OU=automation,O=Example"');
+  if (!/^CN=/.test(line) || /(?<!\\),\s/.test(line) || line.length > 1024 || /[\u0000-\u001f]/.test(line)) {
+    throw new InvalidRequestError('certificate_subject_line is the certificate\'s subject in RFC 2253 order: CN first, no space after the commas ("CN=ops-bot,OU=automation,O=Example")');
+  }
+  return line;
+}
+
+/** The CN of an RFC 2253 subject line (the first attribute, unescaped enough for a login name). */
+function commonName(line: string): string {
+  const first = line.split(/(?<!\\),/)[0]!;
+  return first.slice(3).replace(/\\(.)/g, '$1');
 }

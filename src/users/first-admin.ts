@@ -38,7 +38,8 @@ export async function ensureFirstAdmin(
   mark: UnshownPasswordMark,
   given: { username?: string; password?: string },
 ): Promise<FirstAdminResult> {
-  if ((await users.count()) > 0) return { created: false, unshownPasswordOf: await stillUnshown(users, mark) };
+  // Not count(): on a store of a million users it reads every row, and the pages it reads stay in the cache (~20 MB of RSS).
+  if (await users.hasUsers()) return { created: false, unshownPasswordOf: await stillUnshown(users, mark) };
   const username = given.username || DEFAULT_ADMIN_USERNAME;
   if (given.password) {
     const created = await create(accounts, username, given.password).catch((err: unknown) => {

@@ -24,6 +24,8 @@ const COLUMNS = [
   'token_epoch',
   'created_at',
   'last_login',
+  'realm',
+  'certificate_subject_line',
 ] as const;
 
 // The user's roles and their levels in the same row (string_agg: SQLite ≥ 3.44 and PostgreSQL).
@@ -58,10 +60,18 @@ function toUser(row: UserRow): User {
     tokenEpoch: Number(row.token_epoch),
     createdAt: new Date(row.created_at),
     lastLogin: date(row.last_login),
+    realm: row.realm === 'ldap' ? 'ldap' : 'local',
+    certificateSubjectLine: row.certificate_subject_line,
   };
 }
 
 const keyOf = (login: string | null) => (login === null ? null : usernameKey(login));
+
+/**
+ * The login key of a directory user: apart from every local one (a local name or email
+ * cannot hold ':'), so that a local user of the same name is found first and never clashes.
+ */
+const directoryKey = (login: string) => `ldap:${usernameKey(login)}`;
 
 /** The columns a profile sets; the first login (name, else email) is kept beside them. */
 function profileColumns(p: Partial<UserProfile>) {
@@ -73,6 +83,7 @@ function profileColumns(p: Partial<UserProfile>) {
     ...(p.emailAlerts !== undefined && { email_alerts: p.emailAlerts ? 1 : 0 }),
     ...(p.clusterEmailAlerts !== undefined && { cluster_email_alerts: p.clusterEmailAlerts ? 1 : 0 }),
     ...(p.bdbsEmailAlerts !== undefined && { bdbs_email_alerts: p.bdbsEmailAlerts === null ? null : JSON.stringify(p.bdbsEmailAlerts) }),
+    ...(p.certificateSubjectLine !== undefined && { certificate_subject_line: p.certificateSubjectLine }),
   };
 }
 
@@ -105,21 +116,27 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async list(): Promise<User[]> {
-    return (await this.selectUsers().orderBy('uid').execute()).map(toUser);
+    return (await this.selectUsers().where('realm', '=', 'local').orderBy('uid').execute()).map(toUser);
   }
 
   async count(): Promise<number> {
     const row = await this.db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('realm', '=', 'local')
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async hasUsers(): Promise<boolean> {
+    return (await this.db.selectFrom('users').select('uid').where('realm', '=', 'local').limit(1).executeTakeFirst()) !== undefined;
   }
 
   async countAdmins(): Promise<number> {
     const row = await this.db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('realm', '=', 'local')
       .where((eb) =>
         eb.or([
           eb('role', '=', 'admin'),
@@ -151,6 +168,55 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     if (byName) return byName;
     const [byEmail] = await this.userByEmail(key);
     return byEmail;
+  }
+
+  async findByCertificateSubject(subjectLine: string): Promise<User | undefined> {
+    const row = await this.selectUsers().where('certificate_subject_line', '=', subjectLine).where('auth_method', '=', 'certificate').executeTakeFirst();
+    return row && toUser(row as UserRow);
+  }
+
+  async findDirectoryUser(login: string): Promise<User | undefined> {
+    const [row] = await this.userByName(directoryKey(login));
+    return row && toUser(row);
+  }
+
+  async upsertDirectoryUser(login: string, roleUids: readonly number[], at: Date): Promise<User> {
+    const key = directoryKey(login);
+    const current = await this.findDirectoryUser(login);
+    if (current && sameSet(roleUids, current.roleUids)) return current;
+    if (current) {
+      // Its groups changed: new roles, and the tokens issued with the old ones end.
+      await this.revoking(current.uid, (trx) => this.setRoles(trx, current.uid, roleUids));
+      return (await this.getByUid(current.uid))!;
+    }
+    const made = await this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('users')
+        .values({
+          username: login,
+          username_key: key,
+          name: login,
+          name_key: key,
+          role: 'none',
+          realm: 'ldap',
+          password_issue_date: at.toISOString(),
+          created_at: at.toISOString(),
+        })
+        .onConflict((oc) => oc.column('username_key').doNothing())
+        .returning('uid')
+        .executeTakeFirst();
+      if (row) await this.setRoles(trx, row.uid, roleUids);
+      return row?.uid;
+    });
+    // Another node made it at the same moment: take that one (and its roles, at once).
+    if (made === undefined) return this.upsertDirectoryUser(login, roleUids, at);
+    this.onChanged(made);
+    return (await this.getByUid(made))!;
+  }
+
+  async revokeRealm(realm: 'ldap'): Promise<void> {
+    const rows = await this.db.selectFrom('users').select('uid').where('realm', '=', realm).execute();
+    for (const { uid } of rows) await this.revokeTokens(uid);
   }
 
   async takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number, db: Executor = this.db) {
@@ -279,7 +345,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
           .returning('uid')
           .executeTakeFirstOrThrow();
         await this.setRoles(trx, row.uid, user.roleUids);
-        await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
+        if (user.passwordHash !== undefined) await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
         return toUser((await this.selectUsers(trx).where('uid', '=', row.uid).executeTakeFirstOrThrow()) as UserRow);
       });
     } catch (err) {

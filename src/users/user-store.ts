@@ -10,10 +10,13 @@ export interface UserProfile {
   emailAlerts: boolean;
   clusterEmailAlerts: boolean;
   bdbsEmailAlerts: string[] | null;
+  /** auth_method 'certificate': the RFC 2253 subject its client certificate must have. */
+  certificateSubjectLine?: string | null;
 }
 
 export interface NewUser extends UserProfile {
-  passwordHash: string;
+  /** None for a user who logs in with a client certificate. */
+  passwordHash?: string;
   passwordIssueDate: Date;
 }
 
@@ -33,11 +36,24 @@ export interface StoredPassword {
 export interface UserStore {
   list(): Promise<User[]>;
   count(): Promise<number>;
+  /** Whether the store has any local user: one row read, where count() scans them all. */
+  hasUsers(): Promise<boolean>;
   /** Users whose rights include admin (their own role, or a role of theirs). */
   countAdmins(): Promise<number>;
   getByUid(uid: number): Promise<User | undefined>;
   /** The user whose name or email this is (regardless of case). */
   findByUsername(username: string): Promise<User | undefined>;
+  /** The certificate user (auth_method 'certificate') whose certificate_subject_line this is. */
+  findByCertificateSubject(subjectLine: string): Promise<User | undefined>;
+  /** The directory user of this login, made at its first LDAP login; never a local user. */
+  findDirectoryUser(login: string): Promise<User | undefined>;
+  /**
+   * The directory user of this login with these roles: made at its first login; when its
+   * roles changed (its groups did), they are set and its tokens end in the same write.
+   */
+  upsertDirectoryUser(login: string, roleUids: readonly number[], at: Date): Promise<User>;
+  /** Ends the tokens of every user of a realm (the directory was turned off, or its mappings changed). */
+  revokeRealm(realm: 'ldap'): Promise<void>;
   /** Which of these logins another user than `exceptUid` has: 'name' or 'email' of the given ones. */
   takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<'name' | 'email' | undefined>;
   delete(uid: number): Promise<boolean>;

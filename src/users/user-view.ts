@@ -22,6 +22,8 @@ export interface UserView {
   bdbs_email_alerts?: string[];
   /** Tessera's: the login shown in tokens and logs (the name, else the email). Read-only. */
   username: string;
+  /** auth_method "certificate": the subject its client certificate must have. */
+  certificate_subject_line?: string;
 }
 
 /** An ISO 8601 time to the second, as the product writes them ("2017-03-07T15:11:08Z"). */
@@ -43,5 +45,6 @@ export function toUserView(user: User, policy: Policy, now: Date): UserView {
     cluster_email_alerts: user.clusterEmailAlerts,
     bdbs_email_alerts: user.bdbsEmailAlerts ?? undefined,
     username: user.username,
+    certificate_subject_line: user.certificateSubjectLine ?? undefined,
   };
 }

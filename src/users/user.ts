@@ -17,7 +17,7 @@ export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 
-export const AUTH_METHODS = ['regular'] as const;
+export const AUTH_METHODS = ['regular', 'certificate'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** A user as the domain sees it. Password material is never part of it. */
@@ -51,7 +51,14 @@ export interface User {
   tokenEpoch: number;
   createdAt: Date;
   lastLogin: Date | null;
+  /** Where it proves who it is: a password kept here, or the LDAP directory. */
+  realm: Realm;
+  /** auth_method 'certificate': the RFC 2253 subject its client certificate must have. */
+  certificateSubjectLine: string | null;
 }
+
+/** 'ldap': a user of the directory, made at its first login; its password is never here. */
+export type Realm = 'local' | 'ldap';
 
 /** "Locked until an admin unlocks" is stored as this moment. */
 export const LOCKED_UNTIL_UNLOCKED = new Date('9999-12-31T23:59:59.999Z');
@@ -62,6 +69,8 @@ export type UserStatus = (typeof USER_STATUSES)[number];
 const DAY_MS = 86_400_000;
 
 export function isPasswordExpired(user: User, policy: Policy, now: Date): boolean {
+  // A directory user's password lives in the directory; a certificate user has none.
+  if (user.realm !== 'local' || user.authMethod === 'certificate') return false;
   const t = now.getTime();
   if (user.passwordExpiresAt !== null && user.passwordExpiresAt.getTime() <= t) return true;
   const days = policy.password_expiration_duration;

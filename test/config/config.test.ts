@@ -43,6 +43,9 @@ const SAMPLES: Record<string, [string[], unknown]> = {
   loginQueueMs: [['--login-queue-ms', '100'], 100],
   hashThreads: [['--hash-threads', '3'], 3],
   logLevel: [['--log-level', 'debug'], 'debug'],
+  'mtls.clientCaFile': [['--client-ca', 'ca.pem'], 'ca.pem'],
+  'mtls.certHeader': [['--client-cert-header', 'X-Client-Cert', '--trusted-proxy', '10.0.0.1', '--no-tls'], 'X-Client-Cert'],
+  'mtls.trustedProxies': [['--trusted-proxy', '10.0.0.1,10.1.0.0/16', '--client-cert-header', 'X-Cert', '--no-tls'], ['10.0.0.1', '10.1.0.0/16']],
 };
 
 /** `tessera serve ARGS` with this environment, as the CLI parses it, to the config. */
@@ -73,6 +76,7 @@ describe('the settings', () => {
       metricsListen: { host: '127.0.0.1', port: 9464 },
       apiLine: 'both',
       tls: { enabled: true },
+      mtls: { trustedProxies: [] },
       audiences: [],
       signingAlg: 'ES256',
       clockLeewaySeconds: 5,
@@ -84,6 +88,12 @@ describe('the settings', () => {
       logLevel: 'info',
     });
     expect(makeConfig()).toEqual(serveConfig([])); // the library's defaults are the CLI's
+  });
+
+  it('takes a client certificate header only with the proxy it comes from, and only without TLS here', () => {
+    expect(() => serveConfig(['--no-tls', '--client-cert-header', 'X-Cert'])).toThrow(/--client-cert-header and --trusted-proxy go together/);
+    expect(() => serveConfig(['--no-tls', '--trusted-proxy', '10.0.0.1'])).toThrow(/go together/);
+    expect(() => serveConfig(['--client-cert-header', 'X-Cert', '--trusted-proxy', '10.0.0.1'])).toThrow(/--no-tls/);
   });
 
   it('has a sample here for every setting (a new setting needs one)', () => {

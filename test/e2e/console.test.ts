@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, browserAvailable, launchBrowser } from '../helpers/browser.js';
 import { FAST_ARGON2_ENV, request, type ServeProcess, startServe } from '../helpers/cli.js';
+import { BASE_DN, group, groupDn, person, ROOT_DN, ROOT_PASSWORD, slapdAvailable, startDirectory } from '../helpers/slapd.mjs';
 
 const ADMIN = 'root';
 const ADMIN_PASSWORD = 'Root-password-1';
@@ -98,7 +99,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signedInAs(page, ADMIN);
     expect(await page.locator('header').textContent()).toContain('(admin)');
     expect(await accessibilityViolations(page)).toEqual([]);
-    for (const name of ['Users', 'Roles', 'Policy', 'Keys', 'My password']) {
+    for (const name of ['Users', 'Roles', 'Policy', 'LDAP', 'Keys', 'My password']) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
@@ -387,6 +388,65 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Set a new password for rhea');
     expect((await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password })).status).toBe(401);
     expect((await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password: 'Rhea-set-by-admin-1' })).status).toBe(200);
+  });
+
+  it.skipIf(!slapdAvailable())('sets up LDAP on its page; a directory user then signs in with its groups\' role', async () => {
+    const directory = await startDirectory(person('lena', 'lena-directory-pw') + group('operators', ['lena']));
+    try {
+      const page = await newPage();
+      await signIn(page, ADMIN, ADMIN_PASSWORD);
+      await signedInAs(page, ADMIN);
+      await page.getByRole('link', { name: 'LDAP' }).click();
+      await page.getByLabel('Server URIs').fill(directory.url);
+      await page.getByLabel('Bind DN').fill(ROOT_DN);
+      await page.getByLabel('Bind password').fill('not-the-root-password');
+      await page.getByLabel('User DN template').fill(`uid=%u,ou=people,${BASE_DN}`);
+      await page.getByLabel('Group attribute').fill('memberOf');
+      await page.getByLabel('LDAP logins to the API and this console').check();
+      await page.getByRole('button', { name: 'Save LDAP' }).click();
+      // Settings that cannot bind are refused with the directory's reason.
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('invalid credentials');
+      await page.getByLabel('Bind password').fill(ROOT_PASSWORD);
+      await page.getByRole('button', { name: 'Save LDAP' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('Saved');
+      await page.getByLabel('Mapping name').fill('Operators');
+      await page.getByLabel('Group DN').fill(groupDn('operators'));
+      await page.getByRole('group', { name: 'Roles its members get' }).getByLabel('Cluster Member (cluster_member)').check();
+      await page.getByRole('button', { name: 'Create mapping' }).click();
+      await page.getByRole('rowheader', { name: 'Operators' }).waitFor();
+      expect(await page.getByRole('row', { name: /Operators/ }).textContent()).toContain('Cluster Member');
+      expect(await accessibilityViolations(page)).toEqual([]);
+      // The page shows the password masked, never itself.
+      await page.reload();
+      await signIn(page, ADMIN, ADMIN_PASSWORD);
+      await page.getByRole('link', { name: 'LDAP' }).click();
+      await expect.poll(() => page.getByLabel('Bind password').inputValue()).toBe('***');
+
+      const lena = await newPage();
+      await signIn(lena, 'lena', 'lena-directory-pw');
+      await signedInAs(lena, 'lena');
+      expect(await lena.locator('header').textContent()).toContain('(cluster_member)');
+      await api('DELETE', '/v1/cluster/ldap', await adminToken());
+    } finally {
+      await directory.stop();
+    }
+  });
+
+  it('creates a user that signs in with a client certificate, shown as such, with no password to set', async () => {
+    const page = await newPage();
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(page, ADMIN);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByLabel('Signs in with a client certificate (no password)').check();
+    await page.getByLabel('Certificate subject').fill('CN=console-bot,OU=automation,O=Example');
+    await page.getByLabel('Role', { exact: true }).selectOption('db_viewer');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('signs in with its client certificate');
+    const row = page.getByRole('row', { name: /console-bot/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('certificate CN=console-bot,OU=automation,O=Example');
+    expect(await page.getByRole('button', { name: 'Set password of console-bot' }).count()).toBe(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   it('takes the README screenshot when asked (UPDATE_SCREENSHOT=1)', async () => {

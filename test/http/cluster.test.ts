@@ -21,6 +21,9 @@ const CLUSTER_DEFAULTS = {
   password_expiration_duration: 0,
   cm_session_timeout_minutes: 15,
   control_plane_basic_authentication: true,
+  mtls_certificate_authentication: false,
+  mtls_client_cert_subject_validation_type: 'disabled',
+  mtls_authorized_subjects: [],
 };
 const LOCKOUT_DEFAULTS = { login_lockout_threshold: 5, login_lockout_duration: 1800, login_lockout_counter_reset_after: 900 };
 

@@ -49,10 +49,10 @@ describe('a wrong password', () => {
     console.log('median ms', ms, 'median cpu ms', cpu);
     const times = Object.values(ms);
     // Every failure ends at one budget by construction (match-password.ts): alike within a
-    // few per cent alone, and within the margin on a busy machine. Without the budget, a user
+    // few per cent alone, and within the margin on a busy machine (0.82 seen beside a load test). Without the budget, a user
     // with one password would answer in about half the time of a rotation's (0.5); without
     // the dummy verification, an unknown name at once.
-    expect(Math.min(...times) / Math.max(...times)).toBeGreaterThan(0.85);
+    expect(Math.min(...times) / Math.max(...times)).toBeGreaterThan(0.7);
     // The unknown name and the one-password user pay one verification, not two.
     expect(cpu.unknown! / cpu.two!).toBeLessThan(0.75);
     expect(cpu.one! / cpu.two!).toBeLessThan(0.75);

@@ -87,7 +87,17 @@ describe('GET /v1/openapi.json', () => {
     expect(codes('/v1/users/{uid}', 'delete', '403')).toEqual(['forbidden', 'unauthorized_action']);
     expect(codes('/v1/users/{uid}', 'delete', '406')).toEqual(['delete_last_admin_not_allowed']);
     expect(codes('/v1/users', 'post', '409')).toEqual(['email_already_exists', 'name_already_exists']);
-    expect(codes('/v1/users/authorize', 'post', '401')).toEqual(['account_locked', 'invalid_credentials', 'missing_credentials', 'password_expired']);
+    expect(codes('/v1/users/authorize', 'post', '401')).toEqual([
+      'account_locked',
+      'certificate_expired',
+      'certificate_not_yet_valid',
+      'certificate_required',
+      'certificate_subject_unknown',
+      'certificate_untrusted',
+      'invalid_credentials',
+      'missing_credentials',
+      'password_expired',
+    ]);
     expect(codes('/v1/roles/{uid}', 'delete', '406')).toEqual(['role_in_use']);
     expect(doc.paths['/v1/users/authorize']!.post!.responses['403']).toBeUndefined();
     expect(codes('/readyz', 'get', '503')).toEqual(['not_ready', 'starting']);

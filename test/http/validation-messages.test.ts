@@ -14,7 +14,7 @@ afterAll(() => t.close());
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const CASES: [Method, string, unknown, string | RegExp][] = [
   ['POST', '/v1/users', { username: 'x', password: 'some-password-1', role: 'superuser' }, 'role must be one of admin, user_manager, cluster_member, cluster_viewer, db_member, db_viewer, token_verifier, none'],
-  ['POST', '/v1/users', { username: 'x', role: 'admin' }, 'password is required'],
+  ['POST', '/v1/users', { username: 'x', role: 'admin' }, 'Give a "password" (or auth_method "certificate" and certificate_subject_line)'],
   ['POST', '/v1/users', { username: '', password: 'some-password-1', role: 'admin' }, 'username must not be empty'],
   ['PUT', '/v1/cluster', { password_min_lenght: 9 }, /^unknown field "password_min_lenght" \(known: name, password_complexity, password_min_length, /],
   ['PUT', '/v1/cluster', { password_min_length: 2 }, 'password_min_length must be at least 8'],

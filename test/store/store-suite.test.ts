@@ -56,11 +56,13 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
 
   it('creates users with unique normalized names and reads them back', async () => {
     const users = new KyselyUserStore(db);
+    expect(await users.hasUsers()).toBe(false);
     const alice = await users.create(newUser('Alice'));
     expect(alice).toMatchObject({ uid: expect.any(Number), username: 'Alice', role: 'none', tokenEpoch: 0, lockedUntil: null });
     await expect(users.create(newUser('ＡＬＩＣＥ'))).rejects.toMatchObject({ code: 'name_already_exists' });
     expect((await users.findByUsername('alice'))!.uid).toBe(alice.uid);
     expect(await users.count()).toBe(1);
+    expect(await users.hasUsers()).toBe(true);
     expect(await users.countAdmins()).toBe(0);
     const cred = await users.findCredential('ALICE');
     expect(cred!.passwords.map((p) => p.hash)).toEqual(['$argon2id$fake-Alice']);

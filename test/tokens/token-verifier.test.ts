@@ -46,6 +46,8 @@ const user: User = {
   passwordExpiresAt: null,
   lockedUntil: null,
   lockResetAt: null,
+  realm: 'local',
+  certificateSubjectLine: null,
   tokenEpoch: 3,
   createdAt: new Date(),
   lastLogin: null,

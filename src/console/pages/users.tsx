@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Done, Field, Problem } from '../components.js';
+import { Done, Field, Problem, RoleChoice } from '../components.js';
 import { type ClusterRole, LEVELS } from '../roles.js';
 import type { Role, Session } from '../session.js';
 
@@ -15,6 +15,8 @@ interface User {
   last_login?: number;
   /** The login shown: the name, else the email. */
   username: string;
+  auth_method: 'regular' | 'certificate';
+  certificate_subject_line?: string;
 }
 
 /** Letters and digits, 20 of them (~119 bits), from the browser's CSPRNG: shown once. */
@@ -40,28 +42,6 @@ function RoleSelect(props: { label: string; value: Role; onChange: (role: Role) 
   );
 }
 
-/** The cluster's roles as checkboxes: a user holds the rights of every role ticked. */
-function RoleChoice(props: { legend: string; roles: ClusterRole[]; value: number[]; onChange: (uids: number[]) => void }) {
-  return (
-    <fieldset class="roles">
-      <legend>{props.legend}</legend>
-      {props.roles.map((r) => (
-        <label key={r.uid} class="check">
-          <input
-            type="checkbox"
-            checked={props.value.includes(r.uid)}
-            onChange={(e) =>
-              props.onChange((e.target as HTMLInputElement).checked ? [...props.value, r.uid].sort((a, b) => a - b) : props.value.filter((x) => x !== r.uid))
-            }
-          />{' '}
-          {r.name} ({r.management})
-        </label>
-      ))}
-    </fieldset>
-  );
-}
-
-/** Users: list with search, create (a generated password shown once), edit, set a password, expire, unlock, delete. */
 export function UsersPage(props: { call: Call; session: Session }) {
   const [users, setUsers] = useState<User[]>([]);
   const [roles, setRoles] = useState<ClusterRole[]>([]);
@@ -108,6 +88,7 @@ export function UsersPage(props: { call: Call; session: Session }) {
             <th scope="col">Email</th>
             <th scope="col">Role</th>
             <th scope="col">Roles</th>
+            <th scope="col">Signs in with</th>
             <th scope="col">Status</th>
             <th scope="col">Last login</th>
             <th scope="col">Actions</th>
@@ -166,6 +147,7 @@ function UserRow(props: {
       <td>{u.email || '—'}</td>
       <td>{u.role}</td>
       <td>{u.role_uids.map(props.roleName).join(', ') || '—'}</td>
+      <td>{u.auth_method === 'certificate' ? `certificate ${u.certificate_subject_line ?? ''}` : 'password'}</td>
       <td>{u.status.replace('_', ' ')}</td>
       <td>{u.last_login ? new Date(u.last_login * 1000).toLocaleString() : 'never'}</td>
       <td class="actions">
@@ -219,7 +201,7 @@ function UserRow(props: {
             <button type="button" aria-label={`Edit ${who}`} onClick={edit}>
               Edit
             </button>
-            {!props.self && (
+            {!props.self && u.auth_method !== 'certificate' && (
               <>
                 <button type="button" aria-label={`Set password of ${who}`} onClick={() => setMode('password')}>
                   Set password
@@ -253,21 +235,25 @@ function CreateUser(props: { call: Call; roles: ClusterRole[]; onCreated: () => 
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('cluster_viewer');
   const [roleUids, setRoleUids] = useState<number[]>([]);
+  const [subject, setSubject] = useState('');
+  const [byCertificate, setByCertificate] = useState(false);
   const [problem, setProblem] = useState('');
-  const [created, setCreated] = useState<{ username: string; password: string }>();
+  const [created, setCreated] = useState<{ username: string; password?: string }>();
   const [copied, setCopied] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
     setProblem('');
     setCreated(undefined);
     setCopied(false);
-    if (!name && !email) return setProblem('Give a name, an email or both: either one logs in.');
-    const password = generatePassword();
+    if (!name && !email && !byCertificate) return setProblem('Give a name, an email or both: either one logs in.');
+    const password = byCertificate ? undefined : generatePassword();
+    const secret = byCertificate ? { auth_method: 'certificate', certificate_subject_line: subject } : { password };
     try {
-      await props.call('POST', '/v1/users', { ...(name && { name }), ...(email && { email }), password, role, ...(roleUids.length > 0 && { role_uids: roleUids }) });
-      setCreated({ username: name || email, password });
+      const user = await props.call<User>('POST', '/v1/users', { ...(name && { name }), ...(email && { email }), ...secret, role, ...(roleUids.length > 0 && { role_uids: roleUids }) });
+      setCreated({ username: user.username, password });
       setName('');
       setEmail('');
+      setSubject('');
       setRoleUids([]);
       props.onCreated();
     } catch (err) {
@@ -280,17 +266,36 @@ function CreateUser(props: { call: Call; roles: ClusterRole[]; onCreated: () => 
       <p class="hint">A name, an email or both; either one logs in.</p>
       <Field label="New user's name" value={name} onInput={setName} autoComplete="off" />
       <Field label="New user's email" type="email" value={email} onInput={setEmail} autoComplete="off" />
+      <div class="field check">
+        <input id="new-user-certificate" type="checkbox" checked={byCertificate} onChange={(e) => setByCertificate((e.target as HTMLInputElement).checked)} />
+        <label for="new-user-certificate">Signs in with a client certificate (no password)</label>
+      </div>
+      {byCertificate && (
+        <Field
+          label="Certificate subject"
+          value={subject}
+          onInput={setSubject}
+          required
+          hint="RFC 2253, CN first, as openssl x509 -noout -subject -nameopt RFC2253 prints it: CN=ops-bot,OU=automation,O=Example"
+          autoComplete="off"
+        />
+      )}
       <RoleSelect label="Role" value={role} onChange={setRole} />
       <RoleChoice legend="Roles" roles={props.roles} value={roleUids} onChange={setRoleUids} />
       <Problem>{problem}</Problem>
       <button type="submit">Create user</button>
-      {created && (
+      {created && !created.password && (
+        <p class="done" role="status">
+          Created <strong>{created.username}</strong>: it signs in with its client certificate.
+        </p>
+      )}
+      {created?.password && (
         <div class="secret" role="status">
           <p>
             Created <strong>{created.username}</strong>. Its password, shown this once only:
           </p>
           <output aria-label="Generated password">{created.password}</output>{' '}
-          <button type="button" onClick={() => navigator.clipboard.writeText(created.password).then(() => setCopied(true), () => setCopied(false))}>
+          <button type="button" onClick={() => navigator.clipboard.writeText(created.password!).then(() => setCopied(true), () => setCopied(false))}>
             Copy password
           </button>
           {copied && <span> Copied.</span>}

@@ -10,8 +10,8 @@ import { CALLER } from '../schemas.js';
 
 /**
  * GET and PUT /v1/cluster: the fields of the product's cluster object that Tessera keeps —
- * its name, the password rules and expiry, the console's session timeout and whether Basic
- * credentials are taken beside tokens. Other fields of the product's object are refused.
+ * its name, the password rules and expiry, the console's session timeout, whether Basic
+ * credentials are taken beside tokens, and client certificate authentication (mtls_*). Other fields of the product's object are refused.
  */
 export function clusterRoutes(app: TesseraApp, { audit, config, policy }: Pick<Tessera, 'audit' | 'config' | 'policy'>): void {
   const host = new URL(publicUrlOf(config)).hostname;
@@ -23,6 +23,9 @@ export function clusterRoutes(app: TesseraApp, { audit, config, policy }: Pick<T
     password_expiration_duration: p.password_expiration_duration,
     cm_session_timeout_minutes: p.cm_session_timeout_minutes,
     control_plane_basic_authentication: p.control_plane_basic_authentication,
+    mtls_certificate_authentication: p.mtls_certificate_authentication,
+    mtls_client_cert_subject_validation_type: p.mtls_client_cert_subject_validation_type,
+    mtls_authorized_subjects: p.mtls_authorized_subjects,
   });
   app.get(
     '/v1/cluster',

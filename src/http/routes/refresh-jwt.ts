@@ -10,7 +10,7 @@ export function refreshJwtRoute(app: TesseraApp, { auth }: Pick<Tessera, 'auth'>
   app.post(
     '/v1/users/refresh_jwt',
     {
-      config: { access: 'token', errors: ['account_locked', 'password_expired', 'store_unavailable'] },
+      config: { access: 'token', errors: ['account_locked', 'password_expired', 'store_unavailable', 'directory_unavailable'] },
       schema: {
         tags: ['tokens'],
         summary: 'A valid token in, a new one out',

@@ -9,7 +9,7 @@ import { toUserView } from '../../users/user-view.js';
 /** POST /v1/users: a user with a name and/or an email, a role and/or role_uids (create_new_user). */
 export function usersCreateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<Tessera, 'accounts' | 'clock' | 'policy'>): void {
   app.post('/v1/users', {
-      config: { access: 'create_new_user', errors: ['password_not_complex', 'name_already_exists', 'email_already_exists', 'unauthorized_action'] },
+      config: { access: 'create_new_user', errors: ['password_not_complex', 'name_already_exists', 'email_already_exists', 'unauthorized_action', 'certificate_user'] },
       schema: {
         tags: ['users'],
         summary: 'Add a user (create_new_user: admin, user_manager); ?dry_run=true checks and adds nothing',

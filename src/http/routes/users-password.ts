@@ -16,7 +16,7 @@ export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<Tessera,
     access: 'optional' as const,
     errors: [
       ...['invalid_request', 'password_not_complex', 'new_password_same_as_current', 'cannot_delete_last_password', 'too_many_passwords'],
-      ...['unauthorized_action', 'user_not_exist', 'user_not_found'],
+      ...['unauthorized_action', 'user_not_exist', 'user_not_found', 'directory_user', 'certificate_user'],
     ] as ErrorCode[],
   };
   const schema = { ...doc, body: PasswordBody, response: { 200: Ok } };

@@ -1,0 +1,65 @@
+// npm run bench:read-cost: server CPU an answer (user and system, from /proc) of a token-protected
+// read against a bare Fastify route serving the same body, in alternating rounds. Throughput
+// ratios swing with whatever else the two cores do (the load generator is one of them); the CPU
+// a server spends on an answer moves less, and says where the gap is (Tessera's JavaScript, or
+// the kernel's share of HTTP).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
+import { closedLoop } from './lib/load.mjs';
+import { startProcess, startTessera } from './lib/processes.mjs';
+import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const TICK_US = 10_000; // /proc's clock ticks (USER_HZ 100)
+
+/** User and system CPU of a process's main thread, in µs. */
+function cpu(pid) {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]) * TICK_US, system: Number(fields[12]) * TICK_US };
+}
+
+async function measure(server, url, headers) {
+  await closedLoop({ url, headers, connections: 32, seconds: 1 }); // warm-up
+  const before = cpu(server.pid);
+  const run = await closedLoop({ url, headers, connections: 32, seconds: SECONDS });
+  const after = cpu(server.pid);
+  const answers = run.rps * SECONDS;
+  if (run.non2xx || run.errors) throw new Error(`${url}: ${run.non2xx} not 2xx, ${run.errors} errors`);
+  return { rps: run.rps, user: (after.user - before.user) / answers, system: (after.system - before.system) / answers };
+}
+
+try {
+  const store = tempDir('read-cost');
+  await seedUsers(store, 1000);
+  const tessera = await startTessera(store, ['--metrics-listen', 'off']);
+  const token = (await (await fetch(`${tessera.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('user2', BENCH_PASSWORD) } })).json()).access_token;
+  const headers = { authorization: `JWT ${token}` };
+  const url = `${tessera.url}/v1/users/3`;
+  const body = await (await fetch(url, { headers })).text();
+  const bare = await startProcess([path.join(import.meta.dirname, 'baselines/bare-fastify.mjs'), body]);
+  const runs = { tessera: [], bare: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round} of ${ROUNDS}`);
+    runs.bare.push(await measure(bare, `${bare.url}/v1/users/3`, headers));
+    runs.tessera.push(await measure(tessera, url, headers));
+  }
+  await bare.stop();
+  await tessera.stop();
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const f = (n) => n.toFixed(1);
+  const row = (name, rs) => `| ${name} | ${f(median(rs.map((r) => r.user)))} | ${f(median(rs.map((r) => r.system)))} | ${Math.round(median(rs.map((r) => r.rps)))} |`;
+  console.log(
+    [
+      `Server CPU an answer, median of ${ROUNDS} alternating rounds of ${SECONDS} s (GET /v1/users/3 with a token; the bare route gets the same header):`,
+      '',
+      '| server | user µs | system µs | answers /s |',
+      '|---|---|---|---|',
+      row('Tessera', runs.tessera),
+      row('bare Fastify', runs.bare),
+    ].join('\n'),
+  );
+} finally {
+  removeTempDirs();
+}

@@ -1,0 +1,109 @@
+import type { AuditLog, AuditRecord, RequestContext } from '../audit/audit-log.js';
+import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError } from '../errors.js';
+import type { RoleStore } from '../roles/role-store.js';
+import type { Actor } from '../users/account-service.js';
+import type { UserStore } from '../users/user-store.js';
+import { isEmail, validateName } from '../users/username.js';
+import { normalizeDn } from './escape.js';
+import { stripUndefined } from './ldap-config.js';
+import type { LdapMapping, LdapMappingInput, LdapMappingStore } from './ldap-mapping.js';
+
+/** A mapping as a request gives it: any field may be missing (a PUT changes what it names). */
+export interface LdapMappingFields {
+  name?: string;
+  dn?: string;
+  role_uids?: (number | string)[];
+  email?: string;
+  email_alerts?: boolean;
+  cluster_email_alerts?: boolean;
+  bdbs_email_alerts?: string[];
+}
+
+/**
+ * LDAP mappings with the product's checks and codes: a name (unique regardless of case), a
+ * group DN, and roles that exist. A change to a mapping or its removal ends the tokens of
+ * every directory user, whose roles are then read again at their next login; a new mapping
+ * only grants, and reaches users at their next directory check.
+ */
+export class LdapMappingService {
+  constructor(
+    private readonly mappings: LdapMappingStore,
+    private readonly roles: RoleStore,
+    private readonly users: UserStore,
+    private readonly audit: AuditLog,
+  ) {}
+
+  list(): Promise<LdapMapping[]> {
+    return this.mappings.list();
+  }
+
+  async get(uid: number): Promise<LdapMapping> {
+    const mapping = await this.mappings.get(uid);
+    if (!mapping) throw new LdapMappingNotFoundError();
+    return mapping;
+  }
+
+  async create(actor: Actor, fields: LdapMappingFields, ctx: RequestContext): Promise<LdapMapping> {
+    for (const field of ['name', 'dn', 'role_uids'] as const) {
+      if (fields[field] === undefined) throw new LdapFieldsError(`${field} is required`, 'missing_field');
+    }
+    const mapping = await this.mappings.create(await this.checked({ email: '', email_alerts: true, cluster_email_alerts: false, ...fields } as LdapMappingInput));
+    this.record(ctx, actor, 'ldap_mapping_create', mapping, Object.keys(fields));
+    return mapping;
+  }
+
+  async update(actor: Actor, uid: number, fields: LdapMappingFields, ctx: RequestContext): Promise<LdapMapping> {
+    const current = await this.get(uid);
+    const { uid: _, ...rest } = current;
+    await this.mappings.update(uid, await this.checked({ ...rest, ...stripUndefined(fields) } as LdapMappingInput));
+    await this.users.revokeRealm('ldap');
+    this.record(ctx, actor, 'ldap_mapping_update', current, Object.keys(fields));
+    return this.get(uid);
+  }
+
+  async delete(actor: Actor, uid: number, ctx: RequestContext): Promise<void> {
+    const mapping = await this.get(uid);
+    await this.mappings.delete(uid);
+    await this.users.revokeRealm('ldap');
+    this.record(ctx, actor, 'ldap_mapping_delete', mapping);
+  }
+
+  /** The roles of a user in these groups: those of every mapping whose DN is one of them. */
+  async rolesFor(groupDns: readonly string[]): Promise<number[]> {
+    const groups = new Set(groupDns.map(normalizeDn));
+    const roles = new Set<number>();
+    for (const m of await this.mappings.list()) {
+      if (groups.has(normalizeDn(m.dn))) for (const r of m.role_uids) roles.add(r);
+    }
+    return [...roles].sort((a, b) => a - b);
+  }
+
+  private async checked(m: LdapMappingInput): Promise<LdapMappingInput> {
+    let name: string;
+    try {
+      name = validateName(m.name);
+    } catch (err) {
+      throw new LdapFieldsError((err as Error).message, 'invalid_name_param');
+    }
+    if (!isDn(m.dn)) throw new LdapFieldsError('dn must be a group\'s distinguished name, like cn=ops,ou=groups,dc=example,dc=com', 'invalid_dn_param');
+    const roleUids = [...new Set(m.role_uids.map(Number))];
+    if (roleUids.length === 0 || roleUids.some((r) => !Number.isInteger(r))) {
+      throw new LdapFieldsError('role_uids must list one or more role uids', 'invalid_role_uids_param');
+    }
+    const known = new Set((await this.roles.list()).map((r) => r.uid));
+    const unknown = roleUids.filter((r) => !known.has(r));
+    if (unknown.length > 0) throw new LdapFieldsError(`No role has uid ${unknown.join(', ')}`, 'invalid_role_uids_param');
+    if (m.email && !isEmail(m.email)) throw new InvalidRequestError('email must be an address like ops@example.com');
+    return { ...m, name, dn: m.dn.trim(), role_uids: roleUids.sort((a, b) => a - b) };
+  }
+
+  private record(ctx: RequestContext, actor: Actor, event: AuditRecord['event'], mapping: LdapMapping, changes?: string[]): void {
+    this.audit.record(ctx, { event, outcome: 'success', actor_uid: actor.uid, reason: `mapping ${mapping.uid} (${mapping.name})`, ...(changes && { changes }) });
+  }
+}
+
+/** attr=value pairs separated by unescaped commas. */
+function isDn(dn: unknown): dn is string {
+  if (typeof dn !== 'string' || dn.trim() === '' || dn.length > 1024) return false;
+  return dn.split(/(?<!\\),/).every((rdn) => /^\s*[A-Za-z][\w-]*(\.[\w-]+)*\s*=\s*\S/.test(rdn) || /^\s*\d+(\.\d+)+\s*=/.test(rdn));
+}

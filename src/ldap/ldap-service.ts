@@ -1,0 +1,41 @@
+import type { AuditLog, RequestContext } from '../audit/audit-log.js';
+import { Deadline } from '../deadline.js';
+import type { Actor } from '../users/account-service.js';
+import type { UserStore } from '../users/user-store.js';
+import { Directory } from './directory.js';
+import { type LdapConfig, ldapView, mergeLdapConfig, validateLdapConfig } from './ldap-config.js';
+import type { LdapSettings } from './ldap-settings.js';
+
+/**
+ * GET/PUT/DELETE /v1/cluster/ldap. A PUT is merged over what is set, checked as a whole, and
+ * — when it names a directory — tried (connect, TLS, the service bind) before it is stored:
+ * settings that cannot bind are refused with the directory's reason. Any change ends the
+ * tokens of every directory user: who they are and what they hold is read again at their
+ * next login.
+ */
+export class LdapService {
+  constructor(
+    private readonly settings: LdapSettings,
+    private readonly users: UserStore,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async get(): Promise<LdapConfig> {
+    return ldapView(await this.settings.get());
+  }
+
+  async put(actor: Actor, patch: Partial<LdapConfig>, ctx: RequestContext): Promise<LdapConfig> {
+    const next = validateLdapConfig(mergeLdapConfig(await this.settings.get(), patch));
+    if (next.uris.length > 0) await Directory.probe(next, Deadline.after(next.directory_timeout_s * 1000));
+    await this.settings.put(next);
+    await this.users.revokeRealm('ldap');
+    this.audit.record(ctx, { event: 'ldap_config_update', outcome: 'success', actor_uid: actor.uid, changes: Object.keys(patch) });
+    return ldapView(next);
+  }
+
+  async delete(actor: Actor, ctx: RequestContext): Promise<void> {
+    await this.settings.clear();
+    await this.users.revokeRealm('ldap');
+    this.audit.record(ctx, { event: 'ldap_config_delete', outcome: 'success', actor_uid: actor.uid });
+  }
+}

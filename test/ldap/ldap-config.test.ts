@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { call, login } from '../helpers/http.js';
+import { BASE_DN, ROOT_PASSWORD, directorySettings, group, groupDn, person, slapdAvailable, startDirectory, type Directory } from '../helpers/slapd.mjs';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+/** GET/PUT/DELETE /v1/cluster/ldap and /v1/ldap_mappings, against a real slapd. */
+describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
+  let dir: Directory;
+  let t: TestTessera;
+  let admin: string;
+  let logged: string;
+  const masterKey = randomBytes(32).toString('base64');
+
+  beforeAll(async () => {
+    dir = await startDirectory(person('alice', 'alice-pw-1') + group('ops', ['alice']));
+  });
+  afterAll(() => dir?.stop());
+  beforeEach(async () => {
+    logged = '';
+    const sink = new Writable({ write: (chunk, _enc, done) => ((logged += chunk), done()) });
+    t = await testTessera({ masterKey }, { logger: pino({ level: 'debug' }, sink) });
+    await t.addUser('root', 'root-password', 'admin');
+    await t.addUser('viewer', 'viewer-password', 'cluster_viewer');
+    admin = await login(t, 'root', 'root-password');
+  });
+  afterEach(() => t.close());
+
+  const good = () => directorySettings(dir.url);
+
+  it('starts empty with the product\'s defaults, and only an admin sees or sets it', async () => {
+    const got = await call(t, 'GET', '/v1/cluster/ldap', { auth: admin });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({
+      uris: [],
+      starttls: false,
+      ca_cert: '',
+      bind_dn: '',
+      bind_pass: '',
+      user_dn_template: '',
+      user_dn_query: {},
+      dn_group_attr: '',
+      dn_group_query: {},
+      cache_ttl: 300,
+      directory_timeout_s: 5,
+      control_plane: false,
+      data_plane: false,
+    });
+    const viewer = await login(t, 'viewer', 'viewer-password');
+    expect((await call(t, 'GET', '/v1/cluster/ldap', { auth: viewer })).status).toBe(403);
+    expect((await call(t, 'PUT', '/v1/cluster/ldap', { auth: viewer, body: good() })).status).toBe(403);
+    expect((await call(t, 'GET', '/v1/ldap_mappings', { auth: viewer })).status).toBe(403);
+  });
+
+  it('stores settings that bind, masks bind_pass, seals it at rest and never logs it', async () => {
+    const put = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: good() });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.bind_pass).toBe('***');
+    const got = await call(t, 'GET', '/v1/cluster/ldap', { auth: admin });
+    expect(got.body).toMatchObject({ ...good(), bind_pass: '***' });
+    // Sending the mask back (a GET-modify-PUT client) keeps the password.
+    const again = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...got.body, cache_ttl: 30 } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect((await call(t, 'POST', '/v1/users/authorize', { auth: t.basic('alice', 'alice-pw-1') })).status).toBe(401); // no mapping yet
+    const file = readFileSync(path.join(t.dataDir, 'tessera.db'));
+    expect(file.includes(Buffer.from(ROOT_PASSWORD))).toBe(false);
+    expect(logged).not.toContain(ROOT_PASSWORD);
+    expect(logged).toContain('"audit":"ldap_config_update"');
+  });
+
+  it('refuses settings that cannot bind, with the directory\'s reason, and keeps what was set', async () => {
+    const wrongPass = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...good(), bind_pass: 'not-it' } });
+    expect(wrongPass.status).toBe(400);
+    expect(wrongPass.body.error_code).toBe('ldap_connection_failed');
+    expect(wrongPass.body.message).toMatch(/invalid credentials/i);
+    expect(wrongPass.body.message).not.toContain('not-it');
+    const nobody = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...good(), uris: ['ldap://127.0.0.1:1'] } });
+    expect(nobody.status).toBe(400);
+    expect(nobody.body.error_code).toBe('ldap_connection_failed');
+    expect(nobody.body.message).toMatch(/ECONNREFUSED/);
+    expect((await call(t, 'GET', '/v1/cluster/ldap', { auth: admin })).body.uris).toEqual([]);
+  });
+
+  it('refuses fields that exclude or need each other with illegal_fields_combination', async () => {
+    const cases: Record<string, unknown>[] = [
+      { ...good(), user_dn_query: { base: BASE_DN, filter: '(uid=%u)', scope: 'subtree' } },
+      { ...good(), dn_group_query: { base: BASE_DN, filter: '(member=%D)', scope: 'subtree' } },
+      { ...good(), user_dn_template: 'uid=alice,ou=people' },
+      { ...good(), uris: [] },
+      { ...good(), dn_group_attr: '' },
+      { ...good(), bind_dn: '', bind_pass: 'x' },
+      { ...good(), starttls: true, uris: ['ldaps://127.0.0.1:636'] },
+    ];
+    for (const body of cases) {
+      const res = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error_code, JSON.stringify(res.body)).toBe('illegal_fields_combination');
+    }
+    for (const body of [{ uris: ['http://x'] }, { uris: ['ldap://h:389/dc=x'] }, { directory_timeout_s: 2 }, { cache_ttl: -1 }, { ca_cert: 'not a pem' }, { surprise: 1 }]) {
+      const res = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error_code).toBe('invalid_request');
+    }
+  });
+
+  it('clears the configuration: LDAP logins end, and their tokens with them', async () => {
+    await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: good() });
+    await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [3] } });
+    const token = await login(t, 'alice', 'alice-pw-1');
+    // The audit line and the metrics say where the user proved who it is.
+    expect(logged).toMatch(/"audit":"authorize","outcome":"success","username":"alice","uid":\d+,"realm":"ldap"/);
+    expect(await t.tessera.metrics.registry.metrics()).toMatch(/tessera_ldap_checks_total\{outcome="success"\} 1/);
+    expect((await call(t, 'DELETE', '/v1/cluster/ldap', { auth: admin })).status).toBe(200);
+    expect((await call(t, 'GET', '/v1/cluster/ldap', { auth: admin })).body.uris).toEqual([]);
+    expect((await call(t, 'GET', '/v1/cluster', { auth: token })).status).toBe(401);
+    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } })).status).toBe(401);
+  });
+
+  it('manages mappings with the product\'s codes', async () => {
+    const created = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: admin,
+      body: { name: 'Admins', dn: 'OU=ops.group,DC=example,DC=org', email: 'ops@example.org', role_uids: ['1'] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toEqual({
+      uid: expect.any(Number),
+      name: 'Admins',
+      dn: 'OU=ops.group,DC=example,DC=org',
+      email: 'ops@example.org',
+      role_uids: [1],
+      email_alerts: true,
+      cluster_email_alerts: false,
+    });
+    const uid = created.body.uid;
+    expect((await call(t, 'GET', `/v1/ldap_mappings/${uid}`, { auth: admin })).body).toEqual(created.body);
+    expect((await call(t, 'GET', '/v1/ldap_mappings', { auth: admin })).body).toEqual([created.body]);
+    const codes = async (method: 'POST' | 'PUT', url: string, body: unknown) => (await call(t, method, url, { auth: admin, body })).body.error_code;
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'admins', dn: 'cn=x,dc=y', role_uids: [1] })).toBe('name_already_exists');
+    expect(await codes('POST', '/v1/ldap_mappings', { dn: 'cn=x,dc=y', role_uids: [1] })).toBe('missing_field');
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'not a dn', role_uids: [1] })).toBe('invalid_dn_param');
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'cn=x,dc=y', role_uids: [999] })).toBe('invalid_role_uids_param');
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'cn=x,dc=y', role_uids: [] })).toBe('invalid_role_uids_param');
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'a:b', dn: 'cn=x,dc=y', role_uids: [1] })).toBe('invalid_name_param');
+    const updated = await call(t, 'PUT', `/v1/ldap_mappings/${uid}`, { auth: admin, body: { dn: 'OU=ops,DC=example,DC=org', cluster_email_alerts: true } });
+    expect(updated.body).toMatchObject({ uid, name: 'Admins', dn: 'OU=ops,DC=example,DC=org', cluster_email_alerts: true, role_uids: [1] });
+    expect(await codes('PUT', '/v1/ldap_mappings/9999', { dn: 'cn=x,dc=y' })).toBe('ldap_mapping_not_exist');
+    expect((await call(t, 'DELETE', `/v1/ldap_mappings/${uid}`, { auth: admin })).status).toBe(200);
+    const gone = await call(t, 'GET', `/v1/ldap_mappings/${uid}`, { auth: admin });
+    expect([gone.status, gone.body.error_code]).toEqual([404, 'ldap_mapping_not_exist']);
+  });
+});
