@@ -3,6 +3,7 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { answerClientError, answerFrameworkError, answerMissingHostAndExpect, SERVER_OPTIONS } from './http/client-errors.js';
 import { registerErrorHandling } from './http/error-response.js';
 import { logRequests } from './http/request-log.js';
+import { lazyRequestLogger } from './http/lazy-request-logger.js';
 import { countRequests } from './http/request-metrics.js';
 import { consoleScope } from './http/console.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
@@ -37,6 +38,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     // `x-examples` is for the OpenAPI document (named examples), not a validation keyword.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, verbose: true, keywords: ['x-examples'] } },
     return503OnClosing: true,
+    childLoggerFactory: lazyRequestLogger,
     logController: new LogController({ disableRequestLogging: true }), // one line a request instead, below
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TesseraApp;
   app.decorate('tessera', tessera);

@@ -21,6 +21,11 @@ export class PolicyService {
     return this.cache.get();
   }
 
+  /** The policy when this process read it within the second, without waiting; else undefined. */
+  fresh(): Policy | undefined {
+    return this.cache.fresh();
+  }
+
   async update(patch: Partial<Policy>): Promise<Policy> {
     const policy = Object.freeze({ ...(await this.store.get()), ...patch });
     await this.store.put(policy);

@@ -16,11 +16,13 @@ export class SettingCache<T> {
   ) {}
 
   async get(): Promise<T> {
+    return this.fresh() ?? (this.cached = { value: await this.load(), at: this.clock() }).value;
+  }
+
+  /** The value when it was read within the second, without waiting; else undefined (`get` it). */
+  fresh(): T | undefined {
     const now = this.clock();
-    if (!this.cached || now - this.cached.at >= SETTING_CACHE_MS || now < this.cached.at) {
-      this.cached = { value: await this.load(), at: now };
-    }
-    return this.cached.value;
+    return this.cached && now >= this.cached.at && now - this.cached.at < SETTING_CACHE_MS ? this.cached.value : undefined;
   }
 
   /** What this process just wrote: trusted from now on, without reading it back. */

@@ -47,6 +47,14 @@ export class RevocationList {
    * True when the user is gone, or has revoked since `epoch`, or the token `jti` itself was
    * revoked (without a jti: whether what was verified at `epoch` still stands).
    */
+  /** isRevoked from memory alone: undefined when the user's epoch is not known here yet. */
+  knownRevoked(uid: number, epoch: number, jti?: string): boolean | undefined {
+    if (jti !== undefined && this.revokedJtis.has(jti)) return true;
+    if (!this.epochs.has(uid)) return undefined;
+    const current = this.epochs.get(uid);
+    return current === undefined || epoch !== current;
+  }
+
   async isRevoked(uid: number, epoch: number, jti?: string): Promise<boolean> {
     if (jti !== undefined && this.revokedJtis.has(jti)) return true;
     let current: number | undefined;

@@ -262,16 +262,22 @@ export class AccountService {
 
   /** A user as `actor` may see it: itself, or anyone for who may view users. */
   async view(actor: Actor, uid: number, read: (uid: number) => Promise<User | undefined>): Promise<User> {
+    this.assertMayView(actor, uid);
+    return found(await read(uid));
+  }
+
+  /** view, of a user read already (or known absent). */
+  viewRead(actor: Actor, uid: number, user: User | undefined): User {
+    this.assertMayView(actor, uid);
+    return found(user);
+  }
+
+  private assertMayView(actor: Actor, uid: number): void {
     if (actor.uid !== uid && !holds(actor.rights, 'view_user_info')) throw new ForbiddenError();
-    const user = await read(uid);
-    if (!user) throw new UserNotFoundError();
-    return user;
   }
 
   async mustGet(uid: number): Promise<User> {
-    const user = await this.deps.users.getByUid(uid);
-    if (!user) throw new UserNotFoundError();
-    return user;
+    return found(await this.deps.users.getByUid(uid));
   }
 
   /** Who may manage users (update_user) manages everyone; only an admin manages an admin. */
@@ -353,6 +359,11 @@ function loginsOf(input: NewAccount): { name: string | null; email: string | nul
   }
   if (name === null && email === null) throw new InvalidRequestError('Give "name", "email" or both');
   return { name: name === null ? null : validateName(name), email: email === null ? null : validateEmail(email) };
+}
+
+function found(user: User | undefined): User {
+  if (!user) throw new UserNotFoundError();
+  return user;
 }
 
 /** A user whose password and profile live here: a directory user's live in the directory. */

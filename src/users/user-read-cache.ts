@@ -24,13 +24,20 @@ export class UserReadCache {
   ) {}
 
   async get(uid: number): Promise<User | undefined> {
+    const known = this.fresh(uid);
+    if (known) return known.user;
     const now = this.clock();
-    const entry = this.entries.get(uid);
-    if (entry && now >= entry.at && now - entry.at < USER_READ_CACHE_MS) return entry.user;
     const forgets = this.forgets;
     const user = await this.users.getByUid(uid);
     if (forgets === this.forgets) this.entries.set(uid, { user, at: now });
     return user;
+  }
+
+  /** The user (or its absence) as read within the second, without waiting; undefined when not. */
+  fresh(uid: number): { user: User | undefined } | undefined {
+    const now = this.clock();
+    const entry = this.entries.get(uid);
+    return entry && now >= entry.at && now - entry.at < USER_READ_CACHE_MS ? entry : undefined;
   }
 
   forget(uid: number): void {

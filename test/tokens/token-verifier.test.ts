@@ -191,6 +191,23 @@ describe.each(SIGNING_ALGS)('TokenVerifier with an %s key', (alg) => {
     await expect(v.verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
+  it('knows a cached token without waiting, never past exp, and never another payload under its signature', async () => {
+    const token = await issue(1);
+    const v = verifier(0);
+    expect(v.known(token)).toBeUndefined();
+    await v.verify(token);
+    expect(v.known(token)).toMatchObject({ uid: 7, roles: ['cluster_member'] });
+    // The cache is keyed by the signature: an admin's claims under the copied signature are verified, and refused.
+    const [header, , signature] = token.split('.');
+    const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+    const altered = `${header}.${Buffer.from(JSON.stringify({ ...payload, roles: ['admin'] })).toString('base64url')}.${signature}`;
+    expect(v.known(altered)).toBeUndefined();
+    await expect(v.verify(altered)).rejects.toBeInstanceOf(InvalidTokenError);
+    expect(v.known(token)).toMatchObject({ roles: ['cluster_member'] });
+    now += 2_000;
+    expect(v.known(token)).toBeUndefined();
+  });
+
   it('makes one key of its algorithm on first load and reuses it', async () => {
     expect(store.keys).toHaveLength(1);
     expect(store.keys[0]!.alg).toBe(alg);
