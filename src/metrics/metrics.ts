@@ -84,8 +84,8 @@ export class Metrics {
     labelNames: ['alg'] as const,
     registers: [this.registry],
   });
-  /** Token checks by "result cached", counted in a plain map and handed over at scrape: every request makes one. */
-  private readonly tokenCheckCounts = new Map<string, number>();
+  /** Token checks by result, then cached or not, counted in plain arrays and handed over at scrape: every request makes one. */
+  private readonly tokenCheckCounts = new Map<TokenCheck, [number, number]>();
   private readonly tokenChecks = new Counter({
     name: 'tessera_token_checks_total',
     help: 'Tokens presented to Tessera, by result and whether the verification was cached',
@@ -93,9 +93,9 @@ export class Metrics {
     registers: [this.registry],
     collect: () => {
       this.tokenChecks.reset();
-      for (const [key, n] of this.tokenCheckCounts) {
-        const [result, cached] = key.split(' ') as [string, string];
-        this.tokenChecks.inc({ result, cached }, n);
+      for (const [result, [fresh, cached]] of this.tokenCheckCounts) {
+        if (fresh) this.tokenChecks.inc({ result, cached: 'false' }, fresh);
+        if (cached) this.tokenChecks.inc({ result, cached: 'true' }, cached);
       }
     },
   });
@@ -168,8 +168,9 @@ export class Metrics {
   }
 
   tokenChecked(result: TokenCheck, cached: boolean): void {
-    const key = `${result} ${cached}`;
-    this.tokenCheckCounts.set(key, (this.tokenCheckCounts.get(key) ?? 0) + 1);
+    let counts = this.tokenCheckCounts.get(result);
+    if (!counts) this.tokenCheckCounts.set(result, (counts = [0, 0]));
+    counts[cached ? 1 : 0] += 1;
   }
 
   storeUnavailable(): void {

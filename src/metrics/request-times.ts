@@ -17,7 +17,9 @@ interface Series {
  * lookup and a few additions.
  */
 export class RequestTimes {
-  private readonly series = new Map<string, Series>();
+  /** By route, method and status: no key string to build and hash at every answer. */
+  private readonly byRoute = new Map<string, Map<string, Map<number, Series>>>();
+  private readonly series: Series[] = [];
 
   constructor(
     registry: Registry,
@@ -29,16 +31,20 @@ export class RequestTimes {
       registry.registerMetric({ name, get: async () => ({ name, help, type, values: values(), aggregator: 'sum' }) } as never);
     register(names.histogram, 'HTTP request time by route pattern, method and status', 'histogram', () => this.histogramValues());
     register(names.counter, 'HTTP requests by route pattern, method and status', 'counter', () =>
-      [...this.series.values()].map((s) => ({ labels: s.labels, value: s.count })),
+      this.series.map((s) => ({ labels: s.labels, value: s.count })),
     );
   }
 
   observe(route: string, method: string, status: number, seconds: number): void {
-    const key = `${status} ${method} ${route}`;
-    let s = this.series.get(key);
+    let byMethod = this.byRoute.get(route);
+    if (!byMethod) this.byRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let s = byStatus.get(status);
     if (!s) {
       s = { labels: { route, method, status: String(status) }, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, s);
+      byStatus.set(status, s);
+      this.series.push(s);
     }
     const bucket = this.buckets.findIndex((le) => seconds <= le);
     if (bucket >= 0) s.counts[bucket]! += 1;
@@ -48,7 +54,7 @@ export class RequestTimes {
 
   private histogramValues(): object[] {
     const name = this.names.histogram;
-    return [...this.series.values()].flatMap((s) => {
+    return this.series.flatMap((s) => {
       let cumulative = 0;
       const buckets = this.buckets.map((le, i) => {
         cumulative += s.counts[i]!;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBasicCredentials, splitAuthorization } from '../../src/auth/credentials.js';
+import { decodeBasicCredentials, plainToken, splitAuthorization } from '../../src/auth/credentials.js';
 import { InvalidRequestError } from '../../src/errors.js';
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -48,5 +48,16 @@ describe('splitAuthorization', () => {
     const ratio = fastest(large) / Math.max(fastest(small), 0.01);
     // Linear: about 16; a quadratic split: about 256.
     expect(ratio).toBeLessThan(64);
+  });
+});
+
+describe('plainToken', () => {
+  it('reads "JWT <token>" and "Bearer <token>" in any case, and nothing else', () => {
+    expect(plainToken('JWT a.b.c')).toBe('a.b.c');
+    expect(plainToken('bearer a.b.c')).toBe('a.b.c');
+    expect(plainToken('BEARER a.b.c')).toBe('a.b.c');
+    for (const other of [undefined, '', 'JWT', 'JWT ', 'Basic dXNlcjpwYXNz', 'JWTa.b.c', 'Token a.b.c', 'jwt\ta.b.c']) {
+      expect(plainToken(other), String(other)).toBeUndefined();
+    }
   });
 });
