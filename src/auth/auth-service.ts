@@ -203,8 +203,25 @@ export class AuthService {
 
   /** A request's Basic credentials as its principal (verified like any login). */
   async passwordPrincipal(credentials: Credentials, ctx: RequestContext): Promise<Principal> {
-    const { user } = await this.checkPassword(credentials, ctx);
-    return { uid: user.uid, username: user.username, role: highest(user.rights), rights: user.rights, via: 'password' };
+    return passwordPrincipal((await this.checkPassword(credentials, ctx)).user);
+  }
+
+  /**
+   * passwordPrincipal without waiting: a password verified a short while ago (the
+   * verified-credentials cache) for a user read within the second, whose tokens this process
+   * knows are current, neither locked nor expired. Undefined when any of that is not known:
+   * passwordPrincipal then decides, and says why.
+   */
+  knownPassword({ username, password }: Credentials): Principal | undefined {
+    const { policy, verified, revocations, clock } = this.deps;
+    const rules = policy.fresh();
+    const recalled = rules && verified.recall(usernameKey(username), password);
+    if (!recalled?.fresh) return undefined;
+    const { user } = recalled;
+    const now = new Date(clock());
+    if (revocations.knownRevoked(user.uid, user.tokenEpoch) !== false || isLocked(user, now) || isPasswordExpired(user, rules!, now)) return undefined;
+    this.onVerified(true);
+    return passwordPrincipal(user);
   }
 
   /** The same password hashed with the current parameters; if that fails now, the next login tries again. */
@@ -293,6 +310,10 @@ export class AuthService {
     }
     this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', username: principal.username, uid: principal.uid });
   }
+}
+
+function passwordPrincipal(user: User): Principal {
+  return { uid: user.uid, username: user.username, role: highest(user.rights), rights: user.rights, via: 'password' };
 }
 
 function tokenPrincipal(claims: TokenClaims): Principal {

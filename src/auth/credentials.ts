@@ -68,3 +68,17 @@ export function plainToken(header: string | undefined): string | undefined {
   if (scheme !== 'jwt' && scheme !== 'bearer') return undefined;
   return header.slice(space + 1) || undefined;
 }
+
+/**
+ * The credentials of a header written the usual way ("Basic <base64>", one space), for the
+ * hot path of Basic calls; undefined for any other header, or one that does not decode
+ * (parseAuthorization reads those, and says what is wrong).
+ */
+export function plainBasic(header: string | undefined): Credentials | undefined {
+  if (header === undefined || header.indexOf(' ') !== 5 || header.slice(0, 5).toLowerCase() !== 'basic') return undefined;
+  try {
+    return decodeBasicCredentials(header.slice(6));
+  } catch {
+    return undefined;
+  }
+}

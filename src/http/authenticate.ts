@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { holds, isPermission, type Permission } from '../access/permissions.js';
-import { parseAuthorization, plainToken } from '../auth/credentials.js';
+import { parseAuthorization, plainBasic, plainToken } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
 import { contextOf } from './request-context.js';
@@ -61,14 +61,21 @@ export function authenticateRequests(app: TesseraApp): void {
   });
 
   /**
-   * The hot path, without waiting: a token verified before, of a user whose tokens this
-   * process knows are current, with the right. Anything else (undefined) takes principalFor,
-   * which decides and says why.
+   * The hot path, without waiting: a token verified before, or Basic credentials verified a
+   * short while ago, of a user whose tokens this process knows are current, with the right.
+   * Anything else (undefined) takes principalFor, which decides and says why.
    */
   function knownPrincipal(request: FastifyRequest, access: Exclude<Access, 'public'>): Principal | undefined {
-    const token = plainToken(request.headers.authorization);
-    const principal = token && auth.knownToken(token);
+    const principal = knownCaller(request.headers.authorization, access);
     return principal && (!isPermission(access) || holds(principal.rights, access)) ? principal : undefined;
+  }
+
+  function knownCaller(header: string | undefined, access: Exclude<Access, 'public'>): Principal | undefined {
+    const token = plainToken(header);
+    if (token) return auth.knownToken(token);
+    if (access === 'token' || !policy.fresh()?.control_plane_basic_authentication) return undefined;
+    const credentials = plainBasic(header);
+    return credentials && auth.knownPassword(credentials);
   }
 
   async function principalFor(request: FastifyRequest, access: Exclude<Access, 'public'>): Promise<Principal | undefined> {
