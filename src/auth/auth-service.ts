@@ -215,11 +215,12 @@ export class AuthService {
   knownPassword({ username, password }: Credentials): Principal | undefined {
     const { policy, verified, revocations, clock } = this.deps;
     const rules = policy.fresh();
-    const recalled = rules && verified.recall(usernameKey(username), password);
+    if (!rules) return undefined;
+    const recalled = verified.recall(usernameKey(username), password);
     if (!recalled?.fresh) return undefined;
     const { user } = recalled;
     const now = new Date(clock());
-    if (revocations.knownRevoked(user.uid, user.tokenEpoch) !== false || isLocked(user, now) || isPasswordExpired(user, rules!, now)) return undefined;
+    if (revocations.knownRevoked(user.uid, user.tokenEpoch) !== false || isLocked(user, now) || isPasswordExpired(user, rules, now)) return undefined;
     this.onVerified(true);
     return passwordPrincipal(user);
   }
