@@ -47,26 +47,23 @@ export class RevocationList {
    * True when the user is gone, or has revoked since `epoch`, or the token `jti` itself was
    * revoked (without a jti: whether what was verified at `epoch` still stands).
    */
-  /** isRevoked from memory alone: undefined when the user's epoch is not known here yet. */
+  async isRevoked(uid: number, epoch: number, jti?: string): Promise<boolean> {
+    const known = this.knownRevoked(uid, epoch, jti);
+    if (known !== undefined) return known;
+    const forgets = this.forgets;
+    const current = await this.store.tokenEpoch(uid);
+    if (forgets === this.forgets) {
+      if (this.epochs.size >= EPOCH_CACHE_SIZE) this.epochs.delete(this.epochs.keys().next().value!);
+      this.epochs.set(uid, current);
+    }
+    return current === undefined || epoch !== current;
+  }
+
+  /** isRevoked from memory alone, without waiting: undefined when the user's epoch is not known here yet. */
   knownRevoked(uid: number, epoch: number, jti?: string): boolean | undefined {
     if (jti !== undefined && this.revokedJtis.has(jti)) return true;
     if (!this.epochs.has(uid)) return undefined;
     const current = this.epochs.get(uid);
-    return current === undefined || epoch !== current;
-  }
-
-  async isRevoked(uid: number, epoch: number, jti?: string): Promise<boolean> {
-    if (jti !== undefined && this.revokedJtis.has(jti)) return true;
-    let current: number | undefined;
-    if (this.epochs.has(uid)) current = this.epochs.get(uid);
-    else {
-      const forgets = this.forgets;
-      current = await this.store.tokenEpoch(uid);
-      if (forgets === this.forgets) {
-        if (this.epochs.size >= EPOCH_CACHE_SIZE) this.epochs.delete(this.epochs.keys().next().value!);
-        this.epochs.set(uid, current);
-      }
-    }
     return current === undefined || epoch !== current;
   }
 
