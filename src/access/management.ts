@@ -1,4 +1,23 @@
-import { ROLES, type Role } from '../users/user.js';
+/**
+ * The management levels of the product, each a set of permissions (access/permissions.ts).
+ * `token_verifier` is Tessera's: for services that read the revocation feed and introspect tokens.
+ */
+export const ROLES = [
+  'admin',
+  'user_manager',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  /** For services: may read the revocation feed and introspect tokens, nothing else. */
+  'token_verifier',
+  'none',
+] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
 
 /**
  * Management levels from most to least: a user's `role` is the first of its rights in this

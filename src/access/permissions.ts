@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '../users/user.js';
+import { ROLES, type Role } from './management.js';
 
 /**
  * The one table of who may do what: each permission (the product's names, and Tessera's own

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { InvalidRequestError } from '../errors.js';
-import { ROLES, type Role } from '../users/user.js';
+import { ROLES, type Role } from '../access/management.js';
 import { addHashOptions, addStoreOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';

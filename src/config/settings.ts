@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import Type, { type Static, type TSchema } from 'typebox';
-import { SIGNING_ALGS } from '../tokens/signing-alg.js';
 
 export const API_LINES = ['both', '7.22', '7.4'] as const;
 export type ApiLine = (typeof API_LINES)[number];
+/** The algorithms a signing key may have (tokens/signing-alg.ts makes their keys). */
+export const SIGNING_ALGS = ['ES256', 'RS256', 'EdDSA'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Which commands take a setting: every command that opens the store takes `store`, and so on. */

@@ -2,7 +2,8 @@ import Type from 'typebox';
 import { TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
 import { PASSWORD_MAX_LENGTH } from '../users/password-rules.js';
 import { ROLE_NAME_MAX_LENGTH } from '../roles/role.js';
-import { AUTH_METHODS, ROLES, USER_STATUSES } from '../users/user.js';
+import { AUTH_METHODS, USER_STATUSES } from '../users/user.js';
+import { ROLES } from '../access/management.js';
 import { USERNAME_MAX_LENGTH } from '../users/username.js';
 
 /**

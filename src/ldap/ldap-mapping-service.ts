@@ -1,7 +1,6 @@
 import type { AuditLog, AuditRecord, RequestContext } from '../audit/audit-log.js';
 import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError } from '../errors.js';
-import type { RoleStore } from '../roles/role-store.js';
-import type { Actor } from '../users/account-service.js';
+import type { Actor } from '../access/actor.js';
 import type { UserStore } from '../users/user-store.js';
 import { isEmail, validateName } from '../users/username.js';
 import { normalizeDn } from './escape.js';
@@ -28,7 +27,7 @@ export interface LdapMappingFields {
 export class LdapMappingService {
   constructor(
     private readonly mappings: LdapMappingStore,
-    private readonly roles: RoleStore,
+    private readonly roles: { list(): Promise<readonly { uid: number }[]> },
     private readonly users: UserStore,
     private readonly audit: AuditLog,
   ) {}

@@ -1,6 +1,6 @@
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import { Deadline } from '../deadline.js';
-import type { Actor } from '../users/account-service.js';
+import type { Actor } from '../access/actor.js';
 import type { UserStore } from '../users/user-store.js';
 import { Directory } from './directory.js';
 import { type LdapConfig, ldapView, mergeLdapConfig, validateLdapConfig } from './ldap-config.js';

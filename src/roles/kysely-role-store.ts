@@ -1,6 +1,6 @@
 import { UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import { isRole } from '../users/user.js';
+import { isRole } from '../access/management.js';
 import { usernameKey } from '../users/username.js';
 import type { Role } from './role.js';
 import type { RoleStore } from './role-store.js';

@@ -1,7 +1,7 @@
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import { LastAdminError, RoleInUseError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
-import type { Actor } from '../users/account-service.js';
-import type { Role as Management } from '../users/user.js';
+import type { Actor } from '../access/actor.js';
+import type { Role as Management } from '../access/management.js';
 import type { UserStore } from '../users/user-store.js';
 import { validateName } from '../users/username.js';
 import type { Role } from './role.js';

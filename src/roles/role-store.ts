@@ -1,4 +1,4 @@
-import type { Role as Management } from '../users/user.js';
+import type { Role as Management } from '../access/management.js';
 import type { Role } from './role.js';
 
 /** Roles; names are unique regardless of case. */

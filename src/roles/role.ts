@@ -1,4 +1,4 @@
-import type { Role as Management } from '../users/user.js';
+import type { Role as Management } from '../access/management.js';
 
 /** A role (the product's role object): a name and the management level it grants. */
 export interface Role {

@@ -1,4 +1,4 @@
-import type { Role } from '../users/user.js';
+import type { Role } from '../access/management.js';
 
 /** What a Tessera token says. `sub` is the uid as a string, `exp` = `iat` + ttl. */
 export interface TokenClaims {

@@ -1,14 +1,15 @@
 import { generateKeyPair as generate, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
+import { SIGNING_ALGS } from '../config/settings.js';
 
 const generateAsync = promisify(generate);
 
 /**
- * The algorithms a signing key may have. ES256 by default: every common verifier takes it
- * (RS256-only loaders aside) and it signs fast. RS256 for RSA-only verifiers; EdDSA for
- * the stores made before ES256 was the default.
+ * The algorithms a signing key may have (named where the configuration reads them). ES256 by
+ * default: every common verifier takes it (RS256-only loaders aside) and it signs fast.
+ * RS256 for RSA-only verifiers; EdDSA for the stores made before ES256 was the default.
  */
-export const SIGNING_ALGS = ['ES256', 'RS256', 'EdDSA'] as const;
+export { SIGNING_ALGS } from '../config/settings.js';
 export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 export function isSigningAlg(value: unknown): value is SigningAlg {

@@ -2,7 +2,7 @@ import { createVerifier } from 'fast-jwt';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { InvalidTokenError, TokenExpiredError } from '../errors.js';
-import { isRole } from '../users/user.js';
+import { isRole } from '../access/management.js';
 import type { TokenClaims } from './claims.js';
 import type { KeyRing } from './key-ring.js';
 import { SIGNING_ALGS } from './signing-alg.js';

@@ -1,5 +1,6 @@
 import type { AuditLog, AuditRecord, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import type { Actor } from '../access/actor.js';
 import { holds } from '../access/permissions.js';
 import { rightsFrom } from '../access/management.js';
 import {
@@ -19,21 +20,14 @@ import {
   UserNotFoundError,
 } from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
-import type { RoleStore } from '../roles/role-store.js';
 import { MAX_PASSWORDS, matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
-import type { AuthMethod, Role, User } from './user.js';
+import type { AuthMethod, User } from './user.js';
+import type { Role } from '../access/management.js';
 import type { CredentialStore, ProfileChanges, UserProfile, UserStore } from './user-store.js';
 import { isEmail, validateEmail, validateName } from './username.js';
 
-/** Who asks for a change (a request's Principal fits); null for the local CLI. */
-export interface Actor {
-  uid: number;
-  rights: readonly Role[];
-  /** 'password': the request carried the actor's own password, which proves it. */
-  via?: 'password' | 'token' | 'certificate';
-}
 
 /** The fields of the product's user object that a client writes. */
 export interface UserFields {
@@ -67,7 +61,8 @@ export type ConfirmPassword = (username: string, password: string, ctx: RequestC
 
 export interface AccountDeps {
   users: UserStore & CredentialStore;
-  roles: RoleStore;
+  /** The roles there are, for the management levels that role_uids give. */
+  roles: { list(): Promise<readonly { uid: number; management: Role }[]> };
   hasher: PasswordHasher;
   policy: PolicyService;
   /** Lifts a user's lock and forgets their failed logins (the guard's Lockout). */

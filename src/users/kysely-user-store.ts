@@ -4,7 +4,8 @@ import { rightsFrom } from '../access/management.js';
 import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
-import { AUTH_METHODS, type AuthMethod, isRole, type Role, type User } from './user.js';
+import { AUTH_METHODS, type AuthMethod, type User } from './user.js';
+import { isRole, type Role } from '../access/management.js';
 import type { CredentialStore, NewUser, ProfileChanges, UserProfile, UserStore } from './user-store.js';
 import { usernameKey } from './username.js';
 

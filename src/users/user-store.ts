@@ -1,4 +1,5 @@
-import type { AuthMethod, Role, User } from './user.js';
+import type { AuthMethod, User } from './user.js';
+import type { Role } from '../access/management.js';
 
 /** What a user is made with, besides its password. */
 export interface UserProfile {

@@ -1,21 +1,6 @@
+import type { Role } from '../access/management.js';
 import type { Policy } from '../policy/policy.js';
 
-export const ROLES = [
-  'admin',
-  'user_manager',
-  'cluster_member',
-  'cluster_viewer',
-  'db_member',
-  'db_viewer',
-  /** For services: may read the revocation feed and introspect tokens, nothing else. */
-  'token_verifier',
-  'none',
-] as const;
-export type Role = (typeof ROLES)[number];
-
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
 
 export const AUTH_METHODS = ['regular', 'certificate'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];

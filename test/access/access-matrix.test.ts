@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPermission, PERMISSIONS, permissionsByLevel } from '../../src/access/permissions.js';
-import { ROLES } from '../../src/users/user.js';
+import { ROLES } from '../../src/access/management.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 

@@ -6,7 +6,7 @@ import { buildApp, type TesseraApp } from '../../src/app.js';
 import { makeConfig, type Config } from '../../src/config/config.js';
 import { openTessera, type Tessera } from '../../src/tessera.js';
 import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
-import type { Role } from '../../src/users/user.js';
+import type { Role } from '../../src/access/management.js';
 import { checkAnswersAgainstDocument } from './openapi-conformance.js';
 
 /** Cheap argon2id for tests that are not about hashing cost. */
