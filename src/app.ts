@@ -11,7 +11,7 @@ import { documentErrors } from './http/error-schemas.js';
 import { api, probes, wellKnown } from './http/scopes.js';
 import { gateUntilStarted } from './http/start-gate.js';
 import type { TesseraApp } from './http/tessera-app.js';
-import type { Tessera } from './tessera.js';
+import type { HttpServices } from './http/services.js';
 
 export type { TesseraApp } from './http/tessera-app.js';
 
@@ -22,8 +22,8 @@ export interface AppOptions {
   started?: () => boolean;
 }
 
-/** Builds the HTTP app around an opened Tessera, without listening: tests use app.inject. */
-export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp {
+/** Builds the HTTP app around an opened Tessera (its services), without listening: tests use app.inject. */
+export function buildApp(services: HttpServices, options: AppOptions = {}): TesseraApp {
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     // TLS asks every client for a certificate and requires none: certificate users present one,
@@ -31,7 +31,7 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     ...(options.https ? { https: { ...options.https, requestCert: true, rejectUnauthorized: false, ...SERVER_OPTIONS } } : { http: SERVER_OPTIONS }),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
-    bodyLimit: tessera.config.bodyLimitBytes,
+    bodyLimit: services.config.bodyLimitBytes,
     // Types are what the client sent ("600" is not a ttl), and unknown names in a strict
     // schema (the policy) are an error, not silently dropped.
     // `verbose` lets an unknown field's message list the known ones (validation-message.ts).
@@ -41,15 +41,15 @@ export function buildApp(tessera: Tessera, options: AppOptions = {}): TesseraApp
     childLoggerFactory: lazyRequestLogger,
     logController: new LogController({ disableRequestLogging: true }), // one line a request instead, below
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TesseraApp;
-  app.decorate('tessera', tessera);
+  app.decorate('services', services);
   // Shared by every scope: one error shape (also for what no route takes), the answers
   // before any route runs, one log line a request.
   registerErrorHandling(app);
   answerMissingHostAndExpect(app);
   if (options.started) gateUntilStarted(app, options.started);
   logRequests(app);
-  countRequests(app, tessera.metrics);
-  registerOpenApi(app, tessera.config); // before the routes it describes
+  countRequests(app, services.metrics);
+  registerOpenApi(app, services.config); // before the routes it describes
   documentErrors(app);
   app.register(api);
   app.register(wellKnown);

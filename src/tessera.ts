@@ -1,14 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.js';
-import { AuthService } from './auth/auth-service.js';
+import { Callers } from './auth/callers.js';
+import { Logins } from './auth/logins.js';
+import { RealmChain } from './auth/realm-chain.js';
+import { CertificateRealm } from './auth/realms/certificate-realm.js';
+import { LdapRealm } from './auth/realms/ldap-realm.js';
+import { LocalRealm } from './auth/realms/local-realm.js';
 import { VerifiedCredentials } from './auth/verified-credentials.js';
-import { settleIssuer } from './tokens/store-issuer.js';
+import { CertificateTrust } from './certs/certificate-trust.js';
+import { TrustedCa } from './certs/trusted-ca.js';
 import { type Clock, systemClock } from './clock.js';
 import { audiencesOf, type Config, ConfigError, issuerOf, masterKeyBytes } from './config/config.js';
 import { within } from './deadline.js';
-import { Metrics } from './metrics/metrics.js';
+import { EventHub } from './events.js';
 import { Admission } from './guard/admission.js';
 import { AdmittedHasher } from './guard/admitted-hasher.js';
 import { ClientThrottle } from './guard/client-throttle.js';
@@ -16,29 +23,30 @@ import { Lockout } from './guard/lockout.js';
 import { type LoginGuard, MemoryLoginGuard } from './guard/login-guard.js';
 import { RedisLoginGuard } from './guard/redis-login-guard.js';
 import { ResilientLoginGuard } from './guard/resilient-login-guard.js';
+import { PassedOver } from './ldap/directory.js';
+import { KyselyLdapMappingStore } from './ldap/kysely-ldap-mapping-store.js';
+import { LdapMappingService } from './ldap/ldap-mapping-service.js';
+import { LdapService } from './ldap/ldap-service.js';
+import { LdapSettings } from './ldap/ldap-settings.js';
+import { Metrics } from './metrics/metrics.js';
+import { ClusterSettings } from './policy/cluster-settings.js';
 import { PolicyService } from './policy/policy-service.js';
 import { KyselyPolicyStore } from './policy/policy-store.js';
+import { KyselyRoleStore } from './roles/kysely-role-store.js';
+import { RoleService } from './roles/role-service.js';
 import { type Db, openDatabase, pingDatabase } from './store/database.js';
 import { KeyRing } from './tokens/key-ring.js';
 import { KeySealer } from './tokens/key-sealer.js';
-import { KyselyLdapMappingStore } from './ldap/kysely-ldap-mapping-store.js';
-import { LdapMappingService } from './ldap/ldap-mapping-service.js';
-import { LdapRealm } from './ldap/ldap-realm.js';
-import { LdapService } from './ldap/ldap-service.js';
-import { LdapSettings } from './ldap/ldap-settings.js';
-import { TrustedCa } from './certs/trusted-ca.js';
-import { readFileSync } from 'node:fs';
 import { KyselyKeyStore } from './tokens/kysely-key-store.js';
 import { RevocationList } from './tokens/revocation-list.js';
 import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
+import { settleIssuer } from './tokens/store-issuer.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
-import { AccountService, type AccountDeps } from './users/account-service.js';
-import { KyselyRoleStore } from './roles/kysely-role-store.js';
-import { RoleService } from './roles/role-service.js';
+import { AccountService } from './users/account-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
-import { UserReadCache } from './users/user-read-cache.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
+import { UserReadCache } from './users/user-read-cache.js';
 
 /** /readyz answers within about this long, whatever the store does. */
 const READINESS_MS = 1000;
@@ -47,131 +55,77 @@ export interface OpenOptions {
   clock?: Clock;
   /** Where audit lines (and Redis trouble) go; nowhere when omitted. */
   logger?: Logger;
-  /** What the parts report to; a registry of its own when omitted. */
-  metrics?: Metrics;
 }
 
-/** The store and the account rules: what the `users` CLI commands need. */
+/** The store, the accounts and the ways in: what the `users` CLI commands need, and a server builds on. */
 export interface Accounts {
   config: Config;
   clock: Clock;
   db: Db;
+  /** What the parts announce (changes, checks) and who listens: made first. */
+  events: EventHub;
+  /** Prometheus metrics of this process (served by the management listener). */
+  metrics: Metrics;
   users: KyselyUserStore;
   hasher: PasswordHasher;
   policy: PolicyService;
   audit: AuditLog;
   lockout: Lockout;
+  /** Users for the read routes (and remembered credentials), kept up to a second. */
+  userReads: UserReadCache;
+  revocations: RevocationList;
+  /** The ways in (local passwords, the LDAP directory, client certificates) behind one set of guards. */
+  chain: RealmChain;
   accounts: AccountService;
   roles: RoleService;
-  /** Prometheus metrics of this process (served by the metrics listener). */
-  metrics: Metrics;
-  /** What `accounts` was made with, for a server's own with password confirmation. */
-  accountDeps: AccountDeps;
+  cluster: ClusterSettings;
+  /** The LDAP configuration (/v1/cluster/ldap) and its mappings (/v1/ldap_mappings). */
+  ldap: LdapService;
+  ldapMappings: LdapMappingService;
+  /** The CAs client certificates must chain to (mtls_trusted_ca). */
+  certificateTrust: CertificateTrust;
   close(): Promise<void>;
 }
 
 /** Everything a serving node works with, wired once: the composition root. */
 export interface Tessera extends Accounts {
-  /** Users for the read routes, kept up to a second (see UserReadCache). */
-  userReads: UserReadCache;
   keys: KeyRing;
-  revocations: RevocationList;
   /** The revocation events as services read them (GET /v1/revocations). */
   revocationFeed: Pick<RevocationStore, 'feedAfter'>;
-  auth: AuthService;
+  /** Who a request's credentials are (tokens, passwords, certificates). */
+  callers: Callers;
+  /** Logins, refreshes and logouts. */
+  logins: Logins;
   /** Which shared services answer now; for /readyz. */
   readiness(): Promise<{ store: boolean; redis?: boolean }>;
   /** The issuer the store had before this node changed it (see settleIssuer). */
   issuerChangedFrom?: string;
-  /** The LDAP configuration (/v1/cluster/ldap) and its mappings (/v1/ldap_mappings). */
-  ldap: LdapService;
-  ldapMappings: LdapMappingService;
-  /** The CAs client certificates must chain to (mtls_trusted_ca). */
-  trustedCa: TrustedCa;
 }
 
-export async function openAccounts(config: Config, options: OpenOptions = {}, guard?: LoginGuard): Promise<Accounts> {
-  const clock = options.clock ?? systemClock;
-  const db = await openDatabase(config);
-  try {
-    const users = new KyselyUserStore(db);
-    const argon2 = await Argon2Hasher.create(config.argon2);
-    // One argon2id operation a core at once. One more would fill the gaps and win ~8%
-    // throughput, but under overload it takes the event loop's share of the cores: on 2
-    // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
-    const metrics = options.metrics ?? new Metrics();
-    const threads = config.hashThreads ?? availableParallelism();
-    const admission = new Admission(threads, config.loginQueueMs, argon2.typicalMs, (ms) => metrics.queueWaited(ms));
-    metrics.watchQueue(() => admission.depth);
-    const hasher = new AdmittedHasher(argon2, admission, (ms) => metrics.passwordVerified(ms));
-    const policy = new PolicyService(new KyselyPolicyStore(db), clock);
-    const audit = new AuditLog(options.logger);
-    audit.onRecord = (record) => record.event === 'lockout' && metrics.lockedOut();
-    const lockout = new Lockout(guard ?? new MemoryLoginGuard(clock), users, audit, clock);
-    const roleStore = new KyselyRoleStore(db);
-    const accountDeps: AccountDeps = { users, roles: roleStore, hasher, policy, lockout, audit, clock };
-    const accounts = new AccountService(accountDeps);
-    const roles = new RoleService(roleStore, users, audit);
-    return { config, clock, db, users, hasher, policy, audit, lockout, accounts, roles, accountDeps, metrics, close: () => db.destroy() };
-  } catch (err) {
-    await db.destroy();
-    throw err;
-  }
+/** The store and the accounts, for a CLI command: lockout counters in memory, no throttle, nothing remembered. */
+export function openAccounts(config: Config, options: OpenOptions = {}): Promise<Accounts> {
+  const events = new EventHub();
+  return openCore({ ...config, authCacheSeconds: 0 }, options, events, new Metrics(events));
 }
 
 export async function openTessera(config: Config, options: OpenOptions = {}): Promise<Tessera> {
   const clock = options.clock ?? systemClock;
-  const metrics = options.metrics ?? new Metrics();
+  const events = new EventHub();
+  const metrics = new Metrics(events);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, metrics, options.logger) : undefined;
-  const guard = redis
-    ? new ResilientLoginGuard(
-        new RedisLoginGuard(redis, config.redisKeyPrefix, clock),
-        config.redisFailOpen ? new MemoryLoginGuard(clock) : null,
-        (err) => {
-          metrics.redisFailed('lockout');
-          options.logger?.warn({ err: String(err) }, 'redis unavailable for lockout counters');
-        },
-      )
-    : new MemoryLoginGuard(clock);
-  let base: Accounts | undefined;
+  let core: Accounts | undefined;
   try {
-    base = await openAccounts(config, { ...options, metrics }, guard);
-    const { db, users, hasher, policy, audit, lockout } = base;
+    core = await openCore(config, options, events, metrics, redis);
+    const { db, users, revocations, chain, policy, audit } = core;
     const keys = await loadKeyRing(db, config, clock);
     const { changedFrom: issuerChangedFrom } = await settleIssuer(db, config);
-    const revocationStore = new KyselyRevocationStore(db);
-    const revocations = new RevocationList(revocationStore, clock);
     await revocations.start();
     keys.start();
-    users.onRevoked = (uid) => revocations.userChanged(uid);
-    const userReads = new UserReadCache(users, clock);
-    const verified = new VerifiedCredentials(config.authCacheSeconds, clock);
-    const forget = (uid: number, what?: 'last_login') => {
-      userReads.forget(uid);
-      // A recorded login changes nothing a password check depends on.
-      if (what !== 'last_login') verified.forget(uid);
-    };
-    users.onChanged = forget;
-    revocations.onUserChanged = forget;
-    const throttle = new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix });
     const [iss, aud] = [issuerOf(config), audiencesOf(config)];
-    const issuer = new TokenIssuer(keys, iss, aud, clock);
+    const issuer = new TokenIssuer(keys, iss, aud, clock, events);
     const verifier = new TokenVerifier(keys, iss, aud, config.clockLeewaySeconds, clock);
-    const ldapSettings = new LdapSettings(db, sealerOf(config), clock);
-    const ldapMappings = new LdapMappingService(new KyselyLdapMappingStore(db), base.accountDeps.roles, users, audit);
-    base.roles.mappingsGiving = async (roleUid) => (await ldapMappings.list()).filter((m) => m.role_uids.includes(roleUid)).length;
-    const ldapRealm = new LdapRealm(ldapSettings, ldapMappings, users, clock);
-    ldapRealm.onChecked = (outcome, seconds) => metrics.directoryChecked(outcome, seconds);
-    const ldap = new LdapService(ldapSettings, users, audit);
-    const trustedCa = new TrustedCa(db, clock);
-    await seedTrustedCa(trustedCa, config, options.logger);
-    const auth = new AuthService({
-      ...{ users, credentials: users, hasher, issuer, verifier, verified, ldap: ldapRealm, trustedCa },
-      ...{ revocations, policy, lockout, throttle, audit, clock, loginTimeoutMs: config.loginTimeoutMs },
-    });
-    issuer.onIssued = (alg) => metrics.tokenIssued(alg);
-    auth.onTokenChecked = (result, cached) => metrics.tokenChecked(result, cached);
-    auth.onVerified = (cached) => metrics.rightPassword(cached);
+    const callers = new Callers({ chain, verifier, revocations, events });
+    const logins = new Logins({ chain, users, issuer, revocations, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
     const readiness = async () => {
       const [store, redisUp] = await Promise.all([
         within(pingDatabase(db), READINESS_MS, () => new Error('no answer')).then(() => true, () => false),
@@ -179,23 +133,81 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       ]);
       return { store, ...(redisUp !== undefined && { redis: redisUp }) };
     };
+    const closeCore = core.close;
     const close = async () => {
       keys.stop();
-      await revocations.stop();
-      await db.destroy();
+      await closeCore();
       redis?.disconnect();
     };
-    // A server's accounts confirm a user's current password as a login does (throttling, lockout).
-    const accounts = new AccountService({
-      ...base.accountDeps,
-      confirmPassword: async (username, password, ctx) => (await auth.checkPassword({ username, password }, ctx, { allowExpired: true })).user,
-    });
-    return { ...base, accounts, userReads, keys, revocations, revocationFeed: revocationStore, auth, readiness, close, issuerChangedFrom, ldap, ldapMappings, trustedCa };
+    return { ...core, keys, revocationFeed: new KyselyRevocationStore(db), callers, logins, readiness, close, issuerChangedFrom };
   } catch (err) {
-    await base?.close();
+    await core?.close();
     redis?.disconnect();
     throw err;
   }
+}
+
+/** Everything but the tokens: the store, the hasher, the guards, the realms and their chain, the use cases. Each part made once. */
+async function openCore(config: Config, options: OpenOptions, events: EventHub, metrics: Metrics, redis?: Redis): Promise<Accounts> {
+  const clock = options.clock ?? systemClock;
+  const db = await openDatabase(config);
+  try {
+    const users = new KyselyUserStore(db, events);
+    const argon2 = await Argon2Hasher.create(config.argon2);
+    // One argon2id operation a core at once. One more would fill the gaps and win ~8%
+    // throughput, but under overload it takes the event loop's share of the cores: on 2
+    // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
+    const threads = config.hashThreads ?? availableParallelism();
+    const admission = new Admission(threads, config.loginQueueMs, argon2.typicalMs, (ms) => metrics.queueWaited(ms));
+    metrics.watchQueue(() => admission.depth);
+    const hasher = new AdmittedHasher(argon2, admission, (ms) => metrics.passwordVerified(ms));
+    const policy = new PolicyService(new KyselyPolicyStore(db), clock);
+    const audit = new AuditLog(events, options.logger);
+    const lockout = new Lockout(loginGuard(redis, config, clock, metrics, options.logger), users, audit, clock);
+    const userReads = new UserReadCache(users, clock, events);
+    const revocations = new RevocationList(new KyselyRevocationStore(db), clock, events);
+    const roleStore = new KyselyRoleStore(db);
+    const ldapSettings = new LdapSettings(db, sealerOf(config), clock);
+    const ldapMappings = new LdapMappingService(new KyselyLdapMappingStore(db), roleStore, users, audit);
+    const passedOver = new PassedOver();
+    const trustedCa = new TrustedCa(db, clock);
+    await seedTrustedCa(trustedCa, config, options.logger);
+    const chain = new RealmChain({
+      realms: [
+        new LocalRealm(users, hasher),
+        new LdapRealm(ldapSettings, ldapMappings, users, passedOver, events, clock),
+        new CertificateRealm(policy, trustedCa, users, clock),
+      ],
+      ...{ users, userReads, revocations, policy, hasher, audit, events, clock, lockout },
+      verified: new VerifiedCredentials(config.authCacheSeconds, clock),
+      throttle: new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix }),
+      loginTimeoutMs: config.loginTimeoutMs,
+    });
+    const close = async () => {
+      await revocations.stop();
+      await db.destroy();
+    };
+    return {
+      ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, close },
+      accounts: new AccountService({ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain }),
+      roles: new RoleService(roleStore, users, ldapMappings, audit),
+      cluster: new ClusterSettings(policy, users, audit),
+      ldap: new LdapService(ldapSettings, users, passedOver, audit),
+      certificateTrust: new CertificateTrust(trustedCa, users, audit),
+    };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
+
+/** Where the lockout counts failures: Redis when nodes share one (memory as insurance if asked), else this process's memory. */
+function loginGuard(redis: Redis | undefined, config: Config, clock: Clock, metrics: Metrics, logger?: Logger): LoginGuard {
+  if (!redis) return new MemoryLoginGuard(clock);
+  return new ResilientLoginGuard(new RedisLoginGuard(redis, config.redisKeyPrefix, clock), config.redisFailOpen ? new MemoryLoginGuard(clock) : null, (err) => {
+    metrics.redisFailed('lockout');
+    logger?.warn({ err: String(err) }, 'redis unavailable for lockout counters');
+  });
 }
 
 /**

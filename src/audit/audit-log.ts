@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { RealmName } from '../auth/realms/realm.js';
+import type { EventHub } from '../events.js';
 
 /** Where a request came from; every audit line carries it. */
 export interface RequestContext {
@@ -10,6 +12,8 @@ export const CLI_CONTEXT: RequestContext = { ip: 'local', requestId: 'cli' };
 
 export type AuditEvent =
   | 'authorize'
+  /** Credentials on a request other than a login (Basic, a certificate) that were refused. */
+  | 'authenticate'
   | 'refresh'
   | 'logout'
   | 'lockout'
@@ -30,7 +34,9 @@ export type AuditEvent =
   | 'ldap_config_delete'
   | 'ldap_mapping_create'
   | 'ldap_mapping_update'
-  | 'ldap_mapping_delete';
+  | 'ldap_mapping_delete'
+  | 'trusted_ca_update'
+  | 'trusted_ca_delete';
 
 export interface AuditRecord {
   event: AuditEvent;
@@ -43,8 +49,8 @@ export interface AuditRecord {
   reason?: string;
   /** Names of changed fields, never their values. */
   changes?: string[];
-  /** Where the user proved who it is: its password here, or the LDAP directory. */
-  realm?: 'local' | 'ldap' | 'certificate';
+  /** Where the user proved (or failed to prove) who it is. */
+  realm?: RealmName;
   /** A client certificate's subject (RFC 2253), never the certificate itself. */
   subject?: string;
 }
@@ -54,13 +60,13 @@ export interface AuditRecord {
  * password, hash or token: the shape above has no place for one.
  */
 export class AuditLog {
-  constructor(private readonly logger?: Logger) {}
-
-  /** Told of every record (metrics count lockouts here). */
-  onRecord: (record: AuditRecord) => void = () => {};
+  constructor(
+    private readonly events: EventHub,
+    private readonly logger?: Logger,
+  ) {}
 
   record(ctx: RequestContext, record: AuditRecord): void {
-    this.onRecord(record);
+    this.events.emit('audited', record);
     this.logger?.info({ audit: record.event, ...record, event: undefined, ip: ctx.ip, request_id: ctx.requestId }, 'audit');
   }
 }

@@ -1,9 +1,8 @@
 import { InvalidRequestError, MissingCredentialsError } from '../errors.js';
+import type { PasswordProof, Proof } from './realms/realm.js';
 
-export interface Credentials {
-  username: string;
-  password: string;
-}
+/** Credentials as a request presents them, read once: a token, or a proof for a realm (a password, a client certificate). */
+export type Presented = Proof | { kind: 'token'; token: string };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -12,7 +11,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Decodes the token68 of a Basic Authorization header (RFC 7617): base64 of UTF-8
  * "user-id:password". The first colon separates them, so a password may contain colons.
  */
-export function decodeBasicCredentials(token68: string): Credentials {
+export function decodeBasicCredentials(token68: string): PasswordProof {
   const malformed = () =>
     new InvalidRequestError(
       'The Basic Authorization header must carry base64 of "username:password"',
@@ -27,7 +26,7 @@ export function decodeBasicCredentials(token68: string): Credentials {
   }
   const colon = decoded.indexOf(':');
   if (colon < 0) throw malformed();
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  return { kind: 'password', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 /**
@@ -41,17 +40,20 @@ export function splitAuthorization(header: string): { scheme: string; value: str
   return { scheme: trimmed.slice(0, space).toLowerCase(), value: trimmed.slice(space + 1).trim() };
 }
 
-/** What an Authorization header presents: a password (Basic) or a token (JWT or Bearer). */
-export type Presented = { kind: 'password'; credentials: Credentials } | { kind: 'token'; token: string };
-
 /**
  * The one reading of an Authorization header: "JWT <token>" (the product's scheme),
- * "Bearer <token>" (RFC 6750) or "Basic <base64>", the scheme in any case.
+ * "Bearer <token>" (RFC 6750) or "Basic <base64>", the scheme in any case. The usual
+ * spellings are read without parsing (the hot path); any other is parsed, and a malformed
+ * one is refused with what is wrong.
  */
-export function parseAuthorization(header: string): Presented {
+export function parseAuthorization(header: string): PasswordProof | { kind: 'token'; token: string } {
+  const token = plainToken(header);
+  if (token) return { kind: 'token', token };
+  const basic = plainBasic(header);
+  if (basic) return basic;
   const { scheme, value } = splitAuthorization(header);
   if ((scheme === 'jwt' || scheme === 'bearer') && value) return { kind: 'token', token: value };
-  if (scheme === 'basic') return { kind: 'password', credentials: decodeBasicCredentials(value) };
+  if (scheme === 'basic') return decodeBasicCredentials(value);
   throw new MissingCredentialsError('Present a token as "Authorization: JWT <token>" or "Bearer <token>", or Basic credentials');
 }
 
@@ -60,7 +62,7 @@ export function parseAuthorization(header: string): Presented {
  * read without parsing: the hot path of token checks, where only a token verified before
  * (an exact match) is taken. Undefined for any other header, which parseAuthorization reads.
  */
-export function plainToken(header: string | undefined): string | undefined {
+function plainToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const space = header.indexOf(' ');
   if (space !== 3 && space !== 6) return undefined;
@@ -74,7 +76,7 @@ export function plainToken(header: string | undefined): string | undefined {
  * hot path of Basic calls; undefined for any other header, or one that does not decode
  * (parseAuthorization reads those, and says what is wrong).
  */
-export function plainBasic(header: string | undefined): Credentials | undefined {
+function plainBasic(header: string | undefined): PasswordProof | undefined {
   if (header === undefined || header.indexOf(' ') !== 5 || header.slice(0, 5).toLowerCase() !== 'basic') return undefined;
   try {
     return decodeBasicCredentials(header.slice(6));

@@ -6,7 +6,6 @@ import { AccountLockedError, TryAgainError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import { isLocked, LOCKED_UNTIL_UNLOCKED, unlocksInSeconds, type User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
-import { usernameKey } from '../users/username.js';
 import type { LoginGuard } from './login-guard.js';
 
 /** How often the first in a user's line asks again (for leases held by other nodes). */
@@ -17,11 +16,22 @@ const LEASE_MARGIN_MS = 1000;
 const MAX_WAITING = 64;
 
 export interface Attempt {
-  username: string;
+  /** What the failures are counted under: lockoutKey's. */
+  key: string;
+  /** The account, when the login names one: it is what gets locked. */
   user?: User;
   policy: Policy;
   ctx: RequestContext;
   deadline: Deadline;
+}
+
+/**
+ * Failures count per account, whichever of its logins (name, email, any spelling) was
+ * typed; a login that names no account counts under its own key, apart, so that guesses at
+ * a name nobody has yet are not held against the account made later under it.
+ */
+export function lockoutKey(account: User | undefined, login: string): string {
+  return account ? `uid:${account.uid}` : `name:${login}`;
 }
 
 /** One login waiting for a lease; `wake` makes it ask again now. */
@@ -32,8 +42,8 @@ interface Waiter {
 /**
  * The lockout policy around one password check: refuses a locked user at once (no hash,
  * no queue), leases one of the failures still allowed, runs the check, and counts its
- * outcome — locking the user when the failures reach the threshold. Unknown usernames are
- * counted too, so they answer like known ones. Leases expire a little after the login's
+ * outcome — locking the user when the failures reach the threshold. Unknown names are
+ * counted too (apart from any account), so they answer like known ones. Leases expire a little after the login's
  * deadline, so a process that dies mid-check blocks nobody for longer.
  *
  * Logins of a user whose remaining failures are all leased wait in a line on this node:
@@ -51,10 +61,10 @@ export class Lockout {
   ) {}
 
   /**
-   * Runs `check` (undefined = wrong password) under the lockout. Throws AccountLockedError,
-   * or TryAgainError when no lease came free before the deadline.
+   * Runs `check` under the lockout; what it answers counts as a failure when `failed` says
+   * so. Throws AccountLockedError, or TryAgainError when no lease came free before the deadline.
    */
-  async guarded<T>(a: Attempt, check: () => Promise<T | undefined>): Promise<T | undefined> {
+  async guarded<T>(a: Attempt, check: () => Promise<T>, failed: (result: T) => boolean): Promise<T> {
     if (a.user?.lockedUntil) {
       const now = new Date(this.clock());
       if (isLocked(a.user, now)) throw new AccountLockedError(unlocksInSeconds(a.user.lockedUntil, now));
@@ -62,10 +72,10 @@ export class Lockout {
     }
     const threshold = a.policy.login_lockout_threshold;
     if (threshold === 0) return check();
-    const key = usernameKey(a.username);
+    const { key } = a;
     const lease = randomUUID();
     await this.lease(a, key, lease, threshold);
-    let result: T | undefined;
+    let result: T;
     try {
       result = await check();
     } catch (err) {
@@ -73,15 +83,16 @@ export class Lockout {
       this.lines.get(key)?.[0]?.wake();
       throw err;
     }
-    const failures = await this.guard.settle(key, lease, result === undefined, a.policy.login_lockout_counter_reset_after * 1000);
+    const failure = failed(result);
+    const failures = await this.guard.settle(key, lease, failure, a.policy.login_lockout_counter_reset_after * 1000);
     this.lines.get(key)?.[0]?.wake();
-    if (result === undefined && a.user && failures >= threshold) await this.lock(a);
+    if (failure && a.user && failures >= threshold) await this.lock(a);
     return result;
   }
 
   async unlock(user: User): Promise<void> {
     await this.users.unlock(user.uid, new Date(this.clock()));
-    await this.guard.clear(usernameKey(user.username));
+    await this.guard.clear(lockoutKey(user, ''));
   }
 
   private async lease(a: Attempt, key: string, lease: string, threshold: number): Promise<void> {

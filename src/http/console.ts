@@ -35,7 +35,7 @@ export async function consoleScope(app: FastifyInstance): Promise<void> {
     reply.header('referrer-policy', 'no-referrer');
     return payload;
   });
-  const { policy } = app.tessera;
+  const { policy } = app.services;
   app.get('/console-settings.json', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     // The cluster's cm_session_timeout_minutes (GET/PUT /v1/cluster), for the page before sign-in.

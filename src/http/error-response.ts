@@ -116,7 +116,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // audit line; only faults of ours are logged here, with their detail.
     if (status >= 500 && !(known instanceof DomainError)) request.log.error({ err }, 'request failed');
     if (known instanceof StoreUnavailableError) {
-      request.server.tessera.metrics.storeUnavailable();
+      request.server.services.metrics.storeUnavailable();
       request.log.warn({ reason: reasonOf(known.reason) }, 'store unavailable');
     }
     if (status === 401) {

@@ -29,18 +29,18 @@ import { usersListRoute } from './routes/users-list.js';
 import { usersPasswordRoutes } from './routes/users-password.js';
 import { usersUnlockRoute } from './routes/users-unlock.js';
 import { usersUpdateRoute } from './routes/users-update.js';
-import type { Tessera } from '../tessera.js';
+import type { HttpServices } from './services.js';
 import type { TesseraApp } from './tessera-app.js';
 
 /** A route gets the services it names in its signature; the scope hands them from the composition root. */
-type Route = (app: TesseraApp, services: Tessera) => void;
+type Route = (app: TesseraApp, services: HttpServices) => void;
 
 /** A Fastify plugin of these routes, where a known path's other methods answer 405. */
 function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
   return async (app: TesseraApp) => {
     setUp(app);
     const addMethodNotAllowed = collectMethods(app);
-    for (const route of routes) route(app, app.tessera);
+    for (const route of routes) route(app, app.services);
     addMethodNotAllowed();
   };
 }

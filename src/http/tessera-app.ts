@@ -1,12 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Tessera } from '../tessera.js';
+import type { HttpServices } from './services.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    tessera: Tessera;
+    /** The use cases the routes and hooks of this app use. */
+    services: HttpServices;
   }
 }
 
-/** The Fastify instance (or scope) every route is added to: typed bodies, `app.tessera`. */
+/** The Fastify instance (or scope) every route is added to: typed bodies, `app.services`. */
 export type TesseraApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;

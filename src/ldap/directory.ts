@@ -1,12 +1,12 @@
 import { isIP } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from 'ldapts';
+import type { Client, SearchOptions } from 'ldapts';
 import type { Deadline } from '../deadline.js';
 import { DirectoryUnavailableError, LdapConnectionError } from '../errors.js';
 import { escapeDnValue, escapeFilterValue } from './escape.js';
 import { type DirectoryQuery, isQuery, type LdapConfig } from './ldap-config.js';
 
-/** Who the directory says a user is: its DN and the DNs of its groups. */
+/** Who the directory says a user is: its entry's DN as the directory writes it, and its groups' DNs. */
 export interface DirectoryEntry {
   dn: string;
   groups: string[];
@@ -15,124 +15,202 @@ export interface DirectoryEntry {
 /** An answer the directory gave, that is not "unavailable": the bind failed, or the entry is not there. */
 class NotInDirectory extends Error {}
 
+/** How long a URI that gave no answer is tried after the others. */
+const PASSED_OVER_MS = 60_000;
+
 /**
- * The directory as a login sees it, over ldapts: the URIs tried in order (a refused or
- * silent server is passed over), StartTLS or ldaps:// verified against `ca_cert`, every
- * operation bounded by `directory_timeout_s` and by the login's deadline. A wrong password
- * and a user that is not there answer `undefined`, alike; a directory that cannot be
- * reached throws DirectoryUnavailableError — never mistaken for a wrong password.
+ * The URIs that gave no answer lately (refused, reset, TLS failed, silent): tried after the
+ * others for a minute, so that a dead first server costs one login its wait, not every one.
+ */
+export class PassedOver {
+  private readonly until = new Map<string, number>();
+
+  order(uris: readonly string[]): string[] {
+    const now = performance.now();
+    const over = (uri: string) => (this.until.get(uri) ?? 0) > now;
+    return [...uris.filter((u) => !over(u)), ...uris.filter(over)];
+  }
+
+  silent(uri: string): void {
+    this.until.set(uri, performance.now() + PASSED_OVER_MS);
+  }
+
+  answered(uri: string): void {
+    this.until.delete(uri);
+  }
+}
+
+/**
+ * One connection, and whether the directory behind it has answered anything yet: until it
+ * has, any trouble (refused, reset, a TLS failure, silence) sends the login to the next URI;
+ * once it has, its word — also "no", also a fault — is the directory's.
+ */
+class Connection {
+  answered = false;
+
+  constructor(readonly client: Client) {}
+
+  bind(dn: string, password: string): Promise<void> {
+    return this.op(() => this.client.bind(dn, password));
+  }
+
+  search(base: string, options: SearchOptions) {
+    return this.op(() => this.client.search(base, options));
+  }
+
+  startTLS(options: Parameters<Client['startTLS']>[0]): Promise<void> {
+    return this.op(() => this.client.startTLS(options));
+  }
+
+  private async op<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      const result = await call();
+      this.answered = true;
+      return result;
+    } catch (err) {
+      if (resultCode(err) !== undefined) this.answered = true;
+      throw err;
+    }
+  }
+}
+
+/**
+ * The directory as a login sees it, over ldapts: the URIs tried in order, StartTLS or
+ * ldaps:// verified against `ca_cert`, every operation bounded by `directory_timeout_s` and
+ * by the login's deadline. The service account (bind_dn) binds before anything is read, as
+ * directories that let anonymous clients read nothing (Active Directory's default) require.
+ * A wrong password and a user that is not there answer `undefined`, alike; a directory that
+ * cannot be reached throws DirectoryUnavailableError — never mistaken for a wrong password.
  */
 export class Directory {
-  constructor(private readonly config: LdapConfig) {}
+  constructor(
+    private readonly config: LdapConfig,
+    private readonly passedOver: PassedOver,
+  ) {}
 
-  /** Checks the user's password by a bind as the user, then reads its groups. */
+  /** Checks the user's password by a bind as the user, then reads its entry back and its groups. */
   async authenticate(username: string, password: string, deadline: Deadline): Promise<DirectoryEntry | undefined> {
     // An empty password would be an unauthenticated bind, which servers answer with success.
     if (password === '') return undefined;
-    return this.session(deadline, async (client) => {
-      const dn = await this.userDn(client, username);
+    return this.session(deadline, async (conn) => {
+      if (this.config.bind_dn) await this.bindService(conn);
+      const dn = await this.userDn(conn, username);
       try {
-        await client.bind(dn, password);
+        await conn.bind(dn, password);
       } catch (err) {
         if (resultCode(err) === INVALID_CREDENTIALS) throw new NotInDirectory();
         throw err;
       }
-      if (this.config.bind_dn) await this.bindService(client);
-      return { dn, groups: await this.groupsOf(client, dn, username) };
+      // The groups with the service account's rights; without one, as the user itself.
+      if (this.config.bind_dn) await this.bindService(conn);
+      return this.entryOf(conn, dn, username);
     });
   }
 
-  /** The user's DN and groups as the service account reads them (a token's refresh: no password). */
+  /** A user's entry and groups as the service account reads them, by name (whether it is there: a local name must not take it). */
   async lookup(username: string, deadline: Deadline): Promise<DirectoryEntry | undefined> {
-    return this.session(deadline, async (client) => {
-      if (this.config.bind_dn) await this.bindService(client);
-      const dn = await this.userDn(client, username);
-      if (this.config.user_dn_template) {
-        const found = await client.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] }).catch(notFound);
-        if (found.searchEntries.length === 0) throw new NotInDirectory();
-      }
-      return { dn, groups: await this.groupsOf(client, dn, username) };
+    return this.session(deadline, async (conn) => {
+      if (this.config.bind_dn) await this.bindService(conn);
+      return this.entryOf(conn, await this.userDn(conn, username), username);
     });
   }
 
-  /** A PUT's settings tried before they are stored: connect, TLS, and the service bind. */
-  static async probe(config: LdapConfig, deadline: Deadline): Promise<void> {
-    const directory = new Directory(config);
+  /** An entry and its groups as the service account reads them, by its DN (a directory user's refresh; `username` for %u). */
+  async lookupDn(dn: string, username: string, deadline: Deadline): Promise<DirectoryEntry | undefined> {
+    return this.session(deadline, async (conn) => {
+      if (this.config.bind_dn) await this.bindService(conn);
+      return this.entryOf(conn, dn, username);
+    });
+  }
+
+  /** A PUT's settings tried before they are stored: connect, TLS, and the service bind, each URI in turn until one answers. */
+  static async probe(config: LdapConfig, passedOver: PassedOver, deadline: Deadline): Promise<void> {
+    const directory = new Directory(config, passedOver);
     try {
-      await directory.session(deadline, async (client) => {
-        if (config.bind_dn) await directory.bindService(client);
+      await directory.session(deadline, async (conn) => {
+        if (config.bind_dn) await directory.bindService(conn);
       });
     } catch (err) {
-      if (err instanceof DirectoryUnavailableError) throw new LdapConnectionError(describe(err.reason));
-      throw new LdapConnectionError(describe(err));
+      throw new LdapConnectionError(describe(err instanceof DirectoryUnavailableError ? err.reason : err));
     }
   }
 
-  private async bindService(client: Client): Promise<void> {
+  private async bindService(conn: Connection): Promise<void> {
     try {
-      await client.bind(this.config.bind_dn, this.config.bind_pass);
+      await conn.bind(this.config.bind_dn, this.config.bind_pass);
     } catch (err) {
       // The service account's settings are wrong: the operator's problem, not the user's.
-      throw new DirectoryUnavailableError(`bind as bind_dn failed: ${describe(err)}`);
+      if (conn.answered) throw new DirectoryUnavailableError(`bind as bind_dn failed: ${describe(err)}`);
+      throw err;
     }
   }
 
-  private async userDn(client: Client, username: string): Promise<string> {
+  private async userDn(conn: Connection, username: string): Promise<string> {
     const { user_dn_template: template, user_dn_query: query } = this.config;
     if (template) return template.replaceAll('%u', escapeDnValue(username));
     if (!isQuery(query)) throw new DirectoryUnavailableError('neither user_dn_template nor user_dn_query is set');
-    const { searchEntries } = await client.search(query.base, { scope: SCOPES[query.scope], filter: fill(query, username), attributes: ['1.1'], sizeLimit: 2 }).catch(notFound);
+    const { searchEntries } = await conn.search(query.base, { scope: SCOPES[query.scope], filter: fill(query, username), attributes: ['1.1'], sizeLimit: 2 }).catch(notFound);
     // None, or more than one (an ambiguous filter): no one logs in.
     if (searchEntries.length !== 1) throw new NotInDirectory();
     return searchEntries[0]!.dn;
   }
 
-  private async groupsOf(client: Client, dn: string, username: string): Promise<string[]> {
+  /**
+   * The entry at `dn` read back — its DN as the directory writes it, whatever spelling found
+   * it ("uid=Alice\ ,…" is "uid=alice,…") — and its groups.
+   */
+  private async entryOf(conn: Connection, dn: string, username: string): Promise<DirectoryEntry> {
     const { dn_group_attr: attr, dn_group_query: query } = this.config;
+    const { searchEntries } = await conn.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes: attr ? [attr] : ['1.1'] }).catch(notFound);
+    const entry = searchEntries[0];
+    if (!entry) throw new NotInDirectory();
     if (attr) {
-      const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes: [attr] }).catch(notFound);
-      const entry = searchEntries[0];
-      if (!entry) return [];
       const key = Object.keys(entry).find((k) => k.toLowerCase() === attr.toLowerCase());
-      return key ? values(entry[key]) : [];
+      return { dn: entry.dn, groups: key ? values(entry[key]) : [] };
     }
-    if (!isQuery(query)) return [];
-    const { searchEntries } = await client.search(query.base, { scope: SCOPES[query.scope], filter: fill(query, username, dn), attributes: ['1.1'] }).catch(notFound);
-    return searchEntries.map((e) => e.dn);
+    if (!isQuery(query)) return { dn: entry.dn, groups: [] };
+    const groups = await conn.search(query.base, { scope: SCOPES[query.scope], filter: fill(query, username, entry.dn), attributes: ['1.1'] }).catch(notFound);
+    return { dn: entry.dn, groups: groups.searchEntries.map((e) => e.dn) };
   }
 
   /**
-   * One connection for one login: the first URI that answers, upgraded with StartTLS when
+   * One connection for one check: the first URI that answers, upgraded with StartTLS when
    * asked, closed when done. Undefined when the directory said no to the user.
    */
-  private async session<T>(deadline: Deadline, work: (client: Client) => Promise<T>): Promise<T | undefined> {
+  private async session<T>(deadline: Deadline, work: (conn: Connection) => Promise<T>): Promise<T | undefined> {
     let lastError: unknown = new Error('no uris');
-    for (const url of this.config.uris) {
-      const timeoutMs = Math.max(1, Math.min(this.config.directory_timeout_s * 1000, deadline.remaining()));
+    // ldapts is loaded at the first directory check: a node without LDAP does not carry it (~7 MB).
+    const { Client } = await import('ldapts');
+    for (const url of this.passedOver.order(this.config.uris)) {
       if (deadline.expired()) break;
+      const timeoutMs = Math.max(1, Math.min(this.config.directory_timeout_s * 1000, deadline.remaining()));
       const tlsOptions = { ...(this.config.ca_cert ? { ca: this.config.ca_cert } : {}), minVersion: 'TLSv1.2' as const };
       // ldapts speaks TLS from the start whenever it is given tlsOptions: only ldaps:// gets them here.
       const secure = url.toLowerCase().startsWith('ldaps:');
-      // ldapts is loaded at the first directory check: a node without LDAP does not carry it (~7 MB).
-      const { Client } = await import('ldapts');
-      const client = new Client({ url, timeout: timeoutMs, connectTimeout: timeoutMs, ...(secure && { tlsOptions }) });
-      let connected = false;
+      const conn = new Connection(new Client({ url, timeout: timeoutMs, connectTimeout: timeoutMs, ...(secure && { tlsOptions }) }));
       try {
         // The upgraded socket is checked against the URI's host (ldapts passes none of its own).
         const { hostname } = new URL(url);
-        if (this.config.starttls) await client.startTLS({ ...tlsOptions, host: hostname, ...(isIP(hostname) === 0 && { servername: hostname }) });
-        connected = true;
-        return await deadline.race(work(client), () => new DirectoryUnavailableError('no answer within the login deadline'));
+        if (this.config.starttls) await conn.startTLS({ ...tlsOptions, host: hostname, ...(isIP(hostname) === 0 && { servername: hostname }) });
+        const result = await deadline.race(work(conn), () => new DirectoryUnavailableError('no answer within the login deadline'));
+        this.passedOver.answered(url);
+        return result;
       } catch (err) {
-        if (err instanceof NotInDirectory) return undefined;
-        if (err instanceof DirectoryUnavailableError && connected) throw err;
-        // An LDAP answer on a live connection is the directory speaking: not a reason to try the next one.
-        if (resultCode(err) !== undefined && connected) throw new DirectoryUnavailableError(describe(err));
-        lastError = err;
+        if (err instanceof NotInDirectory) {
+          this.passedOver.answered(url);
+          return undefined;
+        }
+        if (conn.answered) {
+          this.passedOver.answered(url);
+          throw err instanceof DirectoryUnavailableError ? err : new DirectoryUnavailableError(describe(err));
+        }
+        // Nothing came back from this server: the next one may answer.
+        this.passedOver.silent(url);
+        lastError = err instanceof DirectoryUnavailableError ? err.reason : err;
       } finally {
         // Closed before the place it took is given to another check (unbind destroys the socket once
         // its request is written; a connection that cannot take even that is left to its own end).
-        await Promise.race([client.unbind().catch(() => {}), sleep(UNBIND_WAIT_MS)]);
+        await Promise.race([conn.client.unbind().catch(() => {}), sleep(UNBIND_WAIT_MS)]);
       }
     }
     throw new DirectoryUnavailableError(describe(lastError));
@@ -180,7 +258,7 @@ function values(v: unknown): string[] {
 
 /** What went wrong, for the operator: the library's message, never a password (none is in it). */
 function describe(err: unknown): string {
-  if (err instanceof DirectoryUnavailableError) return describe(err.reason);
+  if (err instanceof DirectoryUnavailableError) return err.reason === undefined ? err.message : describe(err.reason);
   const code = resultCode(err);
   if (code !== undefined) {
     // "InvalidCredentialsError" → "invalid credentials (LDAP result 49)", with the server's own words when it gave any.

@@ -28,7 +28,7 @@ export class LdapMappingService {
   constructor(
     private readonly mappings: LdapMappingStore,
     private readonly roles: { list(): Promise<readonly { uid: number }[]> },
-    private readonly users: UserStore,
+    private readonly users: Pick<UserStore, 'revokeDirectoryUsers'>,
     private readonly audit: AuditLog,
   ) {}
 
@@ -55,7 +55,7 @@ export class LdapMappingService {
     const current = await this.get(uid);
     const { uid: _, ...rest } = current;
     await this.mappings.update(uid, await this.checked({ ...rest, ...stripUndefined(fields) } as LdapMappingInput));
-    await this.users.revokeRealm('ldap');
+    await this.users.revokeDirectoryUsers();
     this.record(ctx, actor, 'ldap_mapping_update', current, Object.keys(fields));
     return this.get(uid);
   }
@@ -63,8 +63,13 @@ export class LdapMappingService {
   async delete(actor: Actor, uid: number, ctx: RequestContext): Promise<void> {
     const mapping = await this.get(uid);
     await this.mappings.delete(uid);
-    await this.users.revokeRealm('ldap');
+    await this.users.revokeDirectoryUsers();
     this.record(ctx, actor, 'ldap_mapping_delete', mapping);
+  }
+
+  /** How many mappings give this role (a role that one gives is in use). */
+  async countGiving(roleUid: number): Promise<number> {
+    return (await this.mappings.list()).filter((m) => m.role_uids.includes(roleUid)).length;
   }
 
   /** The roles of a user in these groups: those of every mapping whose DN is one of them. */

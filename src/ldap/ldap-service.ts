@@ -2,7 +2,7 @@ import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import { Deadline } from '../deadline.js';
 import type { Actor } from '../access/actor.js';
 import type { UserStore } from '../users/user-store.js';
-import { Directory } from './directory.js';
+import { Directory, type PassedOver } from './directory.js';
 import { type LdapConfig, ldapView, mergeLdapConfig, validateLdapConfig } from './ldap-config.js';
 import type { LdapSettings } from './ldap-settings.js';
 
@@ -16,7 +16,8 @@ import type { LdapSettings } from './ldap-settings.js';
 export class LdapService {
   constructor(
     private readonly settings: LdapSettings,
-    private readonly users: UserStore,
+    private readonly users: Pick<UserStore, 'revokeDirectoryUsers'>,
+    private readonly passedOver: PassedOver,
     private readonly audit: AuditLog,
   ) {}
 
@@ -26,16 +27,17 @@ export class LdapService {
 
   async put(actor: Actor, patch: Partial<LdapConfig>, ctx: RequestContext): Promise<LdapConfig> {
     const next = validateLdapConfig(mergeLdapConfig(await this.settings.get(), patch));
-    if (next.uris.length > 0) await Directory.probe(next, Deadline.after(next.directory_timeout_s * 1000));
+    // Each URI gets directory_timeout_s to answer: a silent first one is passed over for the next.
+    if (next.uris.length > 0) await Directory.probe(next, this.passedOver, Deadline.after(next.directory_timeout_s * 1000 * next.uris.length));
     await this.settings.put(next);
-    await this.users.revokeRealm('ldap');
+    await this.users.revokeDirectoryUsers();
     this.audit.record(ctx, { event: 'ldap_config_update', outcome: 'success', actor_uid: actor.uid, changes: Object.keys(patch) });
     return ldapView(next);
   }
 
   async delete(actor: Actor, ctx: RequestContext): Promise<void> {
     await this.settings.clear();
-    await this.users.revokeRealm('ldap');
+    await this.users.revokeDirectoryUsers();
     this.audit.record(ctx, { event: 'ldap_config_delete', outcome: 'success', actor_uid: actor.uid });
   }
 }

@@ -1,8 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EventHub, TokenCheck } from '../events.js';
 import { RequestTimes } from './request-times.js';
 
 export type LoginOutcome = 'success' | 'invalid_credentials' | 'certificate_refused' | 'password_expired' | 'account_locked' | 'throttled' | 'shed' | 'unavailable';
-export type TokenCheck = 'valid' | 'invalid' | 'expired' | 'revoked';
 
 /** Login outcomes by the error code a login ended with; other codes are not logins (a malformed request). */
 const OUTCOME_BY_CODE: Record<string, LoginOutcome> = {
@@ -59,10 +59,10 @@ export class Metrics {
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2],
     registers: [this.registry],
   });
-  private readonly rightPasswords = new Counter({
-    name: 'tessera_right_passwords_total',
-    help: 'Right passwords, by where they were checked: the verified-credentials cache, or a full verification',
-    labelNames: ['source'] as const,
+  private readonly verifiedCredentials = new Counter({
+    name: 'tessera_credentials_verified_total',
+    help: 'Right credentials (passwords, directory passwords, client certificates), by realm and where they were checked: the verified-credentials cache, or by the realm in full',
+    labelNames: ['realm', 'source'] as const,
     registers: [this.registry],
   });
   private readonly directoryChecks = new Counter({
@@ -119,8 +119,17 @@ export class Metrics {
 
   private queueDepth: () => number = () => 0;
 
-  constructor() {
+  /** `events`: what the parts of the node announce (tokens, credentials, the directory, lockouts) is counted from there. */
+  constructor(events: EventHub) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tessera_' });
+    events.on('audited', (record) => record.event === 'lockout' && this.lockouts.inc());
+    events.on('tokenIssued', (alg) => this.tokensIssued.inc({ alg }));
+    events.on('tokenChecked', (result, cached) => this.tokenChecked(result, cached));
+    events.on('credentialsVerified', (realm, cached) => this.verifiedCredentials.inc({ realm, source: cached ? 'cache' : 'verified' }));
+    events.on('directoryChecked', (outcome, seconds) => {
+      this.directoryChecks.inc({ outcome });
+      this.directorySeconds.observe(seconds);
+    });
     const depth = () => this.queueDepth();
     new Gauge({
       name: 'tessera_login_queue_depth',
@@ -142,11 +151,6 @@ export class Metrics {
     this.loginSeconds.observe({ outcome }, seconds);
   }
 
-  directoryChecked(outcome: string, seconds: number): void {
-    this.directoryChecks.inc({ outcome });
-    this.directorySeconds.observe(seconds);
-  }
-
   passwordVerified(ms: number): void {
     this.verifySeconds.observe(ms / 1000);
   }
@@ -155,19 +159,7 @@ export class Metrics {
     this.queueWaitSeconds.observe(ms / 1000);
   }
 
-  rightPassword(cached: boolean): void {
-    this.rightPasswords.inc({ source: cached ? 'cache' : 'verified' });
-  }
-
-  lockedOut(): void {
-    this.lockouts.inc();
-  }
-
-  tokenIssued(alg: string): void {
-    this.tokensIssued.inc({ alg });
-  }
-
-  tokenChecked(result: TokenCheck, cached: boolean): void {
+  private tokenChecked(result: TokenCheck, cached: boolean): void {
     let counts = this.tokenCheckCounts.get(result);
     if (!counts) this.tokenCheckCounts.set(result, (counts = [0, 0]));
     counts[cached ? 1 : 0] += 1;

@@ -16,11 +16,10 @@ export class RoleService {
   constructor(
     private readonly roles: RoleStore,
     private readonly users: UserStore,
+    /** What else gives roles: the LDAP mappings. */
+    private readonly mappings: { countGiving(roleUid: number): Promise<number> },
     private readonly audit: AuditLog,
   ) {}
-
-  /** How many LDAP mappings give this role (set by the composition root). */
-  mappingsGiving: (roleUid: number) => Promise<number> = async () => 0;
 
   list(): Promise<Role[]> {
     return this.roles.list();
@@ -65,7 +64,7 @@ export class RoleService {
     if (role.management === 'admin') this.assertMayGrant(actor, 'admin');
     const holders = await this.roles.holders(uid);
     if (holders > 0) throw new RoleInUseError(holders);
-    const mappings = await this.mappingsGiving(uid);
+    const mappings = await this.mappings.countGiving(uid);
     if (mappings > 0) throw new RoleInUseError(mappings, 'LDAP mapping');
     await this.users.revokeTokensOfRole(uid); // directory users who held it through a mapping
     await this.roles.delete(uid);

@@ -31,10 +31,12 @@ export interface UsersTable {
   token_epoch: Generated<number>;
   created_at: string;
   last_login: string | null;
-  /** 'local', or 'ldap' for a user of the directory (no password here; its logins keyed apart). */
+  /** 'local', or 'ldap' for a user of the directory (no password here). */
   realm: Generated<string>;
   /** For auth_method 'certificate': the RFC 2253 subject its client certificate must have (unique). */
   certificate_subject_line: string | null;
+  /** A directory user: its entry's DN as normalizeDn writes it (unique); set at its first login. */
+  directory_key: string | null;
 }
 
 export interface RolesTable {

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { EventHub } from '../events.js';
 import type { RevocationStore } from './revocation-store.js';
 
 /** How often a process reads the revocations other processes (the CLI, other nodes) wrote. */
@@ -23,7 +24,10 @@ export class RevocationList {
   constructor(
     private readonly store: RevocationStore,
     private readonly clock: Clock,
-  ) {}
+    private readonly events: EventHub,
+  ) {
+    events.on('tokensRevoked', (uid) => this.forgetEpoch(uid));
+  }
 
   async start(): Promise<void> {
     this.lastEventId = await this.store.lastEventId();
@@ -67,14 +71,10 @@ export class RevocationList {
     return current === undefined || epoch !== current;
   }
 
-  /** Told of every user whose tokens were revoked, here or (at the next poll) elsewhere. */
-  onUserChanged: (uid: number) => void = () => {};
-
-  /** A user's tokens were revoked: forget the cached epoch at once. */
-  userChanged(uid: number): void {
+  /** A user's tokens were revoked: its epoch is read again when next asked. */
+  private forgetEpoch(uid: number): void {
     this.forgets++;
     this.epochs.delete(uid);
-    this.onUserChanged(uid);
   }
 
   async revokeToken(jti: string, expiresAt: Date): Promise<void> {
@@ -92,7 +92,11 @@ export class RevocationList {
     for (;;) {
       const events = await this.store.eventsAfter(this.lastEventId, 1000);
       for (const e of events) {
-        if (e.uid !== null) this.userChanged(e.uid);
+        if (e.uid !== null) {
+          // Another process (or this one) changed the user: what this one knows of it is old.
+          this.forgetEpoch(e.uid);
+          this.events.emit('userChanged', e.uid);
+        }
         if (e.jti && e.expiresAt) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
         this.lastEventId = e.id;
       }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import type { Clock } from '../clock.js';
+import type { EventHub } from '../events.js';
 import type { User } from '../users/user.js';
 import type { TokenClaims } from './claims.js';
 import type { KeyRing } from './key-ring.js';
@@ -14,14 +15,13 @@ type Signer = (payload: TokenClaims) => string;
  */
 export class TokenIssuer {
   private readonly signers = new Map<string, Signer>();
-  /** Told the algorithm of every token signed. */
-  onIssued: (alg: string) => void = () => {};
 
   constructor(
     private readonly keys: KeyRing,
     private readonly issuer: string,
     private readonly audiences: readonly string[],
     private readonly clock: Clock,
+    private readonly events: EventHub,
   ) {}
 
   async issue(user: User, ttlSeconds: number): Promise<string> {
@@ -32,7 +32,7 @@ export class TokenIssuer {
       this.signers.set(kid, sign);
     }
     const iat = Math.floor(this.clock() / 1000);
-    this.onIssued(alg);
+    this.events.emit('tokenIssued', alg);
     return sign({
       iss: this.issuer,
       aud: this.audiences.length === 1 ? this.audiences[0]! : [...this.audiences],

@@ -26,7 +26,7 @@ import { checkNewPassword } from './password-rules.js';
 import type { AuthMethod, User } from './user.js';
 import type { Role } from '../access/management.js';
 import type { CredentialStore, ProfileChanges, UserProfile, UserStore } from './user-store.js';
-import { isEmail, validateEmail, validateName } from './username.js';
+import { isEmail, usernameKey, validateEmail, validateName } from './username.js';
 
 
 /** The fields of the product's user object that a client writes. */
@@ -56,8 +56,13 @@ export interface AccountChanges extends UserFields {
   old_password?: string;
 }
 
-/** Confirms a user's current password with the login's guards (throttling, lockout). */
-export type ConfirmPassword = (username: string, password: string, ctx: RequestContext) => Promise<User>;
+/** Who may prove to be whom: the realm chain, as the accounts see it. */
+export interface Identities {
+  /** A user's current password, confirmed with a login's guards (throttling, lockout); an expired one confirms too. */
+  confirmPassword(username: string, password: string, ctx: RequestContext): Promise<User>;
+  /** The way in (other than this store) that knows somebody by this name who has no account yet. */
+  nameTaken(name: string): Promise<string | undefined>;
+}
 
 export interface AccountDeps {
   users: UserStore & CredentialStore;
@@ -69,8 +74,7 @@ export interface AccountDeps {
   lockout: { unlock(user: User): Promise<void> };
   audit: AuditLog;
   clock: Clock;
-  /** Absent in the CLI, which changes passwords with the data directory's rights. */
-  confirmPassword?: ConfirmPassword;
+  identities: Identities;
 }
 
 /** Alert preferences: what every user may change of itself (with name and password). */
@@ -137,7 +141,9 @@ export class AccountService {
     const name = profile.name === undefined ? target.name : profile.name;
     const email = profile.email === undefined ? target.email : profile.email;
     if (name === null && email === null) throw new InvalidRequestError('A user keeps a name or an email');
-    await this.assertLoginsFree({ name: profile.name ?? null, email: profile.email ?? null }, uid);
+    // Only what changes is checked: a user keeps its own name, also one the directory has too.
+    const renamed = profile.name != null && !target.logins.includes(usernameKey(profile.name));
+    await this.assertLoginsFree({ name: renamed ? profile.name! : null, email: profile.email ?? null }, uid);
     if (changes.role !== undefined || changes.role_uids !== undefined) {
       profile.role = changes.role ?? target.role;
       profile.roleUids = [...new Set(changes.role_uids ?? target.roleUids)];
@@ -310,8 +316,7 @@ export class AccountService {
   }
 
   private confirm(username: string, password: string, ctx: RequestContext): Promise<User> {
-    if (!this.deps.confirmPassword) throw new Error('no password confirmation here');
-    return this.deps.confirmPassword(username, password, ctx);
+    return this.deps.identities.confirmPassword(username, password, ctx);
   }
 
   private async writeNewPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
@@ -320,10 +325,16 @@ export class AccountService {
     this.audit(ctx, actor, target, { event: 'password_change' });
   }
 
+  /**
+   * Names and emails are one account's across every way in: not another user's here, and a
+   * new name not somebody's in the directory either (who would then never log in with it).
+   */
   private async assertLoginsFree(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<void> {
     const taken = await this.deps.users.takenLogins(logins, exceptUid);
     if (taken === 'name') throw new UserAlreadyExistsError();
     if (taken === 'email') throw new EmailAlreadyExistsError();
+    const elsewhere = logins.name === null ? undefined : await this.deps.identities.nameTaken(logins.name);
+    if (elsewhere) throw new UserAlreadyExistsError('name_already_exists', `The ${elsewhere === 'ldap' ? 'LDAP directory' : elsewhere} has a user of this name`);
   }
 
   private async checkCandidate(target: User, password: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { type Selectable, sql, type Transaction } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import { EmailAlreadyExistsError, UserAlreadyExistsError } from '../errors.js';
 import { rightsFrom } from '../access/management.js';
 import type { Db } from '../store/database.js';
@@ -6,7 +6,8 @@ import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
 import { AUTH_METHODS, type AuthMethod, type User } from './user.js';
 import { isRole, type Role } from '../access/management.js';
-import type { CredentialStore, NewUser, ProfileChanges, UserProfile, UserStore } from './user-store.js';
+import type { EventHub } from '../events.js';
+import type { CredentialStore, DirectoryAccount, NewUser, ProfileChanges, UserProfile, UserStore } from './user-store.js';
 import { usernameKey } from './username.js';
 
 const COLUMNS = [
@@ -27,6 +28,9 @@ const COLUMNS = [
   'last_login',
   'realm',
   'certificate_subject_line',
+  'name_key',
+  'email_key',
+  'directory_key',
 ] as const;
 
 // The user's roles and their levels in the same row (string_agg: SQLite ≥ 3.44 and PostgreSQL).
@@ -47,6 +51,7 @@ function toUser(row: UserRow): User {
     username: row.name ?? row.email ?? '',
     name: row.name,
     email: row.email,
+    logins: [row.name_key, row.email_key].filter((k): k is string => k !== null),
     role: own,
     roleUids: row.role_uids ? row.role_uids.split(',').map(Number).sort((a, b) => a - b) : [],
     rights: rightsFrom(own, row.role_levels ? row.role_levels.split(',').map(role) : []),
@@ -63,16 +68,11 @@ function toUser(row: UserRow): User {
     lastLogin: date(row.last_login),
     realm: row.realm === 'ldap' ? 'ldap' : 'local',
     certificateSubjectLine: row.certificate_subject_line,
+    directoryKey: row.directory_key,
   };
 }
 
 const keyOf = (login: string | null) => (login === null ? null : usernameKey(login));
-
-/**
- * The login key of a directory user: apart from every local one (a local name or email
- * cannot hold ':'), so that a local user of the same name is found first and never clashes.
- */
-const directoryKey = (login: string) => `ldap:${usernameKey(login)}`;
 
 /** The columns a profile sets; the first login (name, else email) is kept beside them. */
 function profileColumns(p: Partial<UserProfile>) {
@@ -90,17 +90,15 @@ function profileColumns(p: Partial<UserProfile>) {
 
 /** Users over any Kysely dialect: the queries are written once. */
 export class KyselyUserStore implements UserStore, CredentialStore {
-  /** Told after every committed change that revokes a user's tokens. */
-  onRevoked: (uid: number) => void = () => {};
-  /** Told after every committed change to what a user object shows; `last_login` alone when a login was recorded. */
-  onChanged: (uid: number, what?: 'last_login') => void = () => {};
-
   private readonly userByUid;
   private readonly userByName;
   private readonly userByEmail;
   private readonly passwordsByUid;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventHub,
+  ) {
     const users = db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_LEVELS]);
     this.userByUid = precompiled(db, users.where('uid', '=', 0));
     // Two unique-index lookups: one query with OR took ~5× as long on SQLite (a multi-index OR).
@@ -176,48 +174,74 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return row && toUser(row as UserRow);
   }
 
-  async findDirectoryUser(login: string): Promise<User | undefined> {
-    const [row] = await this.userByName(directoryKey(login));
-    return row && toUser(row);
+  async findByDirectoryKey(directoryKey: string): Promise<User | undefined> {
+    const row = await this.selectUsers().where('directory_key', '=', directoryKey).executeTakeFirst();
+    return row && toUser(row as UserRow);
   }
 
-  async upsertDirectoryUser(login: string, roleUids: readonly number[], at: Date): Promise<User> {
-    const key = directoryKey(login);
-    const current = await this.findDirectoryUser(login);
-    if (current && sameSet(roleUids, current.roleUids)) return current;
+  async upsertDirectoryUser(account: DirectoryAccount, at: Date): Promise<User | undefined> {
+    const current = (await this.findByDirectoryKey(account.directoryKey)) ?? (account.adopt === undefined ? undefined : await this.getByUid(account.adopt));
     if (current) {
+      if (sameSet(account.roleUids, current.roleUids) && current.directoryKey === account.directoryKey) return current;
       // Its groups changed: new roles, and the tokens issued with the old ones end.
-      await this.revoking(current.uid, (trx) => this.setRoles(trx, current.uid, roleUids));
-      return (await this.getByUid(current.uid))!;
+      await this.revoking(current.uid, async (trx) => {
+        await trx.updateTable('users').set({ directory_key: account.directoryKey }).where('uid', '=', current.uid).execute();
+        await this.setRoles(trx, current.uid, account.roleUids);
+      });
+      return this.getByUid(current.uid);
     }
+    const key = usernameKey(account.name);
     const made = await this.db.transaction().execute(async (trx) => {
+      if (await this.takenLogins({ name: account.name, email: null }, undefined, trx)) return 'taken' as const;
       const row = await trx
         .insertInto('users')
         .values({
-          username: login,
+          username: account.name,
           username_key: key,
-          name: login,
+          name: account.name,
           name_key: key,
           role: 'none',
           realm: 'ldap',
+          directory_key: account.directoryKey,
           password_issue_date: at.toISOString(),
           created_at: at.toISOString(),
         })
-        .onConflict((oc) => oc.column('username_key').doNothing())
+        .onConflict((oc) => oc.doNothing())
         .returning('uid')
         .executeTakeFirst();
-      if (row) await this.setRoles(trx, row.uid, roleUids);
+      if (row) await this.setRoles(trx, row.uid, account.roleUids);
       return row?.uid;
     });
+    if (made === 'taken') return undefined;
     // Another node made it at the same moment: take that one (and its roles, at once).
-    if (made === undefined) return this.upsertDirectoryUser(login, roleUids, at);
-    this.onChanged(made);
-    return (await this.getByUid(made))!;
+    if (made === undefined) return (await this.findByDirectoryKey(account.directoryKey)) && this.upsertDirectoryUser(account, at);
+    this.events.emit('userChanged', made);
+    return this.getByUid(made);
   }
 
-  async revokeRealm(realm: 'ldap'): Promise<void> {
-    const rows = await this.db.selectFrom('users').select('uid').where('realm', '=', realm).execute();
-    for (const { uid } of rows) await this.revokeTokens(uid);
+  revokeDirectoryUsers(): Promise<void> {
+    return this.revokeWhere((eb) => eb('realm', '=', 'ldap'));
+  }
+
+  revokeCertificateUsers(): Promise<void> {
+    return this.revokeWhere((eb) => eb('auth_method', '=', 'certificate'));
+  }
+
+  /** Ends the tokens of every user the condition picks, in one transaction. */
+  private async revokeWhere(which: (eb: ExpressionBuilder<Database, 'users'>) => Expression<SqlBool>): Promise<void> {
+    const uids = await this.db.transaction().execute(async (trx) => {
+      const rows = await trx.selectFrom('users').select('uid').where(which).execute();
+      if (rows.length === 0) return [];
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ token_epoch: eb('token_epoch', '+', 1) }))
+        .where(which)
+        .execute();
+      const now = new Date().toISOString();
+      await trx.insertInto('revocations').values(rows.map(({ uid }) => ({ uid, created_at: now }))).execute();
+      return rows.map((r) => r.uid);
+    });
+    for (const uid of uids) this.announceRevoked(uid);
   }
 
   async takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number, db: Executor = this.db) {
@@ -245,19 +269,21 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   async recordLogin(uid: number, at: Date): Promise<void> {
     await this.db.updateTable('users').set({ last_login: at.toISOString() }).where('uid', '=', uid).execute();
-    this.onChanged(uid, 'last_login');
+    this.events.emit('userChanged', uid, 'last_login');
   }
 
   async expirePassword(uid: number, at: Date): Promise<void> {
     await this.db.updateTable('users').set({ password_expires_at: at.toISOString() }).where('uid', '=', uid).execute();
-    this.onChanged(uid);
+    this.events.emit('userChanged', uid);
   }
 
   async updateProfile(uid: number, changes: ProfileChanges): Promise<void> {
     const current = await this.getByUid(uid);
     if (!current) return;
     const sameRoles = changes.roleUids === undefined || sameSet(changes.roleUids, current.roleUids);
-    const revokes = (changes.role !== undefined && changes.role !== current.role) || !sameRoles;
+    // New rights, or a new certificate subject (what proves who it is): its tokens end.
+    const newSubject = changes.certificateSubjectLine !== undefined && changes.certificateSubjectLine !== current.certificateSubjectLine;
+    const revokes = (changes.role !== undefined && changes.role !== current.role) || !sameRoles || newSubject;
     const change = async (trx: Transaction<Database>) => {
       const name = changes.name === undefined ? current.name : changes.name;
       const email = changes.email === undefined ? current.email : changes.email;
@@ -275,7 +301,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       if (revokes) await this.revoking(uid, change);
       else {
         await this.db.transaction().execute(change);
-        this.onChanged(uid);
+        this.events.emit('userChanged', uid);
       }
     } catch (err) {
       throw loginTaken(err);
@@ -290,7 +316,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now.toISOString())]))
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) return false;
-    this.onChanged(uid);
+    this.events.emit('userChanged', uid);
     return true;
   }
 
@@ -300,7 +326,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       .set({ locked_until: null, lock_reset_at: at.toISOString() })
       .where('uid', '=', uid)
       .execute();
-    this.onChanged(uid);
+    this.events.emit('userChanged', uid);
   }
 
   async revokeTokens(uid: number): Promise<void> {
@@ -352,7 +378,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     } catch (err) {
       throw loginTaken(err);
     }
-    this.onChanged(created.uid);
+    this.events.emit('userChanged', created.uid);
     return created;
   }
 
@@ -411,9 +437,13 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       await trx.insertInto('revocations').values({ uid, created_at: new Date().toISOString() }).execute();
       return value;
     });
-    this.onRevoked(uid);
-    this.onChanged(uid);
+    this.announceRevoked(uid);
     return result;
+  }
+
+  private announceRevoked(uid: number): void {
+    this.events.emit('tokensRevoked', uid);
+    this.events.emit('userChanged', uid);
   }
 }
 
@@ -421,10 +451,13 @@ function sameSet(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x));
 }
 
-/** A unique index that refused a login two writers raced for, as the domain's error. */
+/** A unique index that refused a login (or a certificate subject) two writers raced for, as the domain's error. */
 function loginTaken(err: unknown): unknown {
   const text = String((err as { message?: string }).message ?? '');
   if (/email_key/.test(text)) return new EmailAlreadyExistsError();
+  if (/certificate_subject_line/.test(text) && /unique|duplicate/i.test(text)) {
+    return new UserAlreadyExistsError('name_already_exists', 'A user with this certificate_subject_line already exists');
+  }
   if (/(name_key|username_key)/.test(text) && /unique|duplicate/i.test(text)) return new UserAlreadyExistsError();
   return err;
 }

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
+import type { EventHub } from '../events.js';
 import type { User } from './user.js';
 import type { UserStore } from './user-store.js';
 
@@ -7,11 +8,11 @@ import type { UserStore } from './user-store.js';
 export const USER_READ_CACHE_MS = 1000;
 
 /**
- * Users as the read routes show them, kept for a second: a token-protected read then costs
- * no store round trip (measured: it was more than half of such a request's time). This
- * process's own changes, and revoking changes anywhere, drop the entry at once; other
- * changes made elsewhere (a login's last_login, a name) show within a second. Decisions
- * that change data never read through here.
+ * Users as the read routes and the checks of remembered credentials see them, kept for a
+ * second: a token-protected read then costs no store round trip (measured: it was more
+ * than half of such a request's time). This process's own changes, and revoking changes
+ * anywhere, drop the entry at once; other changes made elsewhere (a login's last_login, a
+ * name, a lock) show within a second. Decisions that change data never read through here.
  */
 export class UserReadCache {
   private readonly entries = new LRUCache<number, { user: User | undefined; at: number }>({ max: 10_000 });
@@ -21,7 +22,10 @@ export class UserReadCache {
   constructor(
     private readonly users: UserStore,
     private readonly clock: Clock,
-  ) {}
+    events: EventHub,
+  ) {
+    events.on('userChanged', (uid) => this.forget(uid));
+  }
 
   async get(uid: number): Promise<User | undefined> {
     const known = this.fresh(uid);
@@ -40,7 +44,7 @@ export class UserReadCache {
     return entry && now >= entry.at && now - entry.at < USER_READ_CACHE_MS ? entry : undefined;
   }
 
-  forget(uid: number): void {
+  private forget(uid: number): void {
     this.forgets++;
     this.entries.delete(uid);
   }

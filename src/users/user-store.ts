@@ -28,11 +28,23 @@ export interface StoredPassword {
   hash: string;
 }
 
+/** A directory user as its realm found it: the entry it is, the name it was first given with, its roles now. */
+export interface DirectoryAccount {
+  /** The entry's DN as normalizeDn writes it. */
+  directoryKey: string;
+  /** How the user typed its name at its first login, canonical (canonicalName). */
+  name: string;
+  roleUids: readonly number[];
+  /** A row made before 0005 that this login's name found: it becomes this entry's. */
+  adopt?: number;
+}
+
 /**
  * Reads and writes users; never sees password hashes. Every change that must end a user's
- * tokens (delete, a change of role or roles) raises the user's token epoch in the same
- * write. A lockout does not: the tokens were obtained with the right password, and ending
- * them would turn someone else's wrong guesses into a way to sign the user out.
+ * tokens (delete, a change of role or roles, of what proves who it is) raises the user's
+ * token epoch in the same write, and is announced (`tokensRevoked`, then `userChanged`)
+ * once committed. A lockout does not: the tokens were obtained with the right credentials,
+ * and ending them would turn someone else's wrong guesses into a way to sign the user out.
  */
 export interface UserStore {
   list(): Promise<User[]>;
@@ -42,25 +54,28 @@ export interface UserStore {
   /** Users whose rights include admin (their own role, or a role of theirs). */
   countAdmins(): Promise<number>;
   getByUid(uid: number): Promise<User | undefined>;
-  /** The user whose name or email this is (regardless of case). */
+  /** The one account whose name or email this login is, in any spelling (usernameKey), whatever its realm. */
   findByUsername(username: string): Promise<User | undefined>;
   /** The certificate user (auth_method 'certificate') whose certificate_subject_line this is. */
   findByCertificateSubject(subjectLine: string): Promise<User | undefined>;
-  /** The directory user of this login, made at its first LDAP login; never a local user. */
-  findDirectoryUser(login: string): Promise<User | undefined>;
+  /** The directory user that is this directory entry. */
+  findByDirectoryKey(directoryKey: string): Promise<User | undefined>;
   /**
-   * The directory user of this login with these roles: made at its first login; when its
-   * roles changed (its groups did), they are set and its tokens end in the same write.
+   * The directory user of this entry with these roles: made at its first login (undefined
+   * when its name is another account's); when its roles changed (its groups did), they are
+   * set and its tokens end in the same write.
    */
-  upsertDirectoryUser(login: string, roleUids: readonly number[], at: Date): Promise<User>;
-  /** Ends the tokens of every user of a realm (the directory was turned off, or its mappings changed). */
-  revokeRealm(realm: 'ldap'): Promise<void>;
+  upsertDirectoryUser(account: DirectoryAccount, at: Date): Promise<User | undefined>;
+  /** Ends the tokens of every directory user (its settings or mappings changed). */
+  revokeDirectoryUsers(): Promise<void>;
+  /** Ends the tokens of every certificate user (the trust in client certificates changed). */
+  revokeCertificateUsers(): Promise<void>;
   /** Which of these logins another user than `exceptUid` has: 'name' or 'email' of the given ones. */
   takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<'name' | 'email' | undefined>;
   delete(uid: number): Promise<boolean>;
   recordLogin(uid: number, at: Date): Promise<void>;
   expirePassword(uid: number, at: Date): Promise<void>;
-  /** Throws UserAlreadyExistsError when a name or email is taken. */
+  /** Throws UserAlreadyExistsError when a name, email or certificate subject is taken; a new certificate subject ends the tokens. */
   updateProfile(uid: number, changes: ProfileChanges): Promise<void>;
   /** Locks a user that is not locked at `now`; false when it already was. */
   lock(uid: number, until: Date, now: Date): Promise<boolean>;

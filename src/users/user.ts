@@ -1,7 +1,6 @@
 import type { Role } from '../access/management.js';
 import type { Policy } from '../policy/policy.js';
 
-
 export const AUTH_METHODS = ['regular', 'certificate'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
@@ -14,6 +13,8 @@ export interface User {
   name: string | null;
   /** A login too (the product's `email`); unique regardless of case. */
   email: string | null;
+  /** The lookup keys (usernameKey) of its name and email: every login that is this account. */
+  logins: readonly string[];
   /** The user's own management level. */
   role: Role;
   /** Roles given to the user, each with a management level. */
@@ -36,14 +37,21 @@ export interface User {
   tokenEpoch: number;
   createdAt: Date;
   lastLogin: Date | null;
-  /** Where it proves who it is: a password kept here, or the LDAP directory. */
+  /** Where it is kept: here (local; a password or a certificate), or the LDAP directory. */
   realm: Realm;
   /** auth_method 'certificate': the RFC 2253 subject its client certificate must have. */
   certificateSubjectLine: string | null;
+  /** A directory user: the directory's entry it is (its DN as normalizeDn writes it); null before its first login since 0005. */
+  directoryKey: string | null;
 }
 
 /** 'ldap': a user of the directory, made at its first login; its password is never here. */
 export type Realm = 'local' | 'ldap';
+
+/** The realm that proves who the user is: its password here, its client certificate, or the directory. */
+export function realmOf(user: User): 'local' | 'ldap' | 'certificate' {
+  return user.realm === 'ldap' ? 'ldap' : user.authMethod === 'certificate' ? 'certificate' : 'local';
+}
 
 /** "Locked until an admin unlocks" is stored as this moment. */
 export const LOCKED_UNTIL_UNLOCKED = new Date('9999-12-31T23:59:59.999Z');

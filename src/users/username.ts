@@ -5,12 +5,20 @@ export const USERNAME_MAX_LENGTH = 256;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
- * The lookup key of a login (a name or an email): NFKC, then lower case (and NFKC again,
- * since lower-casing can produce sequences that compose differently). "Ａdmin", "ADMIN" and
- * "admin" are one user.
+ * A login as a directory matches it (RFC 4518's insignificant space handling): NFKC, every
+ * run of white space one space, none at either end. Case is kept: this is how a name is shown.
+ */
+export function canonicalName(login: string): string {
+  return login.normalize('NFKC').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The lookup key of a login (a name, an email, a directory name): its canonical form, lower
+ * case (and NFKC again, since lower-casing can produce sequences that compose differently).
+ * "Ａdmin", " ADMIN", "admin " and "admin" are one account; so are "ann  lee" and "Ann Lee".
  */
 export function usernameKey(username: string): string {
-  return username.normalize('NFKC').toLowerCase().normalize('NFKC');
+  return canonicalName(username).toLowerCase().normalize('NFKC');
 }
 
 export function isEmail(value: string): boolean {
@@ -19,8 +27,8 @@ export function isEmail(value: string): boolean {
 
 /**
  * Checks a login chosen for a user (its name) and returns its NFKC form. A colon cannot
- * travel in a Basic header's user-id (RFC 7617), and control characters or outer spaces
- * only cause confusion, so they are refused.
+ * travel in a Basic header's user-id (RFC 7617), and control characters, outer spaces or
+ * runs of spaces only cause confusion (they log in as the same account), so they are refused.
  */
 export function validateName(name: string, field = 'name'): string {
   const nfkc = name.normalize('NFKC');
@@ -34,6 +42,10 @@ export function validateName(name: string, field = 'name'): string {
   }
   if (nfkc.trim() !== nfkc) {
     throw new InvalidRequestError(`${field} must not start or end with white space`);
+  }
+  // What a directory would read as another spelling of the same name is no name of its own.
+  if (canonicalName(nfkc) !== nfkc) {
+    throw new InvalidRequestError(`${field} must not hold white space other than single spaces`);
   }
   return nfkc;
 }

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBasicCredentials, plainToken, splitAuthorization } from '../../src/auth/credentials.js';
+import { decodeBasicCredentials, parseAuthorization, splitAuthorization } from '../../src/auth/credentials.js';
 import { InvalidRequestError } from '../../src/errors.js';
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
 describe('decodeBasicCredentials', () => {
   it('splits at the first colon only', () => {
-    expect(decodeBasicCredentials(b64('bob:a:b:c'))).toEqual({ username: 'bob', password: 'a:b:c' });
+    expect(decodeBasicCredentials(b64('bob:a:b:c'))).toEqual({ kind: 'password', username: 'bob', password: 'a:b:c' });
   });
 
   it('keeps Unicode and spaces exactly', () => {
-    expect(decodeBasicCredentials(b64('zoë: ü ß 🔑 '))).toEqual({ username: 'zoë', password: ' ü ß 🔑 ' });
+    expect(decodeBasicCredentials(b64('zoë: ü ß 🔑 '))).toEqual({ kind: 'password', username: 'zoë', password: ' ü ß 🔑 ' });
   });
 
   it('allows an empty password (it will simply not match)', () => {
-    expect(decodeBasicCredentials(b64('bob:'))).toEqual({ username: 'bob', password: '' });
+    expect(decodeBasicCredentials(b64('bob:'))).toEqual({ kind: 'password', username: 'bob', password: '' });
   });
 
   it.each(['!!!', b64('nocolon'), 'YQ=', 'a'])('refuses %s', (token) => {
@@ -51,13 +51,18 @@ describe('splitAuthorization', () => {
   });
 });
 
-describe('plainToken', () => {
-  it('reads "JWT <token>" and "Bearer <token>" in any case, and nothing else', () => {
-    expect(plainToken('JWT a.b.c')).toBe('a.b.c');
-    expect(plainToken('bearer a.b.c')).toBe('a.b.c');
-    expect(plainToken('BEARER a.b.c')).toBe('a.b.c');
-    for (const other of [undefined, '', 'JWT', 'JWT ', 'Basic dXNlcjpwYXNz', 'JWTa.b.c', 'Token a.b.c', 'jwt\ta.b.c']) {
-      expect(plainToken(other), String(other)).toBeUndefined();
+describe('parseAuthorization', () => {
+  it('reads "JWT <token>", "Bearer <token>" and "Basic <base64>" in any case and spacing', () => {
+    for (const header of ['JWT a.b.c', 'bearer a.b.c', 'BEARER a.b.c', 'jwt\ta.b.c', ' Bearer   a.b.c ']) {
+      expect(parseAuthorization(header), header).toEqual({ kind: 'token', token: 'a.b.c' });
     }
+    for (const header of [`Basic ${b64('bob:pw')}`, `BASIC   ${b64('bob:pw')}`]) {
+      expect(parseAuthorization(header), header).toEqual({ kind: 'password', username: 'bob', password: 'pw' });
+    }
+  });
+
+  it('refuses what presents nothing it knows', () => {
+    for (const header of ['', 'JWT', 'JWT ', 'JWTa.b.c', 'Token a.b.c']) expect(() => parseAuthorization(header), header).toThrow(/Present a token/);
+    expect(() => parseAuthorization('Basic !!!')).toThrow(InvalidRequestError);
   });
 });

@@ -22,6 +22,8 @@ describe('a node that dies with logins in flight', () => {
   let b: ServeProcess;
   const dirs: string[] = [];
   const prefix = freshRedisPrefix();
+  /** The victim's uid: the lockout counts per account. */
+  let victim: number;
 
   const node = () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tessera-node-'));
@@ -56,6 +58,7 @@ describe('a node that dies with logins in flight', () => {
         body: json({ username, password: `${username}-password-1`, role: 'none' }),
       });
       expect(made.status).toBe(200);
+      if (username === 'victim') victim = made.json.uid;
     }
   }, 60_000);
 
@@ -67,8 +70,8 @@ describe('a node that dies with logins in flight', () => {
   });
 
   it('frees its leases within the lease time; others log in at once; the count stays exact', async () => {
-    const leases = `${prefix}login:victim:leases`;
-    const failures = `${prefix}login:victim`;
+    const leases = `${prefix}login:uid:${victim}:leases`;
+    const failures = `${prefix}login:uid:${victim}`;
     // Wrong passwords on A; kill it as soon as it holds every lease the threshold allows.
     const inFlight = Array.from({ length: 10 }, (_, i) => authorize(a, 'victim', `wrong-${i}`).catch(() => null));
     while ((await redis.zcard(leases)) < 5) await new Promise((r) => setTimeout(r, 2));

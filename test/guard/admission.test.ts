@@ -97,9 +97,10 @@ describe('login bursts and overload', () => {
     // Two threads and no waiting line, whatever the machine's cores: two run, the rest are refused.
     t = await testTessera({ loginQueueMs: 0, authRateLimit: 0, hashThreads: 2 });
     await t.addUser('quinn', 'quinn-password-1');
+    // Thirty different credentials (the same ones at once would share one verification).
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        call(t, 'POST', '/v1/users/authorize', { body: { username: 'quinn', password: i % 2 ? 'quinn-password-1' : 'wrong-password' } }),
+        call(t, 'POST', '/v1/users/authorize', { body: i === 0 ? { username: 'quinn', password: 'quinn-password-1' } : { username: `nobody-${i}`, password: `guess-${i}` } }),
       ),
     );
     const refused = results.filter((r) => r.status === 503);

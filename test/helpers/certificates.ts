@@ -59,6 +59,9 @@ export function makeCa(dir: string, name: string): TestCa {
       '[intermediate]',
       'basicConstraints = critical,CA:TRUE',
       'keyUsage = keyCertSign, cRLSign',
+      '[intermediate_pathlen0]',
+      'basicConstraints = critical,CA:TRUE,pathlen:0',
+      'keyUsage = keyCertSign, cRLSign',
       '',
     ].join('\n'),
   );
@@ -73,7 +76,7 @@ export function issue(
   ca: TestCa,
   file: string,
   subject: string,
-  options: { start?: Date; end?: Date; extensions?: 'client' | 'server' | 'intermediate'; chain?: TestCa[] } = {},
+  options: { start?: Date; end?: Date; extensions?: 'client' | 'server' | 'intermediate' | 'intermediate_pathlen0'; chain?: TestCa[] } = {},
 ): ClientCertificate {
   const dir = path.dirname(ca.certFile);
   const at = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
@@ -92,10 +95,10 @@ export function issue(
   return { certFile, keyFile, pem, cert: Buffer.from(pem), key: readFileSync(keyFile) };
 }
 
-/** An intermediate CA signed by `ca`, that can sign in turn. */
-export function intermediate(ca: TestCa, dir: string, name: string): TestCa {
+/** An intermediate CA signed by `ca`, that can sign in turn (`pathLen0`: but no CA below it, basicConstraints pathlen:0). */
+export function intermediate(ca: TestCa, dir: string, name: string, options: { pathLen0?: boolean } = {}): TestCa {
   const made = makeCa(dir, name); // its folder, config and key; the certificate is replaced by one `ca` signs
-  const signed = issue(ca, `${name}-by-parent`, `/CN=${name}`, { extensions: 'intermediate' });
+  const signed = issue(ca, `${name}-by-parent`, `/CN=${name}`, { extensions: options.pathLen0 ? 'intermediate_pathlen0' : 'intermediate' });
   const leafOnly = signed.pem;
   writeFileSync(made.certFile, leafOnly);
   writeFileSync(made.keyFile, readFileSync(signed.keyFile));
@@ -105,4 +108,18 @@ export function intermediate(ca: TestCa, dir: string, name: string): TestCa {
 /** The subject as RFC 2253 writes it, by openssl itself. */
 export function rfc2253Subject(certFile: string): string {
   return execFileSync('openssl', ['x509', '-in', certFile, '-noout', '-subject', '-nameopt', 'RFC2253']).toString().trim().replace(/^subject=/, '');
+}
+
+/**
+ * A client certificate signed by `ca` with `openssl x509 -req`, which takes any subject —
+ * also an empty one ("/"), which `openssl ca`'s policy refuses — and these extension lines.
+ */
+export function issueAnySubject(ca: TestCa, file: string, subject: string, extensions: string[]): ClientCertificate {
+  const dir = path.dirname(ca.certFile);
+  openssl(['req', '-new', ...EC, '-subj', subject, '-keyout', `${file}.key`, '-out', `${file}.csr`], dir);
+  writeFileSync(path.join(dir, `${file}.ext`), `${extensions.join('\n')}\n`);
+  openssl(['x509', '-req', '-in', `${file}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', `${file}.ext`, '-out', `${file}.pem`], dir);
+  const pem = readFileSync(path.join(dir, `${file}.pem`), 'utf8');
+  const keyFile = path.join(dir, `${file}.key`);
+  return { certFile: path.join(dir, `${file}.pem`), keyFile, pem, cert: Buffer.from(pem), key: readFileSync(keyFile) };
 }

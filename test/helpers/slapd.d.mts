@@ -15,6 +15,8 @@ export interface Directory {
 export interface DirectoryOptions {
   /** PEM files of the server's certificate and key, for StartTLS. */
   tls?: { certFile: string; keyFile: string };
+  /** false: anonymous clients may bind and read nothing, as Active Directory's default (default true). */
+  anonymousRead?: boolean;
 }
 
 export declare function slapdAvailable(): boolean;

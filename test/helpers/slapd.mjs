@@ -58,7 +58,8 @@ export async function startDirectory(seed, options = {}) {
       'maxsize 10485760',
       'overlay memberof',
       'access to attrs=userPassword by self write by anonymous auth by * none',
-      'access to * by * read',
+      // As Active Directory by default: anonymous clients bind and read nothing.
+      options.anonymousRead === false ? 'access to * by users read by anonymous auth by * none' : 'access to * by * read',
       '',
     ].join('\n'),
   );
@@ -66,6 +67,7 @@ export async function startDirectory(seed, options = {}) {
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  /** Writes as the root: ldapadd, ldapmodify or ldapdelete reading LDIF (or DNs) on standard input. */
   const ldap = (tool, ldif) =>
     new Promise((resolve, reject) => {
       const p = execFile(tool, ['-x', '-H', url, '-D', ROOT_DN, '-w', ROOT_PASSWORD, ...(tool === 'ldapmodify' ? ['-c'] : [])], (err, _out, errOut) =>

@@ -8,7 +8,7 @@ import { call, login } from '../helpers/http.js';
 import { freshPostgres, freshRedisPrefix, proxyTo, REDIS_URL } from '../helpers/services.js';
 import { directorySettings, group, groupDn, person, slapdAvailable, startDirectory, type Directory } from '../helpers/slapd.mjs';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
-import { DIRECTORY_CONCURRENCY } from '../../src/ldap/ldap-realm.js';
+import { DIRECTORY_CONCURRENCY } from '../../src/auth/realms/ldap-realm.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -170,7 +170,7 @@ describe.skipIf(!slapdAvailable())('LDAP: TLS and the guards of local logins', (
       expect(right.body.error_code).toBe('account_locked');
     }
     // An admin unlocks it like a local user.
-    const users = await a.tessera.users.findDirectoryUser('dave');
+    const users = await a.tessera.users.findByUsername('dave');
     expect((await call(a, 'POST', `/v1/users/${users!.uid}/unlock`, { auth: admin })).status).toBe(200);
     expect((await call(b, 'POST', '/v1/users/authorize', { body: { username: 'dave', password: 'dave-pw-1' } })).status).toBe(200);
   });

@@ -122,9 +122,10 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     }
   });
 
-  it('lets a local user of the same name win', async () => {
-    await configure();
+  it('lets a local user of the same name win (made before the directory was set; after, the name is the directory\'s)', async () => {
     await t.addUser('alice', 'local-alice-password', 'db_viewer');
+    await configure();
+    await expect(t.addUser('bob', 'local-bob-password', 'db_viewer')).rejects.toMatchObject({ code: 'name_already_exists' });
     expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } })).status).toBe(401);
     const local = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'local-alice-password' } });
     expect(decodeJwt(local.body.access_token).payload.roles).toEqual(['db_viewer']);

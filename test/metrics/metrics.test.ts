@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EventHub } from '../../src/events.js';
 import { listenManagement } from '../../src/metrics/management-listener.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
@@ -76,8 +77,8 @@ describe('Prometheus metrics', () => {
     // root's first right password and grace's three wrong ones were hashed; root's four
     // later logins came from the verified-credentials cache; the locked attempt was not hashed.
     expect(value('tessera_password_verify_duration_seconds_count')).toBe(4);
-    expect(value('tessera_right_passwords_total', { source: 'verified' })).toBe(1);
-    expect(value('tessera_right_passwords_total', { source: 'cache' })).toBe(4);
+    expect(value('tessera_credentials_verified_total', { realm: 'local', source: 'verified' })).toBe(1);
+    expect(value('tessera_credentials_verified_total', { realm: 'local', source: 'cache' })).toBe(4);
     // The queue also carried the two hashes of the users made above.
     expect(value('tessera_login_queue_wait_seconds_count')).toBe(6);
     expect(value('tessera_login_queue_depth')).toBe(0);
@@ -166,7 +167,7 @@ describe('the Grafana dashboard (ops/grafana/tessera-dashboard.json)', () => {
 describe('the HTTP request histogram', () => {
   it('is cumulative by bucket, with +Inf, sum and count, in the Prometheus text format', async () => {
     const { Metrics } = await import('../../src/metrics/metrics.js');
-    const metrics = new Metrics();
+    const metrics = new Metrics(new EventHub());
     for (const seconds of [0.0005, 0.004, 0.004, 2, 7]) metrics.httpRequest('/v1/users/:uid', 'GET', 200, seconds);
     metrics.httpRequest('/v1/users/:uid', 'GET', 404, 0.002);
     const text = await metrics.registry.metrics();

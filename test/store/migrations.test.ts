@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { type Dialect, migrationsFor } from '../../src/store/migrations/index.js';
 import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
+import { EventHub } from '../../src/events.js';
 import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { freshPostgres } from '../helpers/services.js';
 
@@ -117,14 +118,14 @@ describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to
 
       const db = await openDatabase(where);
       try {
-        const users = await new KyselyUserStore(db).list();
+        const users = await new KyselyUserStore(db, new EventHub()).list();
         expect(users.map((u) => [u.name, u.email, u.role, u.roleUids, u.username])).toEqual([
           ['Administrator', 'admin@tessera.local', 'admin', [], 'Administrator'],
           ['ops', null, 'db_member', [], 'ops'],
           [null, 'ann@example.com', 'none', [], 'ann@example.com'],
           [null, 'bob@example.com', 'db_viewer', [], 'bob@example.com'],
         ]);
-        const store = new KyselyUserStore(db);
+        const store = new KyselyUserStore(db, new EventHub());
         expect((await store.findByUsername('ADMIN@tessera.local'))!.uid).toBe(1);
         expect((await store.findByUsername('administrator'))!.uid).toBe(1);
         expect((await store.findCredential('ops'))!.passwords.map((p) => p.hash)).toEqual(['$argon2id$old']);

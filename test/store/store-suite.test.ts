@@ -8,6 +8,7 @@ import { type Db, openDatabase } from '../../src/store/database.js';
 import { migrationsFor } from '../../src/store/migrations/index.js';
 import { KyselyKeyStore } from '../../src/tokens/kysely-key-store.js';
 import { KyselyRevocationStore } from '../../src/tokens/revocation-store.js';
+import { EventHub } from '../../src/events.js';
 import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { freshPostgres } from '../helpers/services.js';
 
@@ -55,7 +56,7 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
   });
 
   it('creates users with unique normalized names and reads them back', async () => {
-    const users = new KyselyUserStore(db);
+    const users = new KyselyUserStore(db, new EventHub());
     expect(await users.hasUsers()).toBe(false);
     const alice = await users.create(newUser('Alice'));
     expect(alice).toMatchObject({ uid: expect.any(Number), username: 'Alice', role: 'none', tokenEpoch: 0, lockedUntil: null });
@@ -69,10 +70,11 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
   });
 
   it('keeps passwords apart and raises the token epoch on revoking changes, with an event', async () => {
-    const users = new KyselyUserStore(db);
+    const events = new EventHub();
+    const users = new KyselyUserStore(db, events);
     const revocations = new KyselyRevocationStore(db);
     const revoked: number[] = [];
-    users.onRevoked = (uid) => revoked.push(uid);
+    events.on('tokensRevoked', (uid) => revoked.push(uid));
     const { uid } = await users.create(newUser('bob'));
     const last = await revocations.lastEventId();
 
@@ -94,8 +96,8 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     expect(await revocations.tokenEpoch(uid)).toBe(2);
     expect(revoked).toEqual([uid, uid]);
 
-    const events = await revocations.eventsAfter(last, 100);
-    expect(events.map((e) => e.uid)).toEqual([uid, uid]);
+    const written = await revocations.eventsAfter(last, 100);
+    expect(written.map((e) => e.uid)).toEqual([uid, uid]);
     expect(await users.delete(uid)).toBe(true);
     expect(await revocations.tokenEpoch(uid)).toBeUndefined();
     expect(await users.getCredential(uid)).toBeUndefined();

@@ -8,6 +8,7 @@ import { KeyRing } from '../../src/tokens/key-ring.js';
 import { KeySealer } from '../../src/tokens/key-sealer.js';
 import { TokenIssuer } from '../../src/tokens/token-issuer.js';
 import { TokenVerifier } from '../../src/tokens/token-verifier.js';
+import { EventHub } from '../../src/events.js';
 import type { User } from '../../src/users/user.js';
 
 /** An in-memory key store: this suite is about the token logic, not persistence. */
@@ -35,6 +36,7 @@ const user: User = {
   username: 'dave',
   name: 'dave',
   email: null,
+  logins: ['dave'],
   role: 'cluster_member',
   roleUids: [],
   rights: ['cluster_member'],
@@ -48,6 +50,7 @@ const user: User = {
   lockResetAt: null,
   realm: 'local',
   certificateSubjectLine: null,
+  directoryKey: null,
   tokenEpoch: 3,
   createdAt: new Date(),
   lastLogin: null,
@@ -70,7 +73,7 @@ function verifier(leeway = 5, issuer = ISS, audiences = [AUD]) {
 }
 
 async function issue(ttl = 300, audiences = [AUD]) {
-  return new TokenIssuer(ring, ISS, audiences, clock).issue(user, ttl);
+  return new TokenIssuer(ring, ISS, audiences, clock, new EventHub()).issue(user, ttl);
 }
 
 const claims = { uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 };

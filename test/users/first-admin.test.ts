@@ -15,7 +15,7 @@ describe('ensureFirstAdmin', () => {
     expect(result).toMatchObject({ created: true, username: 'admin@tessera.local' });
     const password = result.created ? result.generatedPassword! : '';
     expect(password).toMatch(/^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{24}$/);
-    const { user } = await t.tessera.auth.checkPassword({ username: 'admin@tessera.local', password }, CLI_CONTEXT);
+    const user = await t.tessera.chain.confirmPassword('admin@tessera.local', password, CLI_CONTEXT);
     expect(user.role).toBe('admin');
     if (result.created) await result.shown();
     expect(await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {})).toEqual({ created: false });
@@ -28,7 +28,7 @@ describe('ensureFirstAdmin', () => {
     const again = await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {});
     expect(again).toEqual({ created: false, unshownPasswordOf: 'admin@tessera.local' });
     const password = result.created ? result.generatedPassword! : '';
-    await t.tessera.auth.authorize({ username: 'admin@tessera.local', password }, 3600, CLI_CONTEXT);
+    await t.tessera.logins.authorize({ kind: 'password', username: 'admin@tessera.local', password }, 3600, CLI_CONTEXT);
     expect(await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {})).toEqual({ created: false });
     expect(await mark().get()).toBeUndefined();
   });
@@ -48,7 +48,7 @@ describe('ensureFirstAdmin', () => {
     expect(result).toMatchObject({ created: true, username: 'root' });
     expect(result.created && result.generatedPassword).toBeUndefined();
     expect(await mark().get()).toBeUndefined();
-    expect((await t.tessera.auth.checkPassword({ username: 'root', password: 'given-password' }, CLI_CONTEXT)).user.role).toBe('admin');
+    expect((await t.tessera.chain.confirmPassword('root', 'given-password', CLI_CONTEXT)).role).toBe('admin');
   });
 });
 

@@ -11,6 +11,12 @@ describe('usernameKey', () => {
   it('composes decomposed accents', () => {
     expect(usernameKey('e\u0301mile')).toBe(usernameKey('Émile'));
   });
+
+  it('ignores white space as a directory does: at either end, and runs of it', () => {
+    const key = usernameKey('ann lee');
+    for (const variant of ['ann  lee', ' Ann Lee ', 'ann\u00a0lee', 'ANN \u3000 LEE']) expect(usernameKey(variant), JSON.stringify(variant)).toBe(key);
+    expect(usernameKey('annlee')).not.toBe(key);
+  });
 });
 
 describe('validateName and validateEmail', () => {
@@ -19,7 +25,7 @@ describe('validateName and validateEmail', () => {
     expect(validateEmail('ｏｐｓ@example.com')).toBe('ops@example.com');
   });
 
-  it.each(['', 'a:b', 'tab\tname', ' padded', 'x'.repeat(257)])('refuse %j', (name) => {
+  it.each(['', 'a:b', 'tab\tname', ' padded', 'two  spaces', 'line\u2028separator', 'x'.repeat(257)])('refuse %j', (name) => {
     expect(() => validateName(name)).toThrow(InvalidRequestError);
     expect(() => validateEmail(name)).toThrow(InvalidRequestError);
   });

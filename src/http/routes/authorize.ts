@@ -1,22 +1,22 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import { type Credentials, parseAuthorization } from '../../auth/credentials.js';
+import type { Proof } from '../../auth/realms/realm.js';
 import type { ApiLine } from '../../config/config.js';
-import { CertificateRefusedError, InvalidRequestError, MissingCredentialsError } from '../../errors.js';
-import { certificateSource } from '../client-certificate.js';
+import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
 import { CERTIFICATE_REFUSALS } from '../error-schemas.js';
+import { presentedReader } from '../presented.js';
 import { loginOutcomeOf } from '../../metrics/metrics.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { contextOf } from '../request-context.js';
 import { AccessToken, AuthorizeBody } from '../schemas.js';
 
 type Body = Static<typeof AuthorizeBody>;
 
-/** POST /v1/users/authorize in the wire formats of 7.22 (Basic header) and 7.4 (JSON body). */
-export function authorizeRoute(app: TesseraApp, { auth, config, metrics, policy }: Pick<Tessera, 'auth' | 'config' | 'metrics' | 'policy'>): void {
-  const clientCertificate = certificateSource(config);
+/** POST /v1/users/authorize in the wire formats of 7.22 (Basic header) and 7.4 (JSON body), or with a client certificate alone. */
+export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pick<HttpServices, 'logins' | 'config' | 'metrics'>): void {
+  const presentedOf = presentedReader(config);
   app.post(
     '/v1/users/authorize',
     {
@@ -38,16 +38,9 @@ export function authorizeRoute(app: TesseraApp, { auth, config, metrics, policy 
       const line = request.headers.authorization !== undefined && config.apiLine !== '7.4' ? '7.22' : '7.4';
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
-      const ttl = request.body.ttl ?? TTL_DEFAULT_SECONDS;
       try {
-        // No credentials at all: a client certificate, when the cluster takes them (explicit credentials win over it).
-        const bare = request.headers.authorization === undefined && request.body.username === undefined && request.body.password === undefined;
-        const presented = bare ? clientCertificate(request) : undefined;
-        const byCertificate = presented && (await auth.authorizeCertificate(presented, ttl, contextOf(request)));
-        if (bare && !byCertificate && (await policy.get()).mtls_certificate_authentication) {
-          throw new CertificateRefusedError('certificate_required', 'Present a client certificate, Basic credentials, or {"username", "password"}');
-        }
-        const token = byCertificate || (await auth.authorize(credentialsOf(request, request.body, config.apiLine), ttl, contextOf(request)));
+        const proof = proofOf(request, request.body, config.apiLine, presentedOf);
+        const token = await logins.authorize(proof ?? undefined, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request), proof === null ? noneFor(config.apiLine) : undefined);
         metrics.login('success', line, seconds());
         reply.header('cache-control', 'no-store');
         return { access_token: token };
@@ -60,26 +53,29 @@ export function authorizeRoute(app: TesseraApp, { auth, config, metrics, policy 
   );
 }
 
-function credentialsOf(request: FastifyRequest, body: Body, line: ApiLine): Credentials {
+/**
+ * The proof a login presents: Basic credentials (7.22), the body's (7.4), or — with no
+ * credentials at all — a client certificate; null when it presents none of them.
+ */
+function proofOf(request: FastifyRequest, body: Body, line: ApiLine, presentedOf: ReturnType<typeof presentedReader>): Proof | null {
   const header = request.headers.authorization;
-  if (line === '7.22' || (line === 'both' && header !== undefined)) return fromHeader(header);
-  return fromBody(body, line);
-}
-
-function fromHeader(header: string | undefined): Credentials {
-  if (!header) throw new MissingCredentialsError('Send the credentials as "Authorization: Basic …"');
-  const presented = parseAuthorization(header);
-  if (presented.kind !== 'password') throw new MissingCredentialsError('Only Basic credentials obtain a token here');
-  return presented.credentials;
-}
-
-function fromBody(body: Body, line: ApiLine): Credentials {
-  const { username, password } = body;
-  if (username !== undefined && password !== undefined) return { username, password };
-  if (line === 'both' && username === undefined && password === undefined) {
-    throw new MissingCredentialsError(
-      'Send credentials as "Authorization: Basic …" or as {"username", "password"} in the body',
-    );
+  if (header === undefined && body.username === undefined && body.password === undefined) {
+    const presented = presentedOf(request, true);
+    return presented?.kind === 'certificate' ? presented : null;
   }
+  if (line === '7.22' || (line === 'both' && header !== undefined)) {
+    if (header === undefined) throw new MissingCredentialsError('Send the credentials as "Authorization: Basic …"');
+    const presented = presentedOf(request, false);
+    if (presented?.kind !== 'password') throw new MissingCredentialsError('Only Basic credentials obtain a token here');
+    return presented;
+  }
+  if (body.username !== undefined && body.password !== undefined) return { kind: 'password', username: body.username, password: body.password };
   throw new InvalidRequestError('A JSON body with both "username" and "password" is required');
+}
+
+/** What a login without credentials is told, where the cluster takes no certificate instead, in the wire format of its line. */
+function noneFor(line: ApiLine) {
+  if (line === '7.22') return new MissingCredentialsError('Send the credentials as "Authorization: Basic …"');
+  if (line === '7.4') return new InvalidRequestError('A JSON body with both "username" and "password" is required');
+  return new MissingCredentialsError('Send credentials as "Authorization: Basic …" or as {"username", "password"} in the body');
 }

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { ClusterCertificateError } from '../../errors.js';
 import { callerOf } from '../authenticate.js';
@@ -23,13 +23,11 @@ const Certificate = Type.Object(
  * for client certificates, as the product sets it. Other certificate names are the product's
  * own servers' (api, cm, proxy, …): 403 `unknown_certificate`.
  */
-export function clusterCertificatesRoutes(app: TesseraApp, { trustedCa, audit }: Pick<Tessera, 'trustedCa' | 'audit'>): void {
+export function clusterCertificatesRoutes(app: TesseraApp, { certificateTrust }: Pick<HttpServices, 'certificateTrust'>): void {
   const doc = { tags: ['cluster'], security: CALLER };
   const set = async (name: string, pem: string, request: Parameters<typeof callerOf>[0]) => {
     if (name !== TRUSTED_CA) throw new ClusterCertificateError('unknown_certificate', `Tessera keeps one cluster certificate, ${TRUSTED_CA}; "${name}" is not one of its own`);
-    await trustedCa.set(pem);
-    const actor = callerOf(request);
-    audit.record(contextOf(request), { event: 'policy_update', outcome: 'success', username: actor.username, uid: actor.uid, changes: [TRUSTED_CA] });
+    await certificateTrust.set(callerOf(request), pem, contextOf(request));
   };
   const errors = { access: 'update_cluster' as const, errors: ['unknown_certificate' as const, 'invalid_certificate' as const, 'expired_certificate' as const] };
   app.get(
@@ -43,7 +41,7 @@ export function clusterCertificatesRoutes(app: TesseraApp, { trustedCa, audit }:
       },
     },
     async () => {
-      const pem = await trustedCa.pem();
+      const pem = await certificateTrust.pem();
       return pem ? { mtls_trusted_ca_cert: pem } : {};
     },
   );
@@ -81,11 +79,11 @@ export function clusterCertificatesRoutes(app: TesseraApp, { trustedCa, audit }:
     '/v1/cluster/certificates/:name',
     {
       config: { access: 'update_cluster', errors: ['unknown_certificate'] },
-      schema: { ...doc, summary: 'Remove the trusted CA: no client certificate logs in then (update_cluster: admin)', params: Type.Object({ name: Type.String({ maxLength: 64 }) }), response: { 200: Ok } },
+      schema: { ...doc, summary: 'Remove the trusted CA: no client certificate logs in then, and certificate users\' tokens end (update_cluster: admin)', params: Type.Object({ name: Type.String({ maxLength: 64 }) }), response: { 200: Ok } },
     },
     async (request) => {
       if (request.params.name !== TRUSTED_CA) throw new ClusterCertificateError('unknown_certificate', `Tessera keeps one cluster certificate, ${TRUSTED_CA}`);
-      await trustedCa.clear();
+      await certificateTrust.clear(callerOf(request), contextOf(request));
       return {};
     },
   );

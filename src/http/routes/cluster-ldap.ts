@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
@@ -44,7 +44,7 @@ export const LdapView = Type.Object(LdapFields);
 const LdapBody = Type.Partial(Type.Object(LdapFields), { additionalProperties: false });
 
 /** GET/PUT/DELETE /v1/cluster/ldap: how operators log in with their directory account. */
-export function clusterLdapRoutes(app: TesseraApp, { ldap }: Pick<Tessera, 'ldap'>): void {
+export function clusterLdapRoutes(app: TesseraApp, { ldap }: Pick<HttpServices, 'ldap'>): void {
   const doc = { tags: ['ldap'], security: CALLER };
   app.get(
     '/v1/cluster/ldap',

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
@@ -7,7 +7,7 @@ import { CALLER } from '../schemas.js';
 import { ClusterSettingsSchema } from '../../policy/policy.js';
 
 /** GET and PUT /v1/cluster/policy: the lockout settings (the product's cluster_settings); a change is effective at once. */
-export function clusterPolicyRoutes(app: TesseraApp, { audit, policy }: Pick<Tessera, 'audit' | 'policy'>): void {
+export function clusterPolicyRoutes(app: TesseraApp, { cluster, policy }: Pick<HttpServices, 'cluster' | 'policy'>): void {
   const doc = { tags: ['cluster'], security: CALLER };
   const settings = async () => {
     const { login_lockout_threshold, login_lockout_duration, login_lockout_counter_reset_after } = await policy.get();
@@ -33,9 +33,7 @@ export function clusterPolicyRoutes(app: TesseraApp, { audit, policy }: Pick<Tes
       },
     },
     async (request) => {
-      const actor = callerOf(request);
-      await policy.update(request.body);
-      audit.record(contextOf(request), { event: 'policy_update', outcome: 'success', username: actor.username, uid: actor.uid, changes: Object.keys(request.body) });
+      await cluster.update(callerOf(request), request.body, contextOf(request));
       return settings();
     },
   );

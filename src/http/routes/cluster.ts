@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { publicUrlOf } from '../../config/config.js';
 import type { Policy } from '../../policy/policy.js';
@@ -11,9 +11,10 @@ import { CALLER } from '../schemas.js';
 /**
  * GET and PUT /v1/cluster: the fields of the product's cluster object that Tessera keeps —
  * its name, the password rules and expiry, the console's session timeout, whether Basic
- * credentials are taken beside tokens, and client certificate authentication (mtls_*). Other fields of the product's object are refused.
+ * credentials are taken beside tokens, and client certificate authentication (mtls_*): a
+ * change of those ends certificate users' tokens. Other fields of the product's object are refused.
  */
-export function clusterRoutes(app: TesseraApp, { audit, config, policy }: Pick<Tessera, 'audit' | 'config' | 'policy'>): void {
+export function clusterRoutes(app: TesseraApp, { cluster, config, policy }: Pick<HttpServices, 'cluster' | 'config' | 'policy'>): void {
   const host = new URL(publicUrlOf(config)).hostname;
   const doc = { tags: ['cluster'], security: CALLER };
   const view = (p: Policy) => ({
@@ -44,10 +45,7 @@ export function clusterRoutes(app: TesseraApp, { audit, config, policy }: Pick<T
       },
     },
     async (request) => {
-      const actor = callerOf(request);
-      const updated = await policy.update(request.body);
-      audit.record(contextOf(request), { event: 'policy_update', outcome: 'success', username: actor.username, uid: actor.uid, changes: Object.keys(request.body) });
-      return view(updated);
+      return view(await cluster.update(callerOf(request), request.body, contextOf(request)));
     },
   );
 }

@@ -1,6 +1,6 @@
 import { issuerOf, publicUrlOf } from '../../config/config.js';
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { cacheable, NOT_MODIFIED } from '../cacheable.js';
 import { ANYONE } from '../schemas.js';
@@ -15,7 +15,7 @@ import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
  * `token_endpoint` either (an OAuth client would send it a form-encoded grant it does not
  * take); Tessera's own login is named in a field of its own.
  */
-export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<Tessera, 'config' | 'keys'>): void {
+export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<HttpServices, 'config' | 'keys'>): void {
   const base = publicUrlOf(config);
   const document = () => ({
     issuer: issuerOf(config),

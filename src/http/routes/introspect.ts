@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { InvalidTokenError } from '../../errors.js';
 import { CALLER } from '../schemas.js';
@@ -25,7 +25,7 @@ const Introspection = Type.Object({
  * `token` as a form field (as OAuth clients send it) or in a JSON body; the caller
  * authenticates as a token_verifier (or an admin). An unusable token is `{"active": false}`.
  */
-export function introspectRoute(app: TesseraApp, { auth }: Pick<Tessera, 'auth'>): void {
+export function introspectRoute(app: TesseraApp, { callers }: Pick<HttpServices, 'callers'>): void {
   const schema = {
     tags: ['verification'],
     summary: 'Is this token good now? (RFC 7662; token_verifier or admin)',
@@ -37,7 +37,7 @@ export function introspectRoute(app: TesseraApp, { auth }: Pick<Tessera, 'auth'>
   app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens' } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     try {
-      const { token: claims } = await auth.checkToken(request.body.token);
+      const { token: claims } = await callers.checkToken(request.body.token);
       const { iss, aud, sub, uid, username, roles, iat, exp, jti, ver } = claims!;
       return { active: true, iss, aud, sub, uid, username, roles, iat, exp, jti, ver, token_type: 'Bearer' as const };
     } catch (err) {

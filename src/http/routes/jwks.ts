@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { cacheable, NOT_MODIFIED } from '../cacheable.js';
 import { ANYONE } from '../schemas.js';
@@ -9,7 +9,7 @@ import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 export const JWKS_MAX_AGE_SECONDS = 300;
 
 /** GET /.well-known/jwks.json: the public keys that verify Tessera tokens (RFC 7517). */
-export function jwksRoute(app: TesseraApp, { keys }: Pick<Tessera, 'keys'>): void {
+export function jwksRoute(app: TesseraApp, { keys }: Pick<HttpServices, 'keys'>): void {
   const Jwk = Type.Object(
     {
       kty: Type.Enum(['EC', 'RSA', 'OKP']),

@@ -1,11 +1,11 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { CALLER, StringEnum } from '../schemas.js';
 import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 
 /** GET /v1/keys: the key ring — kid, algorithm, state and activation time of each key (admin). */
-export function keysListRoute(app: TesseraApp, { keys }: Pick<Tessera, 'keys'>): void {
+export function keysListRoute(app: TesseraApp, { keys }: Pick<HttpServices, 'keys'>): void {
   const Key = Type.Object({
     kid: Type.String(),
     alg: StringEnum(SIGNING_ALGS),

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
@@ -7,7 +7,7 @@ import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 import { CALLER, StringEnum } from '../schemas.js';
 
 /** POST /v1/keys/rotate `{"alg"?}`: stages a new signing key; it is published now and signs later. */
-export function keysRotateRoute(app: TesseraApp, { audit, keys }: Pick<Tessera, 'audit' | 'keys'>): void {
+export function keysRotateRoute(app: TesseraApp, { audit, keys }: Pick<HttpServices, 'audit' | 'keys'>): void {
   const Alg = StringEnum(SIGNING_ALGS);
   const RotateBody = Type.Object({ alg: Type.Optional(Alg) });
   const Rotated = Type.Object({ kid: Type.String(), alg: Alg, activates_at: Type.String({ format: 'date-time' }) });

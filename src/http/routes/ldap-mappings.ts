@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
@@ -32,7 +32,7 @@ const MappingBody = Type.Object(
 );
 
 /** /v1/ldap_mappings: which directory group gets which roles. */
-export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<Tessera, 'ldapMappings'>): void {
+export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpServices, 'ldapMappings'>): void {
   const doc = { tags: ['ldap'], security: CALLER };
   app.get(
     '/v1/ldap_mappings',

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { ANYONE } from '../schemas.js';
 import { passwordRulesInWords } from '../../users/password-rules.js';
@@ -8,7 +8,7 @@ import { passwordRulesInWords } from '../../users/password-rules.js';
  * GET /v1/password-rules: what a new password must be, for anyone choosing one — also a
  * person whose password expired, who has no token yet. The rules, not the policy's lockout.
  */
-export function passwordRulesRoute(app: TesseraApp, { policy }: Pick<Tessera, 'policy'>): void {
+export function passwordRulesRoute(app: TesseraApp, { policy }: Pick<HttpServices, 'policy'>): void {
   const schema = {
     tags: ['users'],
     summary: 'What a new password must be, in words (anyone)',

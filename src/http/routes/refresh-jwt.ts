@@ -1,12 +1,12 @@
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { AccessToken, CALLER, TtlBody } from '../schemas.js';
 
 /** POST /v1/users/refresh_jwt: a valid token in, a new one out. */
-export function refreshJwtRoute(app: TesseraApp, { auth }: Pick<Tessera, 'auth'>): void {
+export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 'logins'>): void {
   app.post(
     '/v1/users/refresh_jwt',
     {
@@ -20,7 +20,7 @@ export function refreshJwtRoute(app: TesseraApp, { auth }: Pick<Tessera, 'auth'>
       },
     },
     async (request, reply) => {
-      const token = await auth.refresh(callerOf(request), request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
+      const token = await logins.refresh(callerOf(request), request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
       reply.header('cache-control', 'no-store');
       return { access_token: token };
     },

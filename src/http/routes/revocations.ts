@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { CALLER } from '../schemas.js';
 
@@ -19,7 +19,7 @@ const Feed = Type.Object({ cursor: Type.String(), more: Type.Boolean(), events: 
  * user is gone). Without `after`, every revocation that still matters (a day of them).
  * For the token_verifier role (and admins).
  */
-export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<Tessera, 'revocationFeed'>): void {
+export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<HttpServices, 'revocationFeed'>): void {
   const schema = {
     tags: ['verification'],
     summary: 'What services that verify tokens themselves must stop accepting (token_verifier or admin)',

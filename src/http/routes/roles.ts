@@ -1,12 +1,12 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, CreateRoleBody, DryRunQuery, Ok, RoleView, UidParams, UpdateRoleBody } from '../schemas.js';
 
 /** /v1/roles and /v1/roles/{uid}: the product's roles, each a name and a management level. */
-export function rolesRoutes(app: TesseraApp, { roles }: Pick<Tessera, 'roles'>): void {
+export function rolesRoutes(app: TesseraApp, { roles }: Pick<HttpServices, 'roles'>): void {
   const doc = { tags: ['roles'], security: CALLER };
   const DryRunAnswer = Type.Object({}, { description: 'dry_run: the request would succeed' });
   app.get(

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
@@ -7,7 +7,7 @@ import { CALLER, CreateUserBody, DryRunQuery, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
 /** POST /v1/users: a user with a name and/or an email, a role and/or role_uids (create_new_user). */
-export function usersCreateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<Tessera, 'accounts' | 'clock' | 'policy'>): void {
+export function usersCreateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>): void {
   app.post('/v1/users', {
       config: { access: 'create_new_user', errors: ['password_not_complex', 'name_already_exists', 'email_already_exists', 'unauthorized_action', 'certificate_user'] },
       schema: {

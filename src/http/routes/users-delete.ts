@@ -1,4 +1,4 @@
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { callerOf } from '../authenticate.js';
@@ -6,7 +6,7 @@ import { contextOf } from '../request-context.js';
 import { CALLER, Ok, UidParams } from '../schemas.js';
 
 /** DELETE /v1/users/{uid}: admin and user_manager; never the last admin. */
-export function usersDeleteRoute(app: TesseraApp, { accounts }: Pick<Tessera, 'accounts'>): void {
+export function usersDeleteRoute(app: TesseraApp, { accounts }: Pick<HttpServices, 'accounts'>): void {
   app.delete('/v1/users/:uid', {
       config: { access: 'delete_user', errors: [...USER_CHANGE_ERRORS, 'delete_last_admin_not_allowed'] },
       schema: {

@@ -1,4 +1,4 @@
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { CALLER, UidParams, UserView } from '../schemas.js';
@@ -9,7 +9,7 @@ import type { Policy } from '../../policy/policy.js';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** GET /v1/users/{uid}: the user itself, or anyone for view_user_info. */
-export function usersGetRoute(app: TesseraApp, { accounts, clock, policy, userReads }: Pick<Tessera, 'accounts' | 'clock' | 'policy' | 'userReads'>): void {
+export function usersGetRoute(app: TesseraApp, { accounts, clock, policy, userReads }: Pick<HttpServices, 'accounts' | 'clock' | 'policy' | 'userReads'>): void {
   const read = (uid: number) => userReads.get(uid);
   // The answer as JSON, made once for each user read (kept a second) and policy: a user's
   // status may then change a second late, as its other fields may.

@@ -1,11 +1,11 @@
 import Type from 'typebox';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { CALLER, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
 /** GET /v1/users: every user (view_all_users_info). */
-export function usersListRoute(app: TesseraApp, { clock, policy, users }: Pick<Tessera, 'clock' | 'policy' | 'users'>): void {
+export function usersListRoute(app: TesseraApp, { clock, policy, users }: Pick<HttpServices, 'clock' | 'policy' | 'users'>): void {
   app.get('/v1/users', {
       config: { access: 'view_all_users_info' },
       schema: {

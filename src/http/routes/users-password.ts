@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../errors.js';
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, DeletePasswordBody, Ok, PasswordBody } from '../schemas.js';
@@ -10,7 +10,7 @@ import { CALLER, DeletePasswordBody, Ok, PasswordBody } from '../schemas.js';
  * `old_password` does), for another user named by `username` (who may manage that user),
  * or, without credentials, for `username` with `old_password` (how an expired one is replaced).
  */
-export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<Tessera, 'accounts'>): void {
+export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServices, 'accounts'>): void {
   const doc = { tags: ['users'], security: [...CALLER, {}] };
   const config = {
     access: 'optional' as const,

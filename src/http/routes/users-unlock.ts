@@ -1,4 +1,4 @@
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { callerOf } from '../authenticate.js';
@@ -7,7 +7,7 @@ import { CALLER, UidParams, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
 /** POST /v1/users/{uid}/unlock: lifts a lockout at once. */
-export function usersUnlockRoute(app: TesseraApp, { accounts, clock, policy }: Pick<Tessera, 'accounts' | 'clock' | 'policy'>): void {
+export function usersUnlockRoute(app: TesseraApp, { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>): void {
   app.post(
     '/v1/users/:uid/unlock',
     {

@@ -1,4 +1,4 @@
-import type { Tessera } from '../../tessera.js';
+import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { callerOf } from '../authenticate.js';
@@ -7,7 +7,7 @@ import { CALLER, DryRunQuery, UidParams, UpdateUserBody, UserView } from '../sch
 import { toUserView } from '../../users/user-view.js';
 
 /** PUT /v1/users/{uid}: who may manage users changes anyone; users their own name, alerts and password. */
-export function usersUpdateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<Tessera, 'accounts' | 'clock' | 'policy'>): void {
+export function usersUpdateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>): void {
   app.put(
     '/v1/users/:uid',
     {

@@ -3,6 +3,7 @@ import { initial } from './0001-initial.js';
 import { rolesAndUserObject } from './0002-roles-and-user-object.js';
 import { ldap } from './0003-ldap.js';
 import { certificateUsers } from './0004-certificate-users.js';
+import { oneIdentity } from './0005-one-identity.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -13,5 +14,11 @@ export type { Dialect } from './dialect.js';
  * one that has shipped; add a new one.
  */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
-  return { '0001-initial': initial(dialect), '0002-roles-and-user-object': rolesAndUserObject(dialect), '0003-ldap': ldap(dialect), '0004-certificate-users': certificateUsers() };
+  return {
+    '0001-initial': initial(dialect),
+    '0002-roles-and-user-object': rolesAndUserObject(dialect),
+    '0003-ldap': ldap(dialect),
+    '0004-certificate-users': certificateUsers(),
+    '0005-one-identity': oneIdentity(),
+  };
 }

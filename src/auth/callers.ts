@@ -1,0 +1,70 @@
+import type { RequestContext } from '../audit/audit-log.js';
+import { highest } from '../access/management.js';
+import { InvalidTokenError, TokenExpiredError } from '../errors.js';
+import type { EventHub } from '../events.js';
+import type { TokenClaims } from '../tokens/claims.js';
+import type { RevocationList } from '../tokens/revocation-list.js';
+import type { TokenVerifier } from '../tokens/token-verifier.js';
+import type { Presented } from './credentials.js';
+import type { Principal } from './principal.js';
+import type { Authenticated, RealmChain } from './realm-chain.js';
+
+/**
+ * Who is calling, from what a request presents: a token Tessera issued (verified, not
+ * revoked), or a proof its realms check (a password, a client certificate) through the
+ * realm chain. `known` answers without waiting from what this process has loaded — the hot
+ * path of every request; `identify` loads what is missing, decides, and says why.
+ */
+export class Callers {
+  constructor(
+    private readonly deps: {
+      chain: RealmChain;
+      verifier: Pick<TokenVerifier, 'known' | 'check'>;
+      revocations: Pick<RevocationList, 'knownRevoked' | 'isRevoked'>;
+      events: EventHub;
+    },
+  ) {}
+
+  known(presented: Presented): Principal | undefined {
+    if (presented.kind === 'token') {
+      const claims = this.deps.verifier.known(presented.token);
+      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti) !== false) return undefined;
+      this.deps.events.emit('tokenChecked', 'valid', true);
+      return tokenPrincipal(claims);
+    }
+    const found = this.deps.chain.known(presented);
+    return found && principalOf(found, presented.kind);
+  }
+
+  async identify(presented: Presented, ctx: RequestContext): Promise<Principal> {
+    if (presented.kind === 'token') return this.checkToken(presented.token);
+    return principalOf(await this.deps.chain.authenticate(presented, ctx, { purpose: 'request' }), presented.kind);
+  }
+
+  /** A verified, unrevoked token's identity; InvalidTokenError says why not. */
+  async checkToken(token: string): Promise<Principal> {
+    const { verifier, revocations, events } = this.deps;
+    let checked: Awaited<ReturnType<TokenVerifier['check']>>;
+    try {
+      checked = await verifier.check(token);
+    } catch (err) {
+      if (err instanceof InvalidTokenError) events.emit('tokenChecked', err instanceof TokenExpiredError ? 'expired' : 'invalid', false);
+      throw err;
+    }
+    const { claims, cached } = checked;
+    if (await revocations.isRevoked(claims.uid, claims.ver, claims.jti)) {
+      events.emit('tokenChecked', 'revoked', cached);
+      throw new InvalidTokenError('The token has been revoked');
+    }
+    events.emit('tokenChecked', 'valid', cached);
+    return tokenPrincipal(claims);
+  }
+}
+
+function principalOf({ user }: Authenticated, via: 'password' | 'certificate'): Principal {
+  return { uid: user.uid, username: user.username, role: highest(user.rights), rights: user.rights, via };
+}
+
+function tokenPrincipal(claims: TokenClaims): Principal {
+  return { uid: claims.uid, username: claims.username, role: highest(claims.roles), rights: claims.roles, via: 'token', token: claims };
+}

@@ -1,0 +1,71 @@
+import type { AuditLog, RequestContext } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import { Deadline } from '../deadline.js';
+import { AccountLockedError, CertificateRefusedError, type DomainError, InvalidTokenError, MissingCredentialsError, PasswordExpiredError, StoreUnavailableError } from '../errors.js';
+import type { PolicyService } from '../policy/policy-service.js';
+import type { RevocationList } from '../tokens/revocation-list.js';
+import type { TokenIssuer } from '../tokens/token-issuer.js';
+import { isLocked, isPasswordExpired, realmOf, unlocksInSeconds } from '../users/user.js';
+import type { UserStore } from '../users/user-store.js';
+import type { Principal } from './principal.js';
+import type { RealmChain } from './realm-chain.js';
+import type { Proof } from './realms/realm.js';
+
+/** Logins, refreshes and logouts: a proof (or a token) in, a token out (or ended). */
+export class Logins {
+  constructor(
+    private readonly deps: {
+      chain: RealmChain;
+      users: Pick<UserStore, 'getByUid' | 'recordLogin'>;
+      issuer: TokenIssuer;
+      revocations: Pick<RevocationList, 'revokeToken'>;
+      policy: PolicyService;
+      audit: AuditLog;
+      clock: Clock;
+      loginTimeoutMs: number;
+    },
+  ) {}
+
+  /**
+   * POST /v1/users/authorize: a proof in (a password in either wire format, or a client
+   * certificate alone), a signed token out. Without one: `certificate_required` where the
+   * cluster takes certificates, else `none` (what the wire format asks for).
+   */
+  async authorize(proof: Proof | undefined, ttlSeconds: number, ctx: RequestContext, none?: DomainError): Promise<string> {
+    const { chain, users, issuer, audit, clock } = this.deps;
+    const certificates = (await this.deps.policy.get()).mtls_certificate_authentication;
+    // A certificate where the cluster takes none is no credentials at all.
+    if (!proof || (proof.kind === 'certificate' && !certificates)) {
+      if (certificates) {
+        throw new CertificateRefusedError('certificate_required', 'Present a client certificate, Basic credentials, or {"username", "password"}');
+      }
+      throw none ?? new MissingCredentialsError();
+    }
+    const deadline = Deadline.after(this.deps.loginTimeoutMs);
+    const { user, realm } = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
+    await deadline.race(users.recordLogin(user.uid, new Date(clock())), () => new StoreUnavailableError('no answer within the login deadline'));
+    audit.record(ctx, { event: 'authorize', outcome: 'success', username: user.username, uid: user.uid, realm, ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }) });
+    return issuer.issue(user, ttlSeconds);
+  }
+
+  /** POST /v1/users/refresh_jwt: a valid token of a user who may still log in — as its realm sees it now — renewed. */
+  async refresh(principal: Principal, ttlSeconds: number, ctx: RequestContext): Promise<string> {
+    const { users, chain, policy, audit, issuer, clock } = this.deps;
+    const current = await users.getByUid(principal.uid);
+    if (!current) throw new InvalidTokenError('The user of this token no longer exists');
+    const now = new Date(clock());
+    if (current.lockedUntil && isLocked(current, now)) throw new AccountLockedError(unlocksInSeconds(current.lockedUntil, now));
+    if (isPasswordExpired(current, await policy.get(), now)) throw new PasswordExpiredError();
+    // Its directory groups read again, its certificate login still on: a user its realm no longer lets in is not renewed.
+    const user = await chain.refresh(current, Deadline.after(this.deps.loginTimeoutMs));
+    if (!user) throw new InvalidTokenError('This user can no longer log in the way it did');
+    audit.record(ctx, { event: 'refresh', outcome: 'success', username: user.username, uid: user.uid, realm: realmOf(user) });
+    return issuer.issue(user, ttlSeconds);
+  }
+
+  /** POST /v1/users/logout: ends the presented token everywhere. */
+  async logout(principal: Principal, ctx: RequestContext): Promise<void> {
+    if (principal.token) await this.deps.revocations.revokeToken(principal.token.jti, new Date(principal.token.exp * 1000));
+    this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', username: principal.username, uid: principal.uid });
+  }
+}

@@ -1,0 +1,68 @@
+import { subjectAuthorized, subjectLine } from '../../certs/client-certificate.js';
+import type { TrustedCa } from '../../certs/trusted-ca.js';
+import type { Clock } from '../../clock.js';
+import { CertificateRefusedError } from '../../errors.js';
+import type { PolicyService } from '../../policy/policy-service.js';
+import type { User } from '../../users/user.js';
+import type { UserStore } from '../../users/user-store.js';
+import { NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
+
+const refused = (error: CertificateRefusedError): Verdict => ({ outcome: 'refused', error, guess: false, reason: error.code });
+
+/**
+ * Client certificates (the product's certificate users, `auth_method: "certificate"`), while
+ * the cluster takes them (mtls_certificate_authentication): a path to a trusted CA
+ * (mtls_trusted_ca) as a client certificate's must be, a subject the cluster lets in, and a
+ * user with exactly that subject line. Each refusal has its own code. A success is
+ * remembered until the certificate or its path ends; any change of the trust settings ends
+ * certificate users' tokens (and so what was remembered of them).
+ */
+export class CertificateRealm implements Realm {
+  readonly name = 'certificate';
+
+  constructor(
+    private readonly policy: PolicyService,
+    private readonly trustedCa: Pick<TrustedCa, 'certificates'>,
+    private readonly users: Pick<UserStore, 'findByCertificateSubject'>,
+    private readonly clock: Clock,
+  ) {}
+
+  async supports(proof: Proof): Promise<boolean> {
+    return proof.kind === 'certificate' && (await this.policy.get()).mtls_certificate_authentication;
+  }
+
+  async authenticate(proof: Proof): Promise<Verdict> {
+    if (!(await this.supports(proof)) || proof.kind !== 'certificate') return NOT_MINE;
+    const rules = await this.policy.get();
+    const { leaf } = proof.certificate;
+    const now = new Date(this.clock());
+    let validUntil: Date;
+    try {
+      // The path checks (and @peculiar/x509) are loaded at the first certificate: a node without them does not carry them.
+      const { verifyPath } = await import('../../certs/certificate-path.js');
+      ({ validUntil } = await verifyPath(proof.certificate, await this.trustedCa.certificates(), now));
+    } catch (err) {
+      if (err instanceof CertificateRefusedError) return refused(err);
+      throw err;
+    }
+    if (!subjectAuthorized(leaf, rules.mtls_client_cert_subject_validation_type, rules.mtls_authorized_subjects)) {
+      return refused(new CertificateRefusedError('certificate_subject_unknown', 'The certificate\'s subject is not one the cluster lets in (mtls_authorized_subjects)'));
+    }
+    const subject = subjectLine(leaf);
+    if (subject === '') {
+      return refused(new CertificateRefusedError('certificate_subject_unknown', 'The certificate has no subject: a certificate user is found by its subject (certificate_subject_line)'));
+    }
+    const user = await this.users.findByCertificateSubject(subject);
+    if (!user) return refused(new CertificateRefusedError('certificate_subject_unknown', `No user has certificate_subject_line "${subject}"`));
+    return { outcome: 'success', user, rememberMs: validUntil.getTime() - now.getTime() };
+  }
+
+  /** Its tokens end with any change of the trust settings; while they hold, the user is as it is. */
+  async refresh(user: User): Promise<User | undefined> {
+    return (await this.policy.get()).mtls_certificate_authentication ? user : undefined;
+  }
+
+  async lookup(): Promise<boolean> {
+    return false;
+  }
+}

@@ -1,0 +1,157 @@
+import type { Clock } from '../../clock.js';
+import type { Deadline } from '../../deadline.js';
+import { InvalidCredentialsError, TryAgainError } from '../../errors.js';
+import type { DirectoryOutcome, EventHub } from '../../events.js';
+import { Directory, type DirectoryEntry, type PassedOver } from '../../ldap/directory.js';
+import { normalizeDn } from '../../ldap/escape.js';
+import type { LdapConfig } from '../../ldap/ldap-config.js';
+import type { LdapSettings } from '../../ldap/ldap-settings.js';
+import type { User } from '../../users/user.js';
+import type { UserStore } from '../../users/user-store.js';
+import { canonicalName } from '../../users/username.js';
+import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
+
+/** Directory checks one node runs at once; more wait their turn within their deadline. */
+export const DIRECTORY_CONCURRENCY = 32;
+
+/**
+ * The LDAP directory's users: who the directory says a user is (its entry, found by a bind
+ * as the user), and the roles its groups map to. A directory user gets a row of its own at
+ * its first login, keyed by its entry (the DN the directory reads back, never the name as
+ * typed), which carries its roles, token epoch, lock and last login like a local user's;
+ * when its groups map to other roles than before, its roles change and its tokens end.
+ */
+export class LdapRealm implements Realm {
+  readonly name = 'ldap';
+  private running = 0;
+  private readonly queue: (() => void)[] = [];
+
+  constructor(
+    private readonly settings: LdapSettings,
+    private readonly mappings: { rolesFor(groupDns: readonly string[]): Promise<number[]> },
+    private readonly users: Pick<UserStore, 'findByDirectoryKey' | 'upsertDirectoryUser' | 'revokeTokens'>,
+    private readonly passedOver: PassedOver,
+    private readonly events: EventHub,
+    private readonly clock: Clock,
+  ) {}
+
+  async supports(proof: Proof): Promise<boolean> {
+    return proof.kind === 'password' && (await this.active()) !== undefined;
+  }
+
+  async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {
+    if (proof.kind !== 'password' || (account && account.realm !== 'ldap')) return NOT_MINE;
+    const config = await this.active();
+    if (!config) return NOT_MINE;
+    // Sent as the directory compares it (NFKC, insignificant spaces gone): the entry found is the same either way.
+    const name = canonicalName(proof.username);
+    return this.checked(deadline, async () => {
+      const entry = await this.directory(config).authenticate(name, proof.password, deadline);
+      if (!entry) return { outcome: 'refused', error: new InvalidCredentialsError(), guess: true, reason: 'ldap: wrong password or no such entry' };
+      const directoryKey = normalizeDn(entry.dn);
+      // The account this name found is another entry's (the directory moved the name): not this login's.
+      if (account?.directoryKey && account.directoryKey !== directoryKey) {
+        return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: 'ldap: the name is another entry\'s account' };
+      }
+      const user = await this.withRoles(entry, name, account?.directoryKey === null ? account.uid : undefined);
+      if (user === 'taken') return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: 'ldap: the name is another account\'s' };
+      // A right password of a user in no mapped group is not a guess (not counted), but no login.
+      if (user === 'no_mapped_group') return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: 'ldap: no mapped group' };
+      return { outcome: 'success', user, rememberMs: config.cache_ttl * 1000 };
+    }, verdictOutcome);
+  }
+
+  /**
+   * A token's refresh: the user's entry and groups read again by the service account.
+   * Undefined when the directory no longer has the user, or no mapped group does (its tokens end then).
+   */
+  async refresh(user: User, deadline: Deadline): Promise<User | undefined> {
+    const config = await this.active();
+    if (!config) return undefined;
+    const result = await this.checked(deadline, async () => {
+      const directory = this.directory(config);
+      const entry = user.directoryKey ? await directory.lookupDn(user.directoryKey, user.username, deadline) : await directory.lookup(user.username, deadline);
+      if (!entry || (user.directoryKey && normalizeDn(entry.dn) !== user.directoryKey)) return undefined;
+      return this.withRoles(entry, user.username, user.directoryKey === null ? user.uid : undefined);
+    }, (r) => (typeof r === 'object' ? 'success' : r === 'no_mapped_group' ? r : 'invalid_credentials'));
+    if (typeof result === 'object') return result;
+    await this.users.revokeTokens(user.uid);
+    return undefined;
+  }
+
+  async lookup(name: string, deadline: Deadline): Promise<boolean> {
+    const config = await this.active();
+    if (!config) return false;
+    const entry = await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline), (e) => (e ? 'success' : 'invalid_credentials'));
+    return entry !== undefined;
+  }
+
+  /** The configuration while LDAP logins are on (control_plane), else undefined. */
+  private async active(): Promise<LdapConfig | undefined> {
+    const config = await this.settings.get();
+    return config.control_plane && config.uris.length > 0 ? config : undefined;
+  }
+
+  private directory(config: LdapConfig): Directory {
+    return new Directory(config, this.passedOver);
+  }
+
+  /** The entry's account with the roles of its groups now; made at its first login (`adopt`: a row of before 0005 that becomes it). */
+  private async withRoles(entry: DirectoryEntry, name: string, adopt?: number): Promise<User | 'no_mapped_group' | 'taken'> {
+    const roleUids = await this.mappings.rolesFor(entry.groups);
+    const directoryKey = normalizeDn(entry.dn);
+    if (roleUids.length === 0) {
+      // Out of every mapped group: a user that had roles loses them, and its tokens end.
+      if (await this.users.findByDirectoryKey(directoryKey)) await this.users.upsertDirectoryUser({ directoryKey, name, roleUids }, new Date(this.clock()));
+      return 'no_mapped_group';
+    }
+    return (await this.users.upsertDirectoryUser({ directoryKey, name, roleUids, ...(adopt !== undefined && { adopt }) }, new Date(this.clock()))) ?? 'taken';
+  }
+
+  /**
+   * One directory check, when one of the node's DIRECTORY_CONCURRENCY places is free: a flood
+   * of LDAP logins never opens more connections to the directory than that, and a check that
+   * finds no place before its deadline answers 503 `try_again`. Its outcome is announced.
+   */
+  private async checked<T>(deadline: Deadline, check: () => Promise<T>, outcomeOf: (result: T) => DirectoryOutcome): Promise<T> {
+    await this.place(deadline);
+    const started = performance.now();
+    const announce = (outcome: DirectoryOutcome) => this.events.emit('directoryChecked', outcome, (performance.now() - started) / 1000);
+    try {
+      const result = await check();
+      announce(outcomeOf(result));
+      return result;
+    } catch (err) {
+      announce('unavailable');
+      throw err;
+    } finally {
+      const next = this.queue.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  private place(deadline: Deadline): Promise<void> {
+    if (this.running < DIRECTORY_CONCURRENCY) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const turn = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.queue.splice(this.queue.indexOf(turn), 1);
+        reject(new TryAgainError('Too many logins are waiting for the LDAP directory; try again shortly'));
+      }, deadline.remaining());
+      this.queue.push(turn);
+    });
+  }
+}
+
+/** How a login's check ended, for the metrics. */
+function verdictOutcome(verdict: Verdict): DirectoryOutcome {
+  if (verdict.outcome === 'success') return 'success';
+  return verdict.outcome === 'refused' && verdict.reason === 'ldap: no mapped group' ? 'no_mapped_group' : 'invalid_credentials';
+}

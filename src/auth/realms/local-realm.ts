@@ -1,0 +1,47 @@
+import { InvalidCredentialsError, StoreUnavailableError } from '../../errors.js';
+import { matchPassword } from '../../users/match-password.js';
+import type { PasswordHasher } from '../../users/password-hasher.js';
+import { realmOf, type User } from '../../users/user.js';
+import type { CredentialStore } from '../../users/user-store.js';
+import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
+
+/** Passwords kept here, as argon2id hashes: a user may hold two during a rotation. */
+export class LocalRealm implements Realm {
+  readonly name = 'local';
+
+  constructor(
+    private readonly credentials: Pick<CredentialStore, 'passwordsOf' | 'replaceHash'>,
+    private readonly hasher: PasswordHasher,
+  ) {}
+
+  async supports(proof: Proof): Promise<boolean> {
+    return proof.kind === 'password';
+  }
+
+  async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {
+    if (proof.kind !== 'password' || !account || realmOf(account) !== 'local') return NOT_MINE;
+    const passwords = await deadline.race(this.credentials.passwordsOf(account.uid), () => new StoreUnavailableError('no answer within the login deadline'));
+    const { stored, eachMs } = await matchPassword(this.hasher, passwords, proof.password, deadline);
+    if (!stored) return { outcome: 'refused', error: new InvalidCredentialsError(), guess: true, eachMs };
+    if (this.hasher.needsRehash(stored.hash)) await this.rehash(stored.id, proof.password);
+    return { outcome: 'success', user: account };
+  }
+
+  async refresh(user: User): Promise<User> {
+    return user;
+  }
+
+  /** Local names are the store's own: the chain finds them there. */
+  async lookup(): Promise<boolean> {
+    return false;
+  }
+
+  /** The same password hashed with the current parameters; if that fails now, the next login tries again. */
+  private async rehash(passwordId: number, password: string): Promise<void> {
+    try {
+      await this.credentials.replaceHash(passwordId, await this.hasher.hash(password));
+    } catch {
+      // a right password is not refused for want of an optimization
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Callers } from '../auth/callers.js';
+import type { Logins } from '../auth/logins.js';
+import type { CertificateTrust } from '../certs/certificate-trust.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
+import type { LdapMappingService } from '../ldap/ldap-mapping-service.js';
+import type { LdapService } from '../ldap/ldap-service.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { ClusterSettings } from '../policy/cluster-settings.js';
+import type { PolicyService } from '../policy/policy-service.js';
+import type { RoleService } from '../roles/role-service.js';
+import type { KeyRing } from '../tokens/key-ring.js';
+import type { RevocationStore } from '../tokens/revocation-store.js';
+import type { AccountService } from '../users/account-service.js';
+import type { UserReadCache } from '../users/user-read-cache.js';
+import type { UserStore } from '../users/user-store.js';
+
+/**
+ * What the HTTP layer uses: the use cases and the few readers its routes need. A route
+ * takes the ones it names (`Pick<HttpServices, …>`); the composition root (tessera.ts)
+ * provides them all, and nothing here knows how it made them.
+ */
+export interface HttpServices {
+  config: Config;
+  clock: Clock;
+  metrics: Metrics;
+  audit: AuditLog;
+  callers: Callers;
+  logins: Logins;
+  accounts: AccountService;
+  users: Pick<UserStore, 'list'>;
+  userReads: Pick<UserReadCache, 'get' | 'fresh'>;
+  roles: RoleService;
+  policy: Pick<PolicyService, 'get' | 'fresh'>;
+  cluster: ClusterSettings;
+  certificateTrust: CertificateTrust;
+  ldap: LdapService;
+  ldapMappings: LdapMappingService;
+  keys: KeyRing;
+  revocationFeed: Pick<RevocationStore, 'feedAfter'>;
+  readiness(): Promise<{ store: boolean; redis?: boolean }>;
+}
