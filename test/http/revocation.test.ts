@@ -23,6 +23,7 @@ describe('token revocation', () => {
     ['deleted', () => call(t, 'DELETE', `/v1/users/${uid}`, { auth: root })],
     ['given a new role', () => call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { role: 'db_viewer' } })],
     ['given a new password', () => call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'heidi', new_password: 'heidi-password-2' } })],
+    ['given a new password by an admin\'s PUT /v1/users/{uid}', () => call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { password: 'heidi-password-3' } })],
   ])('ends every token of a user who is %s, on every route and on refresh', async (_what, change) => {
     const token = await login(t, 'heidi', 'heidi-password-1');
     expect((await me(token)).status).toBe(200);
