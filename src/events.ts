@@ -13,8 +13,10 @@ export type DirectoryOutcome = 'success' | 'invalid_credentials' | 'no_mapped_gr
  * anything is announced, and never throw.
  */
 export interface TesseraEvents {
-  /** A user changed: here (after the commit), or elsewhere as the revocation events say. `last_login` alone: a login was recorded. */
-  userChanged: [uid: number, what?: 'last_login'];
+  /** A user changed: here (after the commit), or elsewhere as the revocation events say. */
+  userChanged: [uid: number];
+  /** A login of the user was recorded here (its last_login, and nothing else, changed). */
+  loginRecorded: [uid: number, at: Date];
   /** This process ended every token of a user (its token epoch rose). */
   tokensRevoked: [uid: number];
   audited: [record: AuditRecord];

@@ -33,10 +33,9 @@ export class Logins {
    */
   async authorize(proof: Proof | undefined, ttlSeconds: number, ctx: RequestContext, none?: DomainError): Promise<string> {
     const { chain, users, issuer, audit, clock } = this.deps;
-    const certificates = (await this.deps.policy.get()).mtls_certificate_authentication;
     // A certificate where the cluster takes none is no credentials at all.
-    if (!proof || (proof.kind === 'certificate' && !certificates)) {
-      if (certificates) {
+    if (!proof || (proof.kind === 'certificate' && !(await this.deps.policy.get()).mtls_certificate_authentication)) {
+      if ((await this.deps.policy.get()).mtls_certificate_authentication) {
         throw new CertificateRefusedError('certificate_required', 'Present a client certificate, Basic credentials, or {"username", "password"}');
       }
       throw none ?? new MissingCredentialsError();

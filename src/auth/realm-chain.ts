@@ -92,17 +92,10 @@ export class RealmChain {
    * waiting; undefined when anything is not known (or does not admit them): `authenticate`
    * then decides, and says why.
    */
-  known(proof: Proof, allowExpired = false): Authenticated | undefined {
+  known(proof: Proof): Authenticated | undefined {
     const rules = this.deps.policy.fresh();
-    if (!rules) return undefined;
-    const [key, secret] = cacheKeyOf(proof);
-    const remembered = this.deps.verified.recall(key, secret);
-    const user = remembered && this.deps.userReads.fresh(remembered.uid)?.user;
-    if (!remembered || !user || !this.admits(remembered, user, key, proof.kind)) return undefined;
-    const now = new Date(this.deps.clock());
-    if (isLocked(user, now) || (!allowExpired && isPasswordExpired(user, rules, now))) return undefined;
-    this.deps.events.emit('credentialsVerified', remembered.realm, true);
-    return { user, realm: remembered.realm };
+    const found = rules && this.recognized(proof);
+    return found && !isPasswordExpired(found.user, rules, new Date(this.deps.clock())) ? found : undefined;
   }
 
   /** Who the proof shows the caller to be, through every guard; throws the refusal with its code. */
@@ -110,8 +103,9 @@ export class RealmChain {
     const deadline = options.deadline ?? Deadline.after(this.deps.loginTimeoutMs);
     const trail: Trail = {};
     try {
-      const found = this.known(proof, options.allowExpired) ?? (await this.recall(proof, deadline, options.allowExpired)) ?? (await this.verifyOnce(proof, ctx, deadline, options, trail));
-      const rules = await inTime(deadline, this.deps.policy.get());
+      const found = this.recognized(proof) ?? (await this.recall(proof, deadline)) ?? (await this.verifyOnce(proof, ctx, deadline, options, trail));
+      const rules = this.deps.policy.fresh() ?? (await inTime(deadline, this.deps.policy.get()));
+      // A right password that has expired: said only now, after it was proven right.
       if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(this.deps.clock()))) throw new PasswordExpiredError();
       return found;
     } catch (err) {
@@ -140,14 +134,24 @@ export class RealmChain {
     return undefined;
   }
 
-  /** Remembered credentials whose facts are not loaded yet: loaded, then admitted (or not) as `known` does. */
-  private async recall(proof: Proof, deadline: Deadline, allowExpired?: boolean): Promise<Authenticated | undefined> {
+  /** Remembered credentials of an account as this process has loaded it (read within the second, its epoch known), not locked. */
+  private recognized(proof: Proof): Authenticated | undefined {
+    const [key, secret] = cacheKeyOf(proof);
+    const remembered = this.deps.verified.recall(key, secret);
+    const user = remembered && this.deps.userReads.fresh(remembered.uid)?.user;
+    if (!remembered || !user || !this.admits(remembered, user, key, proof.kind) || isLocked(user, new Date(this.deps.clock()))) return undefined;
+    this.deps.events.emit('credentialsVerified', remembered.realm, true);
+    return { user, realm: remembered.realm };
+  }
+
+  /** Remembered credentials whose facts are not loaded yet: loaded, then recognized (or not) as `known` does. */
+  private async recall(proof: Proof, deadline: Deadline): Promise<Authenticated | undefined> {
     const [key, secret] = cacheKeyOf(proof);
     const remembered = this.deps.verified.recall(key, secret);
     if (!remembered) return undefined;
     const { policy, userReads, revocations } = this.deps;
     await inTime(deadline, Promise.all([policy.get(), userReads.get(remembered.uid), revocations.isRevoked(remembered.uid, remembered.epoch)]));
-    return this.known(proof, allowExpired);
+    return this.recognized(proof);
   }
 
   /** Remembered credentials still prove the account as it is now: the same token epoch, and (a password) still one of its logins. */

@@ -269,7 +269,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   async recordLogin(uid: number, at: Date): Promise<void> {
     await this.db.updateTable('users').set({ last_login: at.toISOString() }).where('uid', '=', uid).execute();
-    this.events.emit('userChanged', uid, 'last_login');
+    this.events.emit('loginRecorded', uid, at);
   }
 
   async expirePassword(uid: number, at: Date): Promise<void> {

@@ -25,6 +25,11 @@ export class UserReadCache {
     events: EventHub,
   ) {
     events.on('userChanged', (uid) => this.forget(uid));
+    // A login changes nothing but last_login: the user read stays, with it (and stays as fresh as it was).
+    events.on('loginRecorded', (uid, at) => {
+      const entry = this.entries.get(uid);
+      if (entry?.user) this.entries.set(uid, { user: { ...entry.user, lastLogin: at }, at: entry.at });
+    });
   }
 
   async get(uid: number): Promise<User | undefined> {
