@@ -2,8 +2,7 @@
 // an LDAP login, a Basic call, a token call and a client-certificate call, each after a
 // warm-up, counted by V8's precise coverage (functions called at least once during that one
 // request). Not a speed figure: how far a request travels through the code.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ const { makeConfig } = await import(dist('config/config.js'));
 const { openTessera } = await import(dist('tessera.js'));
 const { buildApp } = await import(dist('app.js'));
 const { startDirectory, directorySettings, person, group, groupDn } = await import(pathToFileURL(path.join(ROOT, 'test/helpers/slapd.mjs')).href);
+const { makeClientCertificate } = await import('./lib/client-certificate.mjs');
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'tessera-walk-'));
 const basic = (u, p) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
@@ -36,14 +36,7 @@ async function walk(work) {
     .sort();
 }
 
-const openssl = (...args) => execFileSync('openssl', args, { cwd: tmp, stdio: 'pipe' });
-const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-openssl('req', '-x509', ...EC, '-days', '2', '-subj', '/CN=Walk CA', '-keyout', 'ca.key', '-out', 'ca.pem');
-openssl('req', '-new', ...EC, '-subj', '/O=Example/CN=walk-bot', '-keyout', 'bot.key', '-out', 'bot.csr');
-execFileSync('sh', ['-c', 'printf "basicConstraints=CA:FALSE\\nextendedKeyUsage=clientAuth\\n" > ext.cnf'], { cwd: tmp });
-openssl('x509', '-req', '-in', 'bot.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'ext.cnf', '-out', 'bot.pem');
-const caPem = readFileSync(path.join(tmp, 'ca.pem'), 'utf8');
-const botPem = readFileSync(path.join(tmp, 'bot.pem'), 'utf8');
+const { ca: caPem, cert: botPem } = makeClientCertificate(tmp, '/O=Example/CN=walk-bot');
 
 const directory = await startDirectory(person('alice', 'alice-pw-1') + group('ops', ['alice']));
 const config = makeConfig({

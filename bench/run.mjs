@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { closedLoop, openLoop, percentile, sequential } from './lib/load.mjs';
+import { httpsJson, makeClientCertificate } from './lib/client-certificate.mjs';
 import { startProcess, startTessera } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
 
@@ -62,6 +63,11 @@ try {
   const idleRss = tessera.rssMb();
   const url = `${tessera.url}/v1/users/authorize`;
   const connections = cores * 4;
+  // Logins of a hundred users in turn: no two at once share a verification (the same
+  // credentials at the same moment would wait for one check), so each pays its own.
+  const users = Array.from({ length: 100 }, (_, i) => `user${10 + i}`);
+  const asBasic = users.map((u) => ({ headers: { authorization: basic(u, BENCH_PASSWORD) } }));
+  const asBody = users.map((u) => ({ body: json({ username: u, password: BENCH_PASSWORD }) }));
   // Warm-up, so that the first format measured does not pay for the JIT alone.
   await closedLoop({ url, method: 'POST', body: json({ username: 'user6', password: BENCH_PASSWORD }), connections, seconds: 3 });
   // The two formats in alternating halves, so that order and drift hit both alike.
@@ -70,8 +76,8 @@ try {
   const runsA = [];
   const runsB = [];
   for (let round = 0; round < 2; round++) {
-    runsA.push(await closedLoop({ url, method: 'POST', headers: { authorization: basic('user7', BENCH_PASSWORD) }, connections, seconds: SECONDS / 2 }));
-    runsB.push(await closedLoop({ url, method: 'POST', body: json({ username: 'user8', password: BENCH_PASSWORD }), connections, seconds: SECONDS / 2 }));
+    runsA.push(await closedLoop({ url, method: 'POST', variants: asBasic, connections, seconds: SECONDS / 2 }));
+    runsB.push(await closedLoop({ url, method: 'POST', variants: asBody, connections, seconds: SECONDS / 2 }));
   }
   clearInterval(sampler);
   const variantA = mean(runsA);
@@ -80,7 +86,7 @@ try {
   // 4. The hand-rolled stack, same store, same hashes.
   log('express + argon2 + jsonwebtoken');
   const express = await startProcess([path.join(here, 'baselines/express-stack.mjs'), small]);
-  const expressB = await closedLoop({ url: `${express.url}/v1/users/authorize`, method: 'POST', headers: { 'content-type': 'application/json' }, body: json({ username: 'user8', password: BENCH_PASSWORD }), connections, seconds: SECONDS });
+  const expressB = await closedLoop({ url: `${express.url}/v1/users/authorize`, method: 'POST', headers: { 'content-type': 'application/json' }, variants: asBody, connections, seconds: SECONDS });
   await express.stop();
   const raw = Math.max(rawBefore, rawRate());
 
@@ -119,6 +125,27 @@ try {
   const basicRead = mean(basicRuns);
   const tokenReadCached = mean(tokenRunsCached);
 
+  // 5c. A client certificate on every call (automation with mTLS), beside the same user's token
+  // on the same route, both over TLS to one server (its certificate made at its first start).
+  log('certificate read vs token read (TLS)');
+  const client = makeClientCertificate(tempDir('certs'), '/O=Example/CN=bench-bot');
+  const mtls = await startTessera(tempDir('mtls'), ['--client-ca', client.caFile], { TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: BENCH_PASSWORD }, { tls: true });
+  const rootToken = (await httpsJson(`${mtls.url}/v1/users/authorize`, { method: 'POST', body: { username: 'root', password: BENCH_PASSWORD } })).access_token;
+  const asRoot = { authorization: `JWT ${rootToken}` };
+  await httpsJson(`${mtls.url}/v1/cluster`, { method: 'PUT', headers: asRoot, body: { mtls_certificate_authentication: true } });
+  const bot = await httpsJson(`${mtls.url}/v1/users`, { method: 'POST', headers: asRoot, body: { auth_method: 'certificate', certificate_subject_line: 'CN=bench-bot,O=Example', role: 'cluster_viewer' } });
+  const botToken = (await httpsJson(`${mtls.url}/v1/users/authorize`, { method: 'POST', cert: client.cert, key: client.key, body: { ttl: 3600 } })).access_token;
+  const botUrl = `${mtls.url}/v1/users/${bot.uid}`;
+  const certRuns = [];
+  const tokenRunsTls = [];
+  for (let round = 0; round < 2; round++) {
+    certRuns.push(await closedLoop({ url: botUrl, tlsOptions: { cert: client.cert, key: client.key }, connections: readConnections, seconds: SECONDS / 2 }));
+    tokenRunsTls.push(await closedLoop({ url: botUrl, headers: { authorization: `JWT ${botToken}` }, connections: readConnections, seconds: SECONDS / 2 }));
+  }
+  await mtls.stop();
+  const certRead = mean(certRuns);
+  const tokenReadTls = mean(tokenRunsTls);
+
   // 6. Login latency does not grow with the store.
   log('login latency, 1k vs 1M users');
   const tesseraBig = await startTessera(big, ['--auth-cache-seconds', '0']);
@@ -146,7 +173,9 @@ try {
   // 7. A burst: 200 logins of 20 users at once (a CI pipeline's parallel jobs), default
   // deadline and queue bound, full argon2id cost. Twice, the second on a warmed server.
   log('burst of 200 logins of 20 users');
+  const verifications = async () => Number(/^tessera_password_verify_duration_seconds_count (\d+)/m.exec(await (await fetch(`${tessera.managementUrl}/metrics`)).text())[1]);
   const burst = async () => {
+    const before = await verifications();
     const results = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         const started = performance.now();
@@ -156,15 +185,17 @@ try {
       }),
     );
     const ms = results.map((r) => r.ms);
-    return { p50: percentile(ms, 50), p99: percentile(ms, 99), refused: results.filter((r) => r.status !== 200).length };
+    return { p50: percentile(ms, 50), p99: percentile(ms, 99), refused: results.filter((r) => r.status !== 200).length, verified: (await verifications()) - before };
   };
   const bursts = [await burst(), await burst()];
 
-  // 8. Overload: ten times the login capacity, open loop, with /healthz and token reads beside it.
+  // 8. Overload: ten times the login capacity, open loop, with /healthz and token reads beside it;
+  // every login a guess of its own (names no one has: each costs a verification, none shares one).
   log('overload at 10x capacity');
   const capacity = Math.max(variantA.rps, variantB.rps);
+  const guesses = Array.from({ length: Math.ceil(capacity * 10 * SECONDS) }, (_, i) => json({ username: `nobody-${i}`, password: `guess-${i}` }));
   const flood = new Worker(path.join(here, 'lib/flood-worker.mjs'), {
-    workerData: { url, method: 'POST', body: json({ username: 'user9', password: BENCH_PASSWORD }), rate: capacity * 10, seconds: SECONDS },
+    workerData: { url, method: 'POST', bodies: guesses, rate: capacity * 10, seconds: SECONDS },
   });
   const [logins, health, probes, managementProbes, reads] = await Promise.all([
     new Promise((resolve, reject) => flood.once('message', (entries) => resolve(new Map(entries))).once('error', reject)),
@@ -174,7 +205,7 @@ try {
     openLoop({ url: userUrl, headers: { authorization: `JWT ${token}` }, rate: 50, seconds: SECONDS }),
   ]);
   await tessera.stop();
-  const admitted = logins.get(200) ?? [];
+  const admitted = logins.get(401) ?? []; // checked in full, and refused as the guesses they are
   const refused = logins.get(503) ?? [];
   const offered = [...logins.values()].reduce((n, l) => n + l.length, 0);
 
@@ -183,6 +214,7 @@ try {
   row('authorize (7.4) throughput / Express 5 + argon2 + jsonwebtoken', `${f(variantB.rps / expressB.rps, 2)} (${f(variantB.rps)} vs ${f(expressB.rps)} /s)`, '≥ 1.5', variantB.rps / expressB.rps >= 1.5);
   row('token-protected read / bare Fastify route', `${f(tokenRead.rps / bareRead.rps, 2)} (${f(tokenRead.rps)} vs ${f(bareRead.rps)} /s)`, '≥ 0.70', tokenRead.rps / bareRead.rps >= 0.7);
   row('Basic read from the verified-credentials cache / token-protected read', `${f(basicRead.rps / tokenReadCached.rps, 2)} (${f(basicRead.rps)} vs ${f(tokenReadCached.rps)} /s, non-2xx ${basicRead.non2xx})`, '≥ 0.50', basicRead.rps / tokenReadCached.rps >= 0.5 && basicRead.non2xx === 0);
+  row('certificate-authenticated read / token-protected read (TLS, the same user and route)', `${f(certRead.rps / tokenReadTls.rps, 2)} (${f(certRead.rps)} vs ${f(tokenReadTls.rps)} /s, non-2xx ${certRead.non2xx})`, '≥ 0.50', certRead.rps / tokenReadTls.rps >= 0.5 && certRead.non2xx === 0);
   row('p50 login latency, 1M users / 1k users', `${f(p50Big / p50Small, 3)} (${f(p50Big, 2)} vs ${f(p50Small, 2)} ms)`, '≤ 1.05', p50Big / p50Small <= 1.05);
   row('burst of 200 logins of 20 users: answers other than 200', bursts.map((b) => b.refused).join(' / '), '0', bursts.every((b) => b.refused === 0));
   row('/healthz p99 under 10× login overload (API port, kept-alive connections)', `${f(percentile(health.get(200), 99), 1)} ms`, '< 50 ms', percentile(health.get(200), 99) < 50);
@@ -199,8 +231,8 @@ try {
     `- Express stack: ${f(expressB.rps)} /s, p50 ${expressB.p50} ms, p99 ${expressB.p99} ms`,
     `- token read: ${f(tokenRead.rps)} /s (p99 ${tokenRead.p99} ms); bare Fastify: ${f(bareRead.rps)} /s (p99 ${bareRead.p99} ms); ${readConnections} connections`,
     `- login latency, ${latenciesSmall.length} sequential logins each, alternating: 1k users p50 ${f(p50Small, 2)} ms, p99 ${f(percentile(latenciesSmall, 99), 2)} ms; 1M users p50 ${f(p50Big, 2)} ms, p99 ${f(percentile(latenciesBig, 99), 2)} ms (seeding 1M users took ${f(seedSeconds, 1)} s)`,
-    `- overload: ${offered} logins offered at ${f(capacity * 10)} /s: ${admitted.length} admitted (p50 ${f(percentile(admitted, 50), 1)} ms, p99 ${f(percentile(admitted, 99), 1)} ms), ${refused.length} refused with 503 (p99 ${f(percentile(refused, 99), 1)} ms), other: ${offered - admitted.length - refused.length}; /healthz p50 ${f(percentile(health.get(200), 50), 1)} ms, p99 ${f(percentile(health.get(200), 99), 1)} ms (kept-alive connections), with a new connection each (as a probe makes): p50 ${f(percentile(probes.get(200), 50), 1)} ms, max ${f(Math.max(...(probes.get(200) ?? [NaN])), 1)} ms; on the management listener, a new connection each: p50 ${f(percentile(managementProbes.get(200), 50), 1)} ms, p99 ${f(percentile(managementProbes.get(200), 99), 1)} ms, max ${f(Math.max(...(managementProbes.get(200) ?? [NaN])), 1)} ms; token reads p99 ${f(percentile(reads.get(200), 99), 1)} ms`,
-    `- burst of 200 concurrent logins of 20 users (default --login-timeout and --login-queue-ms): ${bursts.map((b) => `p50 ${f(b.p50)} ms, p99 ${f(b.p99)} ms, ${b.refused} not 200`).join('; then ')}; raw argon2id rate ${f(raw)} /s, so the burst is at least ${f(200 / raw, 2)} s of hashing`,
+    `- overload: ${offered} logins offered at ${f(capacity * 10)} /s: ${admitted.length} admitted and checked (each a guess at a name no one has: 401; p50 ${f(percentile(admitted, 50), 1)} ms, p99 ${f(percentile(admitted, 99), 1)} ms), ${refused.length} refused with 503 (p99 ${f(percentile(refused, 99), 1)} ms), other: ${offered - admitted.length - refused.length}; /healthz p50 ${f(percentile(health.get(200), 50), 1)} ms, p99 ${f(percentile(health.get(200), 99), 1)} ms (kept-alive connections), with a new connection each (as a probe makes): p50 ${f(percentile(probes.get(200), 50), 1)} ms, max ${f(Math.max(...(probes.get(200) ?? [NaN])), 1)} ms; on the management listener, a new connection each: p50 ${f(percentile(managementProbes.get(200), 50), 1)} ms, p99 ${f(percentile(managementProbes.get(200), 99), 1)} ms, max ${f(Math.max(...(managementProbes.get(200) ?? [NaN])), 1)} ms; token reads p99 ${f(percentile(reads.get(200), 99), 1)} ms`,
+    `- burst of 200 concurrent logins of 20 users (default --login-timeout and --login-queue-ms): ${bursts.map((b) => `p50 ${f(b.p50)} ms, p99 ${f(b.p99)} ms, ${b.refused} not 200, ${b.verified} verifications`).join('; then ')} (logins with the same credentials at once share one check); raw argon2id rate ${f(raw)} /s,
     `- tokens (fast-jwt on node:crypto, one thread, in a process of its own): ${['ES256', 'EdDSA', 'RS256'].map((a) => `${a} sign ${f(signing[a].signPerSec)} /s, verify ${f(signing[a].verifyPerSec)} /s`).join('; ')}; the server signs with ES256 (a new store's default), so the authorize and token-read figures above are ES256's (token reads verify once, then hit the cache)`,
     `- start-up to listening: ${f(tessera.startupMs)} ms (1k users), ${f(tesseraBig.startupMs)} ms (1M users); RSS idle ${f(idleRss)} MB, under login load ${f(loadRss)} MB`,
   ];

@@ -153,11 +153,11 @@ async function openCore(config: Config, options: OpenOptions, events: EventHub, 
   const db = await openDatabase(config);
   try {
     const users = new KyselyUserStore(db, events);
-    const argon2 = await Argon2Hasher.create(config.argon2);
-    // One argon2id operation a core at once. One more would fill the gaps and win ~8%
-    // throughput, but under overload it takes the event loop's share of the cores: on 2
-    // cores /healthz p99 went from 15-18 ms to 300-390 ms (bench/RESULTS.md, issue 5 note).
-    const threads = config.hashThreads ?? availableParallelism();
+    // One hash a core and one more: the hashing threads run below the event loop's priority, so
+    // the extra one fills the gaps between hashes (the event loop starts each next one) without
+    // taking the event loop's share of the cores (bench/RESULTS.md, issue 24 note).
+    const threads = config.hashThreads ?? availableParallelism() + 1;
+    const argon2 = Argon2Hasher.create(config.argon2, threads);
     const admission = new Admission(threads, config.loginQueueMs, argon2.typicalMs, (ms) => metrics.queueWaited(ms));
     metrics.watchQueue(() => admission.depth);
     const hasher = new AdmittedHasher(argon2, admission, (ms) => metrics.passwordVerified(ms));
@@ -185,6 +185,7 @@ async function openCore(config: Config, options: OpenOptions, events: EventHub, 
     });
     const close = async () => {
       await revocations.stop();
+      await argon2.close();
       await db.destroy();
     };
     return {

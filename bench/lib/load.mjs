@@ -2,9 +2,19 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
 
-/** Closed loop: `connections` clients, each sending as soon as its last answer came. */
-export async function closedLoop({ url, method = 'GET', headers = {}, body, connections = 8, seconds = 8 }) {
-  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining: 1 });
+/**
+ * Closed loop: `connections` clients, each sending as soon as its last answer came.
+ * `variants`: `{headers?, body?}` taken in turn into the requests (logins of many users, so
+ * that no two at once share a verification); `tlsOptions`: a client certificate, say.
+ */
+export async function closedLoop({ url, method = 'GET', headers = {}, body, variants, connections = 8, seconds = 8, tlsOptions }) {
+  let next = 0;
+  const vary = (request) => {
+    const v = variants[next++ % variants.length];
+    return { ...request, ...v, headers: { ...request.headers, ...v.headers } };
+  };
+  const requests = variants && [{ setupRequest: vary }];
+  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining: 1, ...(requests && { requests }), ...(tlsOptions && { tlsOptions }) });
   const ok = result['2xx'];
   return {
     rps: ok / seconds,
@@ -16,10 +26,11 @@ export async function closedLoop({ url, method = 'GET', headers = {}, body, conn
 }
 
 /**
- * Open loop: `rate` requests a second whatever the answers, as real overload is. Returns
- * the latencies per status, so that admitted and refused requests can be told apart.
+ * Open loop: `rate` requests a second whatever the answers, as real overload is (`bodies`:
+ * sent in turn, as in closedLoop). Returns the latencies per status, so that admitted and
+ * refused requests can be told apart.
  */
-export async function openLoop({ url, method = 'GET', headers = {}, body, rate, seconds, connectionEach = false }) {
+export async function openLoop({ url, method = 'GET', headers = {}, body, bodies, rate, seconds, connectionEach = false }) {
   // connectionEach: a new connection a request, as a Kubernetes probe or curl makes.
   const agent = connectionEach ? new http.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: true, maxSockets: 512 });
   const byStatus = new Map();
@@ -48,7 +59,7 @@ export async function openLoop({ url, method = 'GET', headers = {}, body, rate, 
           byStatus.set('error', list);
           resolve();
         });
-        req.end(body);
+        req.end(bodies ? bodies[i % bodies.length] : body);
       }),
     );
   }

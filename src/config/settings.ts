@@ -312,7 +312,7 @@ export const SETTINGS = {
   hashThreads: optional({
     flag: '--hash-threads <n>',
     env: 'TESSERA_HASH_THREADS',
-    help: 'password hashes and checks run at once (default: one a core)',
+    help: 'password hashes and checks run at once, on threads below the event loop\'s priority (default: one a core, and one more)',
     schema: int(1, 256),
     parse: wholeNumber,
     group: 'serve',

@@ -30,6 +30,9 @@ export function answerPlainHttpOnTls(server: Server): void {
         return;
       }
       socket.on('error', drop);
+      // Read on (and drop) what else comes, so that the client's end is seen and the socket
+      // closes: a paused one would stay open, and hold up the server's close for ever.
+      socket.resume();
       socket.end(rawAnswer('https_required', 'This port speaks HTTPS, not plain HTTP: use an https:// URL'));
     });
   });

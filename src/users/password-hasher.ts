@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { hash, parseOptions, verify } from '@node-rs/argon2';
+import { hashSync, parseOptions } from '@node-rs/argon2';
 import type { Argon2Params } from '../config/config.js';
 import type { Deadline } from '../deadline.js';
+import { HashingThreads } from './hashing-threads.js';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -17,33 +18,41 @@ export interface PasswordHasher {
 }
 
 /**
- * argon2id through @node-rs/argon2, whose work runs off the event loop. A dummy hash made
- * at start-up with the current parameters lets unknown users cost what known ones cost.
+ * argon2id through @node-rs/argon2, on hashing threads below the event loop's priority
+ * (HashingThreads), `threads` of them at most. A dummy hash made at start-up with the
+ * current parameters lets unknown users cost what known ones cost.
  */
 export class Argon2Hasher implements PasswordHasher {
   private constructor(
     private readonly params: Argon2Params,
     private readonly dummyHash: string,
     readonly typicalMs: number,
+    private readonly threads: HashingThreads,
   ) {}
 
-  static async create(params: Argon2Params): Promise<Argon2Hasher> {
+  /** Measures one hash at start-up, on the calling thread (no hashing thread is started before the first login). */
+  static create(params: Argon2Params, threads: number): Argon2Hasher {
     const started = performance.now();
-    const dummy = await hash(randomBytes(32).toString('base64url'), params);
-    return new Argon2Hasher(params, dummy, performance.now() - started);
+    const dummy = hashSync(randomBytes(32).toString('base64url'), params);
+    return new Argon2Hasher(params, dummy, performance.now() - started, new HashingThreads(threads));
   }
 
-  hash(password: string): Promise<string> {
-    return hash(password, this.params);
+  async hash(password: string): Promise<string> {
+    return (await this.threads.run({ op: 'hash', password, params: this.params })) as string;
   }
 
   async verify(passwordHash: string, password: string): Promise<boolean> {
     if (!passwordHash.startsWith('$argon2id$')) return false;
     try {
-      return await verify(passwordHash, password);
+      return (await this.threads.run({ op: 'verify', hash: passwordHash, password })) === true;
     } catch {
       return false; // a damaged hash rejects the password instead of failing the request
     }
+  }
+
+  /** Ends the hashing threads (a process that stops, a test). */
+  close(): Promise<void> {
+    return this.threads.close();
   }
 
   needsRehash(passwordHash: string): boolean {
@@ -60,7 +69,7 @@ export class Argon2Hasher implements PasswordHasher {
   }
 
   async verifyDummy(password: string): Promise<false> {
-    await verify(this.dummyHash, password);
+    await this.verify(this.dummyHash, password);
     return false;
   }
 }
