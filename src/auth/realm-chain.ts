@@ -192,12 +192,13 @@ export class RealmChain {
 
   private async verifyPassword(proof: PasswordProof, key: string, ctx: RequestContext, deadline: Deadline, trail: Trail): Promise<Success> {
     const { users, throttle, lockout, policy } = this.deps;
-    const named = await inTime(deadline, users.findByUsername(proof.username));
+    // Every check in full counts toward the client's throttle (remembered credentials never do).
+    await throttle.check(ctx.ip);
+    const named = (await inTime(deadline, users.findByUsername(proof.username))) ?? (await this.accountElsewhere(proof, deadline));
     // A certificate user has no password: its name is answered as a name known nowhere (the same work, the same answer).
     const account = named && realmOf(named) !== 'certificate' ? named : undefined;
     // A login never reaches another realm's account: the account's realm alone answers for it.
     const realms = await this.realmsFor(proof, account && realmOf(account));
-    await throttle.check(ctx.ip);
     const rules = await inTime(deadline, policy.get());
     const started = performance.now();
     const verdict = await lockout.guarded(
@@ -205,7 +206,13 @@ export class RealmChain {
       () => this.ask(realms, proof, account, deadline, trail),
       (v) => v.outcome === 'refused' && v.guess,
     );
-    if (verdict.outcome === 'success') return { ...verdict, realm: trail.realm! };
+    if (verdict.outcome === 'success') {
+      // Locked while its check ran, or another account than the one leased: refused all the same.
+      const now = new Date(this.deps.clock());
+      const { lockedUntil } = verdict.user;
+      if (lockedUntil && isLocked(verdict.user, now)) throw new AccountLockedError(unlocksInSeconds(lockedUntil, now));
+      return { ...verdict, realm: trail.realm! };
+    }
     if (verdict.outcome === 'refused') {
       trail.reason = verdict.reason;
       // Every refusal of a password takes as long as a wrong one — for every user, whatever number of
@@ -229,6 +236,15 @@ export class RealmChain {
     const { user } = verdict;
     if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
     return { ...verdict, realm: realm.name };
+  }
+
+  /** The account a realm says the proof names, when its login's name finds none (a directory's other name for an entry). */
+  private async accountElsewhere(proof: PasswordProof, deadline: Deadline): Promise<User | undefined> {
+    for (const realm of await this.realmsFor(proof)) {
+      const account = await realm.account?.(proof, deadline);
+      if (account) return account;
+    }
+    return undefined;
   }
 
   /** The realms that take this proof now: the account's own only, when it has one. */

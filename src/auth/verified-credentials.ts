@@ -56,8 +56,8 @@ export class VerifiedCredentials {
     return this.mac(key, secret).toString('base64');
   }
 
-  /** Salted SHA-256 (Elasticsearch's `ssha256`), in one call: an HMAC object a check cost ~3 µs. */
+  /** Salted SHA-256 (Elasticsearch's `ssha256`), in one call: an HMAC object a check cost ~3 µs. The key's length first: no two (key, secret) pairs hash the same text. */
   private mac(key: string, secret: string): Buffer {
-    return hash('sha256', `${this.salt}${key}\u0000${secret}`, 'buffer');
+    return hash('sha256', `${this.salt}${key.length}:${key}${secret}`, 'buffer');
   }
 }

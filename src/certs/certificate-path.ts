@@ -10,6 +10,8 @@ const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 /** The extensions whose meaning is checked here (or that carry nothing to check); an unknown critical one refuses the path, as RFC 5280 asks. */
 const UNDERSTOOD = new Set(['2.5.29.19', '2.5.29.15', '2.5.29.37', '2.5.29.17', '2.5.29.14', '2.5.29.35', '2.5.29.32']);
+/** Name constraints: not checked here, so a CA that has them (critical or not) is not trusted to be within them. */
+const NAME_CONSTRAINTS = '2.5.29.30';
 
 const untrusted = (why: string) => new CertificateRefusedError('certificate_untrusted', why);
 
@@ -46,6 +48,9 @@ export async function verifyPath(presented: PresentedCertificate, trusted: reado
     if (!constraints?.ca) throw untrusted(`${name}, on the client certificate's path, is not a CA`);
     const usage = issuer.getExtension(x509.KeyUsagesExtension);
     if (usage && (usage.usages & x509.KeyUsageFlags.keyCertSign) === 0) throw untrusted(`${name}, on the client certificate's path, may not sign certificates (keyUsage)`);
+    // A CA whose certificates are for other purposes (extended key usage) does not vouch for a client, as OpenSSL holds.
+    if (!forClients(issuer)) throw untrusted(`${name}, on the client certificate's path, is not for client authentication (extended key usage)`);
+    if (issuer.extensions.some((e) => e.type === NAME_CONSTRAINTS)) throw untrusted(`${name} has name constraints, which are not checked here: trust the CA below it instead`);
     // The CAs between this one and the leaf, but for self-issued ones (RFC 5280 §4.2.1.9).
     const below = path.slice(1, i).filter((c) => c.subject !== c.issuer).length;
     if (constraints.pathLength !== undefined && below > constraints.pathLength) {
@@ -56,12 +61,15 @@ export async function verifyPath(presented: PresentedCertificate, trusted: reado
   return { validUntil: new Date(Math.min(...path.map((c) => c.notAfter.getTime()))) };
 }
 
+/** No extended key usage, or one that takes client authentication. */
+function forClients(cert: x509.X509Certificate): boolean {
+  const purposes = cert.getExtension(x509.ExtendedKeyUsageExtension)?.usages.map(String);
+  return !purposes || purposes.length === 0 || purposes.includes(CLIENT_AUTH) || purposes.includes(ANY_EKU);
+}
+
 function checkLeaf(leaf: x509.X509Certificate): void {
   if (leaf.getExtension(x509.BasicConstraintsExtension)?.ca) throw untrusted('A CA\'s certificate is not a client certificate');
-  const purposes = leaf.getExtension(x509.ExtendedKeyUsageExtension)?.usages.map(String);
-  if (purposes && purposes.length > 0 && !purposes.includes(CLIENT_AUTH) && !purposes.includes(ANY_EKU)) {
-    throw untrusted('The client certificate is not for client authentication (extended key usage)');
-  }
+  if (!forClients(leaf)) throw untrusted('The client certificate is not for client authentication (extended key usage)');
   const usage = leaf.getExtension(x509.KeyUsagesExtension);
   if (usage && (usage.usages & (x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyAgreement)) === 0) {
     throw untrusted('The client certificate\'s key may not sign (keyUsage)');

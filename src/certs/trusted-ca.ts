@@ -30,6 +30,11 @@ export class TrustedCa {
     return (await this.cache.get()).certs;
   }
 
+  /** The trusted CAs as the store has them now (not this process's copy of up to a second ago). */
+  async currentCertificates(): Promise<X509Certificate[]> {
+    return (await this.cache.reload()).certs;
+  }
+
   async pem(): Promise<string> {
     return (await this.cache.get()).pem;
   }

@@ -115,11 +115,12 @@ export class Directory {
     });
   }
 
-  /** An entry and its groups as the service account reads them, by its DN (a directory user's refresh; `username` for %u). */
-  async lookupDn(dn: string, username: string, deadline: Deadline): Promise<DirectoryEntry | undefined> {
+  /** The DN of a user's entry, by name, found as a login finds it (the service account's search, or the template): no password checked. */
+  async findDn(username: string, deadline: Deadline): Promise<string | undefined> {
+    if (this.config.user_dn_template) return this.config.user_dn_template.replaceAll('%u', escapeDnValue(username));
     return this.session(deadline, async (conn) => {
       if (this.config.bind_dn) await this.bindService(conn);
-      return this.entryOf(conn, dn, username);
+      return this.userDn(conn, username);
     });
   }
 
@@ -161,9 +162,11 @@ export class Directory {
    */
   private async entryOf(conn: Connection, dn: string, username: string): Promise<DirectoryEntry> {
     const { dn_group_attr: attr, dn_group_query: query } = this.config;
-    const { searchEntries } = await conn.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes: attr ? [attr] : ['1.1'] }).catch(notFound);
+    const attributes = [...(attr ? [attr] : []), USER_ACCOUNT_CONTROL];
+    const { searchEntries } = await conn.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes }).catch(notFound);
     const entry = searchEntries[0];
-    if (!entry) throw new NotInDirectory();
+    // An Active Directory account that is disabled is as good as gone (its bind fails too, but a refresh binds no user).
+    if (!entry || Number(entry[USER_ACCOUNT_CONTROL] ?? 0) & ACCOUNT_DISABLED) throw new NotInDirectory();
     if (attr) {
       const key = Object.keys(entry).find((k) => k.toLowerCase() === attr.toLowerCase());
       return { dn: entry.dn, groups: key ? values(entry[key]) : [] };
@@ -218,6 +221,10 @@ export class Directory {
 }
 
 const UNBIND_WAIT_MS = 100;
+
+/** Active Directory's account flags, and the one that says an account is disabled. */
+const USER_ACCOUNT_CONTROL = 'userAccountControl';
+const ACCOUNT_DISABLED = 0x2;
 
 /** LDAP result codes (RFC 4511) that mean something to a login. */
 const SIZE_LIMIT_EXCEEDED = 4;

@@ -26,12 +26,28 @@ export function escapeFilterValue(value: string): string {
 
 /**
  * A DN compared as a directory would, near enough: attribute names and values regardless
- * of case, no spaces around ',' '=' and '+'. (Group DNs in mappings and in the directory's
- * answers are compared so.)
+ * of case, no unescaped spaces at either end or around an unescaped ',' '=' and '+'; what is
+ * escaped ("Smith\\, John", a trailing "\\ ") is kept as it is. (A directory user's entry,
+ * and group DNs in mappings and in the directory's answers, are compared so.)
  */
 export function normalizeDn(dn: string): string {
-  return dn
-    .trim()
-    .replace(/\s*([,=+])\s*/g, '$1')
-    .toLowerCase();
+  let out = '';
+  let spaces = '';
+  let afterSeparator = true;
+  for (let i = 0; i < dn.length; i++) {
+    const c = dn[i]!;
+    if (c === '\\' && i + 1 < dn.length) {
+      out += spaces + c + dn[++i];
+      [spaces, afterSeparator] = ['', false];
+    } else if (c === ',' || c === '=' || c === '+') {
+      out += c;
+      [spaces, afterSeparator] = ['', true];
+    } else if (/\s/.test(c)) {
+      if (!afterSeparator) spaces += c;
+    } else {
+      out += spaces + c;
+      [spaces, afterSeparator] = ['', false];
+    }
+  }
+  return out.toLowerCase();
 }

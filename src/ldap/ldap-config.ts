@@ -83,6 +83,11 @@ export function validateLdapConfig(c: LdapConfig): LdapConfig {
   if (c.starttls && c.uris.some((u) => u.toLowerCase().startsWith('ldaps:'))) {
     throw new LdapFieldsError('starttls upgrades an ldap:// connection; an ldaps:// URI is TLS already: use one or the other');
   }
+  // A server whose TLS fails is passed over for the next: a plain one there would take the passwords in the clear.
+  const secure = c.uris.filter((u) => u.toLowerCase().startsWith('ldaps:')).length;
+  if (secure > 0 && secure < c.uris.length) {
+    throw new LdapFieldsError('uris are all ldaps:// or all ldap:// (with starttls for TLS): a plain server after a TLS one would get the passwords in the clear when TLS fails');
+  }
   if (c.user_dn_template && isQuery(c.user_dn_query)) throw new LdapFieldsError('Give user_dn_template or user_dn_query, not both');
   if (c.dn_group_attr && isQuery(c.dn_group_query)) throw new LdapFieldsError('Give dn_group_attr or dn_group_query, not both');
   if (c.user_dn_template && !c.user_dn_template.includes('%u')) throw new LdapFieldsError('user_dn_template must contain %u (the user name)');

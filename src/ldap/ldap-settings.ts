@@ -29,6 +29,11 @@ export class LdapSettings {
     return this.cache.get();
   }
 
+  /** The configuration as the store has it now (not this process's copy of up to a second ago). */
+  reload(): Promise<LdapConfig> {
+    return this.cache.reload();
+  }
+
   async put(config: LdapConfig): Promise<void> {
     const { bind_pass, ...rest } = config;
     await writeSetting(this.db, KEY, { ...rest, bind_pass: bind_pass ? this.sealer.seal({ bind_pass }, SEALED_AS) : '' });

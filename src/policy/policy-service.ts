@@ -21,6 +21,11 @@ export class PolicyService {
     return this.cache.get();
   }
 
+  /** The policy as the store has it now (not this process's copy of up to a second ago). */
+  reload(): Promise<Policy> {
+    return this.cache.reload();
+  }
+
   /** The policy when this process read it within the second, without waiting; else undefined. */
   fresh(): Policy | undefined {
     return this.cache.fresh();

@@ -25,6 +25,13 @@ export class SettingCache<T> {
     return this.cached && now >= this.cached.at && now - this.cached.at < SETTING_CACHE_MS ? this.cached.value : undefined;
   }
 
+  /** The setting as the store has it now, whatever was read before (a check that must not run on a copy up to a second old). */
+  async reload(): Promise<T> {
+    const value = await this.load();
+    this.set(value);
+    return value;
+  }
+
   /** What this process just wrote: trusted from now on, without reading it back. */
   set(value: T): void {
     this.cached = { value, at: this.clock() };

@@ -4,6 +4,9 @@ import type { RevocationStore } from './revocation-store.js';
 
 /** How often a process reads the revocations other processes (the CLI, other nodes) wrote. */
 export const REVOCATION_POLL_MS = 500;
+/** How long an id skipped by a later one is looked for again: far longer than a revoking transaction takes. */
+const GAP_WAIT_MS = 60_000;
+const MAX_GAPS = 10_000;
 const EPOCH_CACHE_SIZE = 100_000;
 const DAY_MS = 86_400_000;
 
@@ -16,6 +19,8 @@ export class RevocationList {
   private readonly epochs = new Map<number, number | undefined>();
   private readonly revokedJtis = new Map<string, number>();
   private lastEventId = 0;
+  /** Event ids below the last one read that were not there yet, and since when they are waited for. */
+  private readonly gaps = new Map<number, number>();
   /** Counts forgets, so that an epoch read while one happened is not cached stale. */
   private forgets = 0;
   private timers: NodeJS.Timeout[] = [];
@@ -89,19 +94,27 @@ export class RevocationList {
   }
 
   private async readEvents(): Promise<void> {
+    // Ids skipped before: a transaction that took its id earlier may commit later (PostgreSQL), or never (rolled back).
+    const late = await this.store.eventsIn([...this.gaps.keys()]);
     for (;;) {
-      const events = await this.store.eventsAfter(this.lastEventId, 1000);
+      const events = [...late.splice(0), ...(await this.store.eventsAfter(this.lastEventId, 1000))];
       for (const e of events) {
+        this.gaps.delete(e.id);
         if (e.uid !== null) {
           // Another process (or this one) changed the user: what this one knows of it is old.
           this.forgetEpoch(e.uid);
           this.events.emit('userChanged', e.uid);
         }
         if (e.jti && e.expiresAt) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
-        this.lastEventId = e.id;
+        if (e.id > this.lastEventId) {
+          for (let skipped = this.lastEventId + 1; skipped < e.id && this.gaps.size < MAX_GAPS; skipped++) this.gaps.set(skipped, performance.now());
+          this.lastEventId = e.id;
+        }
       }
       if (events.length < 1000) break;
     }
+    const waited = performance.now() - GAP_WAIT_MS;
+    for (const [id, since] of this.gaps) if (since < waited) this.gaps.delete(id);
     const now = this.clock();
     for (const [jti, exp] of this.revokedJtis) if (exp <= now) this.revokedJtis.delete(jti);
   }

@@ -13,6 +13,8 @@ export interface RevocationStore {
   revokeToken(jti: string, expiresAt: Date): Promise<void>;
   /** Events after `id`, oldest first. */
   eventsAfter(id: number, limit: number): Promise<RevocationEvent[]>;
+  /** The events of these ids that are there now. */
+  eventsIn(ids: readonly number[]): Promise<RevocationEvent[]>;
   /** Events after `id`, oldest first, each user event with the user's current token epoch (null: deleted). */
   feedAfter(id: number, limit: number): Promise<(RevocationEvent & { epoch: number | null })[]>;
   lastEventId(): Promise<number>;
@@ -45,6 +47,12 @@ export class KyselyRevocationStore implements RevocationStore {
       .orderBy('id')
       .limit(limit)
       .execute();
+    return rows.map(toEvent);
+  }
+
+  async eventsIn(ids: readonly number[]): Promise<RevocationEvent[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('revocations').select(['id', 'uid', 'jti', 'expires_at']).where('id', 'in', [...ids]).orderBy('id').execute();
     return rows.map(toEvent);
   }
 

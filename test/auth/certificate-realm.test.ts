@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClientCertificate, intermediate, issue, issueAnySubject, makeCa, type TestCa } from '../helpers/certificates.js';
 import { login } from '../helpers/http.js';
-import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
+import { makeConfig } from '../../src/config/config.js';
+import { openTessera } from '../../src/tessera.js';
+import { decodeJwt, FAST_ARGON2, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 /**
  * Client certificates through the proxy's header (what a TLS-terminating proxy passes on),
@@ -30,6 +32,7 @@ describe('the certificate realm', () => {
     certs.chained = issue(mid, 'chained', '/O=Example/CN=chained', { chain: [mid] });
     certs.tooDeep = issue(below, 'too-deep', '/O=Example/CN=too-deep', { chain: [below, tight] });
     certs.noSubject = issueAnySubject(ca, 'no-subject', '/', ['subjectAltName=DNS:bot.example', 'extendedKeyUsage=clientAuth']);
+    certs.garbled = issueAnySubject(ca, 'garbled', '/O=Example/CN=bot', ['2.5.29.19=DER:0102', 'extendedKeyUsage=clientAuth']); // basicConstraints that do not parse
     certs.caItself = { ...certs.bot!, pem: ca.pem, cert: Buffer.from(ca.pem) };
     certs.otherCa = { ...certs.bot!, pem: other.pem, cert: Buffer.from(other.pem) };
   });
@@ -75,6 +78,11 @@ describe('the certificate realm', () => {
     }
   });
 
+  it('refuses a certificate whose extensions cannot be read with 401, never 500', async () => {
+    const res = await certificateLogin(certs.garbled!);
+    expect([res.status, res.body.error_code]).toEqual([401, 'certificate_untrusted']);
+  });
+
   it('refuses a CA\'s own certificate as a client certificate, trusted or not', async () => {
     await send('POST', '/v1/users', { auth: admin, body: { auth_method: 'certificate', certificate_subject_line: 'CN=Realm Test CA', role: 'admin' } });
     for (const cert of [certs.caItself!, certs.otherCa!]) {
@@ -95,6 +103,20 @@ describe('the certificate realm', () => {
     const uid = decodeJwt((await certificateLogin(certs.chained!)).body.access_token).payload.uid;
     const update = await send('PUT', `/v1/users/${uid}`, { auth: admin, body: { certificate_subject_line: 'CN=bot,O=Example' } });
     expect([update.status, update.body.error_code]).toEqual([409, 'name_already_exists']);
+  });
+
+  it('checks a certificate against the trust as the store has it now, not a copy another node changed a moment ago', async () => {
+    expect((await certificateLogin(certs.bot!)).status).toBe(200); // this node's copy of the trust is fresh now
+    // Another node on the same store replaces the trusted CA (and ends the certificate users' tokens).
+    const node = await openTessera(makeConfig({ dataDir: t.dataDir, argon2: FAST_ARGON2 }));
+    try {
+      await node.certificateTrust.set({ uid: 1, username: 'root' }, other.pem, { ip: 'local', requestId: 'other-node' });
+    } finally {
+      await node.close();
+    }
+    await t.tessera.revocations.poll(); // this node learns of the revocation (within half a second in service)
+    const after = await certificateLogin(certs.bot!);
+    expect([after.status, after.body.error_code]).toEqual([401, 'certificate_untrusted']);
   });
 
   describe('any change to what proves a certificate user ends its tokens and their refresh', () => {

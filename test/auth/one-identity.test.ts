@@ -3,14 +3,18 @@ import { call, login } from '../helpers/http.js';
 import { BASE_DN, ROOT_DN, ROOT_PASSWORD, type Directory, directorySettings, group, groupDn, person, slapdAvailable, startDirectory } from '../helpers/slapd.mjs';
 import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
+/** A person with a mail address, which a search filter also takes as its name. */
+const mia = `dn: uid=mia,ou=people,${BASE_DN}\nobjectClass: inetOrgPerson\nuid: mia\ncn: mia\nsn: mia\nmail: mia@example.org\nuserPassword: mia-pw-1\n\n`;
+
 const SEED =
+  mia +
   person('alice', 'alice-pw-1') +
   person('ann lee', 'ann-pw-1') +
   person('um', 'um-directory-pw') +
   person('dave', 'dave-pw-1') +
   person('bob', 'bob-pw-1') +
   person('eve', 'eve-pw-1') +
-  group('ops', ['alice', 'ann lee', 'um', 'dave', 'eve']) +
+  group('ops', ['alice', 'ann lee', 'um', 'dave', 'eve', 'mia']) +
   group('viewers', ['alice', 'bob']);
 
 /** How the directory finds a user: a DN template, or a search by the service account. */
@@ -138,6 +142,24 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
     uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'dave', password: 'dave-pw-1' } }));
     const bob = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'bob', password: 'bob-pw-1' } });
     expect(decodeJwt(bob.body.access_token).payload).toMatchObject({ username: 'bob', roles: ['cluster_viewer'] });
+  });
+
+  it('counts guesses at another of a directory user\'s names (its mail) against its account, and holds its lock there too', async () => {
+    const { t, admin } = await node();
+    const either = { base: `ou=people,${BASE_DN}`, filter: '(&(objectClass=inetOrgPerson)(|(uid=%u)(mail=%u)))', scope: 'subtree' };
+    await configure(t, admin, 'search', { user_dn_query: either });
+    expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status).toBe(200);
+    const uid = uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia', password: 'mia-pw-1' } }));
+    // Its mail is the same entry: the same account.
+    expect(uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'MIA@example.org', password: 'mia-pw-1' } }))).toBe(uid);
+    for (let i = 0; i < 4; i++) {
+      const wrong = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia@example.org', password: `guess-${i}` } });
+      expect(wrong.body.error_code).toBe('invalid_credentials');
+    }
+    for (const username of ['mia', 'mia@example.org']) {
+      const right = await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'mia-pw-1' } });
+      expect([right.status, right.body.error_code], username).toEqual([401, 'account_locked']);
+    }
   });
 
   it('bounds a remembered directory answer by cache_ttl, however often the credentials come', async () => {

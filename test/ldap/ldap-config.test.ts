@@ -94,6 +94,8 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
       { ...good(), dn_group_attr: '' },
       { ...good(), bind_dn: '', bind_pass: 'x' },
       { ...good(), starttls: true, uris: ['ldaps://127.0.0.1:636'] },
+      // A plain server after a TLS one would get the passwords in the clear once TLS is made to fail.
+      { ...good(), uris: ['ldaps://127.0.0.1:636', dir.url] },
     ];
     for (const body of cases) {
       const res = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body });

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,25 @@ describe.skipIf(!slapdAvailable())('LDAP: TLS and the guards of local logins', (
     expect(trusted.status, JSON.stringify(trusted.body)).toBe(200);
     expect((await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [2] } })).status).toBe(200);
     expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'dave', password: 'dave-pw-1' } })).status).toBe(200);
+  });
+
+  it('passes over a first URI whose TLS fails (StartTLS to a server that is not LDAP), to the next that speaks it', async () => {
+    const t = await node();
+    await t.addUser('root', 'root-password', 'admin');
+    const admin = await login(t, 'root', 'root-password');
+    // A TLS server of the test's own: the StartTLS request, sent in the clear, gets no LDAP answer.
+    const notLdap = tls.createServer({ cert: readFileSync(certs.certFile), key: readFileSync(certs.keyFile) }, (s) => s.end());
+    notLdap.on('tlsClientError', () => {});
+    await new Promise<void>((r) => notLdap.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => notLdap.close(r)));
+    const first = `ldap://127.0.0.1:${(notLdap.address() as net.AddressInfo).port}`;
+    const put = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: settings({ uris: [first, dir.url], starttls: true, ca_cert: readFileSync(certs.caFile, 'utf8'), cache_ttl: 0 }) });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect((await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [2] } })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const res = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'dave', password: 'dave-pw-1' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
   });
 
   it('throttles guessing at directory passwords, and waits for the directory no longer than directory_timeout_s', async () => {

@@ -139,3 +139,61 @@ describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to
     }
   });
 });
+
+describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to one identity per account (0005)', (dialect) => {
+  it('keys logins as a directory compares them: the first row keeps a name, a local user keeps its old key, a shadowed directory row goes', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-5-'));
+    const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+    const where = { dataDir, databaseUrl: pg?.url };
+    const upTo4 = (d: Dialect) => Object.fromEntries(Object.entries(migrationsFor(d)).filter(([name]) => name < '0005'));
+    try {
+      const old = await openDatabase(where, upTo4);
+      const oldKey = (s: string) => s.normalize('NFKC').toLowerCase().normalize('NFKC');
+      const row = (name: string, realm = 'local', keyOf = oldKey) => ({
+        username: name,
+        username_key: keyOf(name),
+        name,
+        name_key: keyOf(name),
+        role: 'db_viewer',
+        realm,
+        password_issue_date: '2026-01-01T00:00:00.000Z',
+        created_at: '2026-01-01T00:00:00.000Z',
+      });
+      const directory = (name: string) => row(name, 'ldap', (s) => `ldap:${oldKey(s)}`);
+      await old
+        .insertInto('users')
+        .values([
+          row('Ops  Team'), // 1: runs of spaces, older
+          row('ops team'), // 2: already as keys are now: keeps its key, and wins it
+          directory('alice'), // 3: a directory user: keyed by its name now
+          directory('alice '), // 4: another row for the same person: goes
+          directory('ops team'), // 5: a name a local user has: goes
+          row('Carol'), // 6: nothing changes
+        ] as never)
+        .execute();
+      await old.destroy();
+
+      const db = await openDatabase(where);
+      try {
+        const store = new KyselyUserStore(db, new EventHub());
+        const rows = await db.selectFrom('users').select(['uid', 'name', 'name_key', 'realm']).orderBy('uid').execute();
+        expect(rows).toEqual([
+          { uid: 1, name: 'Ops  Team', name_key: 'ops  team', realm: 'local' },
+          { uid: 2, name: 'ops team', name_key: 'ops team', realm: 'local' },
+          { uid: 3, name: 'alice', name_key: 'alice', realm: 'ldap' },
+          { uid: 6, name: 'Carol', name_key: 'carol', realm: 'local' },
+        ]);
+        expect((await store.findByUsername(' OPS   team '))!.uid).toBe(2);
+        expect((await store.findByUsername('Alice '))!.uid).toBe(3);
+        // The removed rows' tokens end everywhere.
+        const events = await db.selectFrom('revocations').select('uid').execute();
+        expect(events.map((e) => e.uid).sort()).toEqual([4, 5]);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -22,7 +22,7 @@ export class CertificateRealm implements Realm {
 
   constructor(
     private readonly policy: PolicyService,
-    private readonly trustedCa: Pick<TrustedCa, 'certificates'>,
+    private readonly trustedCa: Pick<TrustedCa, 'currentCertificates'>,
     private readonly users: Pick<UserStore, 'findByCertificateSubject'>,
     private readonly clock: Clock,
   ) {}
@@ -33,14 +33,25 @@ export class CertificateRealm implements Realm {
 
   async authenticate(proof: Proof): Promise<Verdict> {
     if (!(await this.supports(proof)) || proof.kind !== 'certificate') return NOT_MINE;
-    const rules = await this.policy.get();
     const { leaf } = proof.certificate;
+    const subject = subjectLine(leaf);
+    // The account first, then the trust as the store has it now (not a copy of a second ago):
+    // a change of the trust made meanwhile raises the account's token epoch after this read,
+    // and so ends whatever is made of this check — on every node.
+    const user = subject === '' ? undefined : await this.users.findByCertificateSubject(subject);
+    const rules = await this.policy.reload();
+    if (!rules.mtls_certificate_authentication) return NOT_MINE;
     const now = new Date(this.clock());
     let validUntil: Date;
     try {
       // The path checks (and @peculiar/x509) are loaded at the first certificate: a node without them does not carry them.
       const { verifyPath } = await import('../../certs/certificate-path.js');
-      ({ validUntil } = await verifyPath(proof.certificate, await this.trustedCa.certificates(), now));
+      const trusted = await this.trustedCa.currentCertificates();
+      ({ validUntil } = await verifyPath(proof.certificate, trusted, now).catch((err: unknown) => {
+        if (err instanceof CertificateRefusedError) throw err;
+        // An extension that cannot be read (a malformed certificate) lets no one in: a refusal, never a fault.
+        throw new CertificateRefusedError('certificate_untrusted', 'The client certificate (or one on its path) cannot be read');
+      }));
     } catch (err) {
       if (err instanceof CertificateRefusedError) return refused(err);
       throw err;
@@ -48,11 +59,9 @@ export class CertificateRealm implements Realm {
     if (!subjectAuthorized(leaf, rules.mtls_client_cert_subject_validation_type, rules.mtls_authorized_subjects)) {
       return refused(new CertificateRefusedError('certificate_subject_unknown', 'The certificate\'s subject is not one the cluster lets in (mtls_authorized_subjects)'));
     }
-    const subject = subjectLine(leaf);
     if (subject === '') {
       return refused(new CertificateRefusedError('certificate_subject_unknown', 'The certificate has no subject: a certificate user is found by its subject (certificate_subject_line)'));
     }
-    const user = await this.users.findByCertificateSubject(subject);
     if (!user) return refused(new CertificateRefusedError('certificate_subject_unknown', `No user has certificate_subject_line "${subject}"`));
     return { outcome: 'success', user, rememberMs: validUntil.getTime() - now.getTime() };
   }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../clock.js';
 import type { Deadline } from '../../deadline.js';
 import { InvalidCredentialsError, TryAgainError } from '../../errors.js';
@@ -13,6 +14,9 @@ import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './
 
 /** Directory checks one node runs at once; more wait their turn within their deadline. */
 export const DIRECTORY_CONCURRENCY = 32;
+
+/** The audit reason of a right password that maps to no role. */
+const NO_MAPPED_GROUP = 'ldap: no mapped group';
 
 /**
  * The LDAP directory's users: who the directory says a user is (its entry, found by a bind
@@ -56,7 +60,8 @@ export class LdapRealm implements Realm {
       const user = await this.withRoles(entry, name, account?.directoryKey === null ? account.uid : undefined);
       if (user === 'taken') return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: 'ldap: the name is another account\'s' };
       // A right password of a user in no mapped group is not a guess (not counted), but no login.
-      if (user === 'no_mapped_group') return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: 'ldap: no mapped group' };
+      if (user === 'no_mapped_group') return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: NO_MAPPED_GROUP };
+      await this.sameSettings(config);
       return { outcome: 'success', user, rememberMs: config.cache_ttl * 1000 };
     }, verdictOutcome);
   }
@@ -69,21 +74,40 @@ export class LdapRealm implements Realm {
     const config = await this.active();
     if (!config) return undefined;
     const result = await this.checked(deadline, async () => {
-      const directory = this.directory(config);
-      const entry = user.directoryKey ? await directory.lookupDn(user.directoryKey, user.username, deadline) : await directory.lookup(user.username, deadline);
+      // Found again as its login found it (by its name), and still the same entry.
+      const entry = await this.directory(config).lookup(user.username, deadline);
       if (!entry || (user.directoryKey && normalizeDn(entry.dn) !== user.directoryKey)) return undefined;
       return this.withRoles(entry, user.username, user.directoryKey === null ? user.uid : undefined);
     }, (r) => (typeof r === 'object' ? 'success' : r === 'no_mapped_group' ? r : 'invalid_credentials'));
-    if (typeof result === 'object') return result;
+    if (typeof result === 'object') {
+      await this.sameSettings(config);
+      return result;
+    }
     await this.users.revokeTokens(user.uid);
     return undefined;
+  }
+
+  async account(proof: Proof, deadline: Deadline): Promise<User | undefined> {
+    const config = proof.kind === 'password' ? await this.active() : undefined;
+    if (!config || proof.kind !== 'password') return undefined;
+    const dn = await this.checked(deadline, () => this.directory(config).findDn(canonicalName(proof.username), deadline));
+    return dn === undefined ? undefined : this.users.findByDirectoryKey(normalizeDn(dn));
   }
 
   async lookup(name: string, deadline: Deadline): Promise<boolean> {
     const config = await this.active();
     if (!config) return false;
-    const entry = await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline), (e) => (e ? 'success' : 'invalid_credentials'));
-    return entry !== undefined;
+    return (await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline))) !== undefined;
+  }
+
+  /**
+   * The settings a check used are still the store's, read after the account was: a change
+   * made meanwhile (LDAP turned off, another directory) raises every directory user's epoch
+   * after that read, so the check must not stand — on this node or another, whose copy of the
+   * settings may be a second old.
+   */
+  private async sameSettings(used: LdapConfig): Promise<void> {
+    if (!isDeepStrictEqual(await this.settings.reload(), used)) throw new TryAgainError('The LDAP settings changed during the login; try again');
   }
 
   /** The configuration while LDAP logins are on (control_plane), else undefined. */
@@ -113,13 +137,14 @@ export class LdapRealm implements Realm {
    * of LDAP logins never opens more connections to the directory than that, and a check that
    * finds no place before its deadline answers 503 `try_again`. Its outcome is announced.
    */
-  private async checked<T>(deadline: Deadline, check: () => Promise<T>, outcomeOf: (result: T) => DirectoryOutcome): Promise<T> {
+  private async checked<T>(deadline: Deadline, check: () => Promise<T>, outcomeOf?: (result: T) => DirectoryOutcome): Promise<T> {
     await this.place(deadline);
     const started = performance.now();
-    const announce = (outcome: DirectoryOutcome) => this.events.emit('directoryChecked', outcome, (performance.now() - started) / 1000);
+    // A lookup (no password checked) is no directory check of the metrics.
+    const announce = (outcome: DirectoryOutcome) => outcomeOf && this.events.emit('directoryChecked', outcome, (performance.now() - started) / 1000);
     try {
       const result = await check();
-      announce(outcomeOf(result));
+      if (outcomeOf) announce(outcomeOf(result));
       return result;
     } catch (err) {
       announce('unavailable');
@@ -153,5 +178,5 @@ export class LdapRealm implements Realm {
 /** How a login's check ended, for the metrics. */
 function verdictOutcome(verdict: Verdict): DirectoryOutcome {
   if (verdict.outcome === 'success') return 'success';
-  return verdict.outcome === 'refused' && verdict.reason === 'ldap: no mapped group' ? 'no_mapped_group' : 'invalid_credentials';
+  return verdict.outcome === 'refused' && verdict.reason === NO_MAPPED_GROUP ? 'no_mapped_group' : 'invalid_credentials';
 }

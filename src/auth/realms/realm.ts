@@ -65,4 +65,10 @@ export interface Realm {
   refresh(user: User, deadline: Deadline): Promise<User | undefined>;
   /** Whether this realm knows somebody by this name, who has no account yet (a new local name must not take it). */
   lookup(name: string, deadline: Deadline): Promise<boolean>;
+  /**
+   * The account that a proof names when its login's name finds none — a directory's other
+   * name for an entry that has an account (its mail, say) — found without checking the
+   * secret, so that the lockout counts against that account; undefined when there is none.
+   */
+  account?(proof: Proof, deadline: Deadline): Promise<User | undefined>;
 }
