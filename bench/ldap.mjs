@@ -76,7 +76,7 @@ try {
     ['Basic reads a second from the verified-credentials cache (32 connections)', f(mean(D.read)), f(mean(L.read)), f(mean(D.read) / mean(L.read), 2)],
   ];
   const table = [
-    `## LDAP login next to a local one (issue 19)`,
+    `## LDAP login next to a local one (issues 19, 24)`,
     '',
     `Produced by \`npm run bench:ldap\` (\`node bench/ldap.mjs\`; ${ROUNDS} alternating rounds, ${SECONDS / 2} s of load each) on ${new Date().toISOString()}:`,
     'one server, one real OpenLDAP (slapd) on the same machine, the user DN from a template and its groups from `memberOf`; logins with',
