@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'account_locked'
   | 'invalid_token'
   | 'forbidden'
+  | 'cross_site_request'
   | 'unauthorized_action'
   | 'not_found'
   | 'method_not_allowed'
@@ -131,6 +132,13 @@ export class MethodNotAllowedError extends DomainError {
 export class ForbiddenError extends DomainError {
   constructor(message = 'Your role does not allow this action') {
     super('forbidden', message);
+  }
+}
+
+/** Ambient credentials (Basic, a client certificate) on a state-changing request from a page of another site. */
+export class CrossSiteRequestError extends DomainError {
+  constructor() {
+    super('cross_site_request', 'A page of another site may not act with credentials the browser sends by itself (Basic, a client certificate): send a token instead');
   }
 }
 

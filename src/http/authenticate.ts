@@ -3,6 +3,8 @@ import { holds, isPermission, type Permission } from '../access/permissions.js';
 import type { Presented } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
+import { publicUrlOf } from '../config/config.js';
+import { crossSiteGuard } from './cross-site.js';
 import { presentedReader } from './presented.js';
 import { contextOf } from './request-context.js';
 import type { TesseraApp } from './tessera-app.js';
@@ -37,6 +39,7 @@ declare module 'fastify' {
 export function authenticateRequests(app: TesseraApp): void {
   const { callers, policy, config } = app.services;
   const presentedOf = presentedReader(config);
+  const sameSite = crossSiteGuard(publicUrlOf(config));
   app.decorateRequest('principal', undefined);
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
@@ -52,6 +55,7 @@ export function authenticateRequests(app: TesseraApp): void {
       let presented: Presented | undefined;
       try {
         presented = presentedOf(request, certificates);
+        sameSite(request, presented);
       } catch (err) {
         return done(err as Error);
       }

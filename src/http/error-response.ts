@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, type ErrorCode, RetryLaterError, StoreUnavailableError } from '../errors.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
+import { fromBrowser } from './cross-site.js';
 import { type SchemaError, validationMessage } from './validation-message.js';
 
 /** The one place where error codes become HTTP statuses: every code has one (the compiler checks). */
@@ -19,6 +20,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   account_locked: 401,
   invalid_token: 401,
   forbidden: 403,
+  cross_site_request: 403,
   unauthorized_action: 403,
   not_found: 404,
   method_not_allowed: 405,
@@ -68,10 +70,11 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
 /** Challenges sent with every 401 (RFC 9110 §11.6.1): both ways to present credentials. */
 export const WWW_AUTHENTICATE = 'Basic realm="tessera", charset="UTF-8", Bearer realm="tessera"';
 /**
- * The challenge for a script's request (X-Requested-With, as the console sends): without
- * Basic, so that a browser does not open its own credentials dialog over the page.
+ * The challenge for a browser's request (Fetch Metadata, a page's Accept, the console's
+ * X-Requested-With): without Basic, so that a browser never asks for, and never caches,
+ * credentials it would then send by itself to any page's requests.
  */
-export const WWW_AUTHENTICATE_SCRIPT = 'Bearer realm="tessera"';
+export const WWW_AUTHENTICATE_BROWSER = 'Bearer realm="tessera"';
 
 export interface ErrorBody {
   error_code: string;
@@ -120,7 +123,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.warn({ reason: reasonOf(known.reason) }, 'store unavailable');
     }
     if (status === 401) {
-      reply.header('www-authenticate', request.headers['x-requested-with'] ? WWW_AUTHENTICATE_SCRIPT : WWW_AUTHENTICATE);
+      reply.header('www-authenticate', fromBrowser(request) ? WWW_AUTHENTICATE_BROWSER : WWW_AUTHENTICATE);
     }
     if (known instanceof RetryLaterError && known.retryAfterSeconds !== undefined) {
       reply.header('retry-after', String(known.retryAfterSeconds));

@@ -4,6 +4,8 @@ import type { Proof } from '../../auth/realms/realm.js';
 import type { ApiLine } from '../../config/config.js';
 import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
 import { CERTIFICATE_REFUSALS } from '../error-schemas.js';
+import { publicUrlOf } from '../../config/config.js';
+import { crossSiteGuard } from '../cross-site.js';
 import { presentedReader } from '../presented.js';
 import { loginOutcomeOf } from '../../metrics/metrics.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
@@ -17,10 +19,11 @@ type Body = Static<typeof AuthorizeBody>;
 /** POST /v1/users/authorize in the wire formats of 7.22 (Basic header) and 7.4 (JSON body), or with a client certificate alone. */
 export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pick<HttpServices, 'logins' | 'config' | 'metrics'>): void {
   const presentedOf = presentedReader(config);
+  const sameSite = crossSiteGuard(publicUrlOf(config));
   app.post(
     '/v1/users/authorize',
     {
-      config: { access: 'public', errors: ['missing_credentials', 'invalid_credentials', 'password_expired', 'account_locked', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable', 'malformed_authorization_header', ...CERTIFICATE_REFUSALS] },
+      config: { access: 'public', errors: ['missing_credentials', 'invalid_credentials', 'password_expired', 'account_locked', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable', 'malformed_authorization_header', 'cross_site_request', ...CERTIFICATE_REFUSALS] },
       schema: {
         tags: ['tokens'],
         summary: 'Log in: a username and password for a token',
@@ -40,6 +43,8 @@ export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pic
       const seconds = () => (performance.now() - started) / 1000;
       try {
         const proof = proofOf(request, request.body, config.apiLine, presentedOf);
+        // Basic and certificates are what a browser sends by itself; a body's password a page must know.
+        if (proof && (proof.kind === 'certificate' || request.headers.authorization !== undefined)) sameSite(request, proof);
         const token = await logins.authorize(proof ?? undefined, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request), proof === null ? noneFor(config.apiLine) : undefined);
         metrics.login('success', line, seconds());
         reply.header('cache-control', 'no-store');
