@@ -25,6 +25,12 @@ export const PERMISSIONS = {
   create_ldap_mapping: ['admin'],
   update_ldap_mapping: ['admin'],
   delete_ldap_mapping: ['admin'],
+  /**
+   * Tessera's: another user's passwords through /v1/users/password (add, replace, delete), as
+   * the product allows only admins ("you can only rotate passwords for your account"); a
+   * user_manager sets a user's password with PUT /v1/users/{uid} (update_user).
+   */
+  update_users_passwords: ['admin'],
   /** Tessera's: the signing keys (GET /v1/keys, POST /v1/keys/rotate). */
   view_signing_keys: ['admin'],
   rotate_signing_keys: ['admin'],

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { parsePemCertificates } from '../certs/client-certificate.js';
 import { InvalidRequestError, LdapFieldsError } from '../errors.js';
 
@@ -46,6 +47,9 @@ export const LDAP_DEFAULTS: LdapConfig = Object.freeze({
   data_plane: false,
 });
 
+/** The fields that decide where, and how protected, the bind password is sent. */
+const WHERE_THE_PASSWORD_GOES = ['uris', 'bind_dn', 'starttls', 'ca_cert'] as const;
+
 /** What GET answers for a bind password that is set: the product's mask, never the password. */
 export const MASKED = '***';
 
@@ -61,6 +65,12 @@ export function ldapView(config: LdapConfig): LdapConfig {
 export function mergeLdapConfig(current: LdapConfig, patch: Partial<LdapConfig>): LdapConfig {
   const next = { ...current, ...stripUndefined(patch) };
   if (patch.bind_pass === MASKED) next.bind_pass = current.bind_pass;
+  // The stored password goes nowhere new without being given again (as Grafana and GitLab hold for stored secrets).
+  const kept = current.bind_pass !== '' && (patch.bind_pass === undefined || patch.bind_pass === MASKED);
+  const moved = WHERE_THE_PASSWORD_GOES.filter((f) => patch[f] !== undefined && !isDeepStrictEqual(patch[f], current[f]));
+  if (kept && moved.length > 0) {
+    throw new LdapFieldsError(`bind_pass is required when ${moved.join(', ')} change${moved.length === 1 ? 's' : ''}: the stored one is not sent to a new place`, 'missing_field');
+  }
   // A template and a query of the same kind exclude each other: the one given replaces the other.
   if (patch.user_dn_template && patch.user_dn_query === undefined) next.user_dn_query = {};
   if (isQuery(patch.user_dn_query) && patch.user_dn_template === undefined) next.user_dn_template = '';

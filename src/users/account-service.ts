@@ -196,10 +196,12 @@ export class AccountService {
   async passwordTarget(actor: Actor | null, username: string | undefined, oldPassword: string | undefined, ctx: RequestContext): Promise<{ actor: Actor; target: User }> {
     const own = actor ? await this.mustGet(actor.uid) : undefined;
     const named = username === undefined ? own : await this.deps.users.findByUsername(username);
-    if (actor && username !== undefined && !named) {
-      if (!holds(actor.rights, 'update_user')) throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user\'s password');
-      throw new UserNotExistError();
+    const another = actor && username !== undefined && named?.uid !== own?.uid;
+    // Whether the name exists is told only to who may change others' passwords (and see every user).
+    if (another && !holds(actor.rights, 'update_users_passwords')) {
+      throw new UnauthorizedActionError('Only an admin changes another user\'s passwords here; a user_manager sets one with PUT /v1/users/{uid}');
     }
+    if (another && !named) throw new UserNotExistError();
     if (actor && own && named && named.uid !== own.uid) {
       this.assertMayManage(actor, named);
       return { actor, target: named };
@@ -223,13 +225,14 @@ export class AccountService {
     await this.writeNewPassword(actor, target, password, ctx);
   }
 
-  /** A second password beside the current one, for a rotation. */
+  /** A second password beside the current one, for a rotation; one that someone else gives ends the user's tokens. */
   async addPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     passwordUser(target);
     const credential = await this.deps.users.getCredential(target.uid);
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await this.checkCandidate(target, password);
-    await this.deps.users.addPassword(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()));
+    const byAnother = actor?.uid !== target.uid;
+    await this.deps.users.addPassword(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()), byAnother);
     this.audit(ctx, actor, target, { event: 'password_add' });
   }
 

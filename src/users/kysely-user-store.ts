@@ -399,8 +399,9 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     });
   }
 
-  async addPassword(uid: number, passwordHash: string, at: Date): Promise<void> {
-    await this.insertPassword(this.db, uid, passwordHash, at);
+  async addPassword(uid: number, passwordHash: string, at: Date, revoke = false): Promise<void> {
+    if (revoke) await this.revoking(uid, (trx) => this.insertPassword(trx, uid, passwordHash, at));
+    else await this.insertPassword(this.db, uid, passwordHash, at);
   }
 
   async deletePassword(uid: number, passwordId: number): Promise<void> {

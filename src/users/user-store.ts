@@ -97,8 +97,8 @@ export interface CredentialStore {
   create(user: NewUser): Promise<User>;
   /** One new password instead of all: new issue date, expiry and lock lifted, tokens ended. */
   replacePasswords(uid: number, passwordHash: string, issuedAt: Date): Promise<void>;
-  /** A further password that works beside the others (rotation). */
-  addPassword(uid: number, passwordHash: string, at: Date): Promise<void>;
+  /** A further password that works beside the others (rotation); `revoke`: and the user's tokens end (someone else gave it). */
+  addPassword(uid: number, passwordHash: string, at: Date, revoke?: boolean): Promise<void>;
   /** Removes one password and ends the user's tokens. */
   deletePassword(uid: number, passwordId: number): Promise<void>;
   /** The same password hashed with new parameters. */

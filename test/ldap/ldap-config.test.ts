@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -106,6 +107,34 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
       const res = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error_code).toBe('invalid_request');
+    }
+  });
+
+  it('sends the stored bind_pass to no new place: a change of uris, bind_dn, starttls or ca_cert needs it again', async () => {
+    expect((await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: good() })).status).toBe(200);
+    // A listener of the caller's choosing, that records whatever reaches it.
+    const received: Buffer[] = [];
+    const connections: net.Socket[] = [];
+    const listener = net.createServer((s) => {
+      connections.push(s);
+      s.on('data', (d) => received.push(d));
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+    try {
+      const elsewhere = `ldap://127.0.0.1:${(listener.address() as net.AddressInfo).port}`;
+      for (const body of [{ uris: [elsewhere] }, { uris: [elsewhere], bind_pass: '***' }, { bind_dn: 'cn=someone,dc=example,dc=org' }, { starttls: true }]) {
+        const res = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body });
+        expect([res.status, res.body.error_code], JSON.stringify(body)).toEqual([400, 'missing_field']);
+        expect(res.body.message).toMatch(/bind_pass/);
+      }
+      expect(connections).toHaveLength(0);
+      expect(Buffer.concat(received).includes(ROOT_PASSWORD)).toBe(false);
+      // What does not move the password needs nothing more.
+      expect((await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { cache_ttl: 60 } })).status).toBe(200);
+    } finally {
+      for (const c of connections) c.destroy();
+      await new Promise((r) => listener.close(r));
     }
   });
 

@@ -54,10 +54,10 @@ export function clusterLdapRoutes(app: TesseraApp, { ldap }: Pick<HttpServices, 
   app.put(
     '/v1/cluster/ldap',
     {
-      config: { access: 'config_ldap', errors: ['illegal_fields_combination', 'ldap_connection_failed'] },
+      config: { access: 'config_ldap', errors: ['illegal_fields_combination', 'missing_field', 'ldap_connection_failed'] },
       schema: {
         ...doc,
-        summary: 'Set LDAP: the fields given change, the rest stay; settings that cannot bind are refused (config_ldap: admin)',
+        summary: 'Set LDAP: the fields given change, the rest stay; a change of uris, bind_dn, starttls or ca_cert needs bind_pass again; settings that cannot bind are refused (config_ldap: admin)',
         body: LdapBody,
         response: { 200: LdapView },
       },
