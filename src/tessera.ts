@@ -191,7 +191,7 @@ async function openCore(config: Config, options: OpenOptions, events: EventHub, 
     return {
       ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, close },
       accounts: new AccountService({ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain }),
-      roles: new RoleService(roleStore, users, ldapMappings, audit),
+      roles: new RoleService(roleStore, users, audit),
       cluster: new ClusterSettings(policy, users, audit),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),
       certificateTrust: new CertificateTrust(trustedCa, users, audit),

@@ -1,7 +1,8 @@
-import type { Selectable } from 'kysely';
-import { UserAlreadyExistsError } from '../errors.js';
+import type { Selectable, Transaction } from 'kysely';
+import { LdapFieldsError, UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import type { LdapMappingsTable } from '../store/schema.js';
+import type { Database, LdapMappingsTable } from '../store/schema.js';
+import { serialized } from '../store/serialized.js';
 import { usernameKey } from '../users/username.js';
 import type { LdapMapping, LdapMappingInput, LdapMappingStore } from './ldap-mapping.js';
 
@@ -29,6 +30,13 @@ const columns = (m: LdapMappingInput) => ({
 
 const nameTaken = () => new UserAlreadyExistsError('name_already_exists', 'An LDAP mapping with this name already exists');
 
+/** The roles a mapping gives all exist, checked where a role's deletion is checked too (a serialized transaction). */
+async function rolesExist(trx: Transaction<Database>, roleUids: readonly number[]): Promise<void> {
+  const found = new Set((await trx.selectFrom('roles').select('uid').where('uid', 'in', [...roleUids]).execute()).map((r) => r.uid));
+  const missing = roleUids.filter((r) => !found.has(r));
+  if (missing.length > 0) throw new LdapFieldsError(`No role has uid ${missing.join(', ')}`, 'invalid_role_uids_param');
+}
+
 /** LDAP mappings over any Kysely dialect. */
 export class KyselyLdapMappingStore implements LdapMappingStore {
   constructor(private readonly db: Db) {}
@@ -43,19 +51,20 @@ export class KyselyLdapMappingStore implements LdapMappingStore {
   }
 
   async create(mapping: LdapMappingInput): Promise<LdapMapping> {
-    const row = await this.db
-      .insertInto('ldap_mappings')
-      .values(columns(mapping))
-      .onConflict((oc) => oc.column('name_key').doNothing())
-      .returningAll()
-      .executeTakeFirst();
+    const row = await serialized(this.db, async (trx) => {
+      await rolesExist(trx, mapping.role_uids);
+      return trx.insertInto('ldap_mappings').values(columns(mapping)).onConflict((oc) => oc.column('name_key').doNothing()).returningAll().executeTakeFirst();
+    });
     if (!row) throw nameTaken();
     return toMapping(row);
   }
 
   async update(uid: number, mapping: LdapMappingInput): Promise<void> {
     try {
-      await this.db.updateTable('ldap_mappings').set(columns(mapping)).where('uid', '=', uid).execute();
+      await serialized(this.db, async (trx) => {
+        await rolesExist(trx, mapping.role_uids);
+        await trx.updateTable('ldap_mappings').set(columns(mapping)).where('uid', '=', uid).execute();
+      });
     } catch (err) {
       if (/unique|duplicate/i.test(String((err as Error).message))) throw nameTaken();
       throw err;

@@ -1,5 +1,9 @@
-import { UserAlreadyExistsError } from '../errors.js';
+import type { Transaction } from 'kysely';
+import { LastAdminError, RoleInUseError, UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+import { serialized } from '../store/serialized.js';
+import { countAdmins } from '../users/kysely-user-store.js';
 import { isRole } from '../access/management.js';
 import { usernameKey } from '../users/username.js';
 import type { Role } from './role.js';
@@ -42,7 +46,12 @@ export class KyselyRoleStore implements RoleStore {
     };
     if (Object.keys(set).length === 0) return;
     try {
-      await this.db.updateTable('roles').set(set).where('uid', '=', uid).execute();
+      // A new management of a role its holders are admins through must leave the cluster an admin.
+      await serialized(this.db, async (trx) => {
+        const admins = await countAdmins(trx);
+        await trx.updateTable('roles').set(set).where('uid', '=', uid).execute();
+        if (admins > 0 && (await countAdmins(trx)) === 0) throw new LastAdminError('change_last_admin_role_not_allowed');
+      });
     } catch (err) {
       if (/unique|duplicate/i.test(String((err as Error).message))) {
         throw new UserAlreadyExistsError('name_already_exists', 'A role with this name already exists');
@@ -51,18 +60,23 @@ export class KyselyRoleStore implements RoleStore {
     }
   }
 
-  async delete(uid: number): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+  async delete(uid: number): Promise<number[]> {
+    return serialized(this.db, async (trx) => {
+      // In use: checked where it is given (a user's roles, a mapping), so that none is given it meanwhile.
+      const holders = await this.holders(uid, trx);
+      if (holders > 0) throw new RoleInUseError(holders);
+      const mappings = (await trx.selectFrom('ldap_mappings').select('role_uids').execute()).filter((m) => (JSON.parse(m.role_uids) as number[]).includes(uid)).length;
+      if (mappings > 0) throw new RoleInUseError(mappings, 'LDAP mapping');
       // Directory users hold a role only until their next login (their groups decide): they let go of it here.
-      await trx.deleteFrom('user_roles').where('role_uid', '=', uid).execute();
-      const result = await trx.deleteFrom('roles').where('uid', '=', uid).executeTakeFirst();
-      return result.numDeletedRows > 0n;
+      const held = await trx.deleteFrom('user_roles').where('role_uid', '=', uid).returning('uid').execute();
+      await trx.deleteFrom('roles').where('uid', '=', uid).execute();
+      return held.map((r) => r.uid);
     });
   }
 
   /** Local users holding the role (a directory user's roles come from its groups, through mappings). */
-  async holders(uid: number): Promise<number> {
-    const row = await this.db
+  async holders(uid: number, db: Db | Transaction<Database> = this.db): Promise<number> {
+    const row = await db
       .selectFrom('user_roles')
       .innerJoin('users', 'users.uid', 'user_roles.uid')
       .select((eb) => eb.fn.countAll<number>().as('n'))

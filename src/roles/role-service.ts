@@ -1,5 +1,5 @@
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
-import { LastAdminError, RoleInUseError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
+import { LastAdminError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
 import type { Actor } from '../access/actor.js';
 import type { Role as Management } from '../access/management.js';
 import type { UserStore } from '../users/user-store.js';
@@ -16,8 +16,6 @@ export class RoleService {
   constructor(
     private readonly roles: RoleStore,
     private readonly users: UserStore,
-    /** What else gives roles: the LDAP mappings. */
-    private readonly mappings: { countGiving(roleUid: number): Promise<number> },
     private readonly audit: AuditLog,
   ) {}
 
@@ -62,12 +60,8 @@ export class RoleService {
   async delete(actor: Actor, uid: number, ctx: RequestContext): Promise<void> {
     const role = await this.get(uid);
     if (role.management === 'admin') this.assertMayGrant(actor, 'admin');
-    const holders = await this.roles.holders(uid);
-    if (holders > 0) throw new RoleInUseError(holders);
-    const mappings = await this.mappings.countGiving(uid);
-    if (mappings > 0) throw new RoleInUseError(mappings, 'LDAP mapping');
-    await this.users.revokeTokensOfRole(uid); // directory users who held it through a mapping
-    await this.roles.delete(uid);
+    // In use by a user or an LDAP mapping: refused by the store, in the transaction that deletes it.
+    for (const holder of await this.roles.delete(uid)) await this.users.revokeTokens(holder); // directory users who held it
     this.record(ctx, actor, 'role_delete', role);
   }
 

@@ -9,7 +9,11 @@ export interface RoleStore {
   create(role: { name: string; management: Management }): Promise<Role>;
   /** Throws UserAlreadyExistsError(name_already_exists) when the name is taken. */
   update(uid: number, changes: { name?: string; management?: Management }): Promise<void>;
-  delete(uid: number): Promise<boolean>;
+  /**
+   * Throws RoleInUseError when a local user or an LDAP mapping has the role (checked in the
+   * same transaction); returns the directory users that held it (their tokens must end).
+   */
+  delete(uid: number): Promise<number[]>;
   /** How many users hold the role. */
   holders(uid: number): Promise<number>;
   /** Whether a role other than `exceptUid` has this name (regardless of case). */

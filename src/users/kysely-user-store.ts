@@ -1,5 +1,6 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
-import { EmailAlreadyExistsError, UserAlreadyExistsError } from '../errors.js';
+import { EmailAlreadyExistsError, LastAdminError, UserAlreadyExistsError } from '../errors.js';
+import { serialized } from '../store/serialized.js';
 import { rightsFrom } from '../access/management.js';
 import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
@@ -131,23 +132,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return (await this.db.selectFrom('users').select('uid').where('realm', '=', 'local').limit(1).executeTakeFirst()) !== undefined;
   }
 
-  async countAdmins(): Promise<number> {
-    const row = await this.db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('realm', '=', 'local')
-      .where((eb) =>
-        eb.or([
-          eb('role', '=', 'admin'),
-          eb(
-            'uid',
-            'in',
-            eb.selectFrom('user_roles').innerJoin('roles', 'roles.uid', 'user_roles.role_uid').select('user_roles.uid').where('roles.management', '=', 'admin'),
-          ),
-        ]),
-      )
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  countAdmins(): Promise<number> {
+    return countAdmins(this.db);
   }
 
   async getByUid(uid: number): Promise<User | undefined> {
@@ -191,7 +177,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       return this.getByUid(current.uid);
     }
     const key = usernameKey(account.name);
-    const made = await this.db.transaction().execute(async (trx) => {
+    const made = await serialized(this.db, async (trx) => {
       if (await this.takenLogins({ name: account.name, email: null }, undefined, trx)) return 'taken' as const;
       const row = await trx
         .insertInto('users')
@@ -259,12 +245,16 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async delete(uid: number): Promise<boolean> {
-    return this.revoking(uid, async (trx) => {
-      await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
-      await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
-      const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    });
+    return this.revoking(
+      uid,
+      async (trx) => {
+        await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
+        await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
+        const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
+        return result.numDeletedRows > 0n;
+      },
+      'delete_last_admin_not_allowed',
+    );
   }
 
   async recordLogin(uid: number, at: Date): Promise<void> {
@@ -298,9 +288,9 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       if (!sameRoles) await this.setRoles(trx, uid, changes.roleUids!);
     };
     try {
-      if (revokes) await this.revoking(uid, change);
+      if (revokes) await this.revoking(uid, change, 'change_last_admin_role_not_allowed');
       else {
-        await this.db.transaction().execute(change);
+        await serialized(this.db, change);
         this.events.emit('userChanged', uid);
       }
     } catch (err) {
@@ -356,7 +346,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     const first = (user.name ?? user.email)!;
     let created: User;
     try {
-      created = await this.db.transaction().execute(async (trx) => {
+      created = await serialized(this.db, async (trx) => {
         const taken = await this.takenLogins(user, undefined, trx);
         if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
         const row = await trx
@@ -424,12 +414,15 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   /**
-   * Runs a change in one transaction with the token-epoch raise and a revocation event that
-   * other processes read, then tells this process.
+   * Runs a change in one serialized transaction with the token-epoch raise and a revocation
+   * event that other processes read, then tells this process. `lastAdmin`: the change must not
+   * leave the cluster without an admin (checked after it, in the same transaction).
    */
-  private async revoking<T>(uid: number, change: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    const result = await this.db.transaction().execute(async (trx) => {
+  private async revoking<T>(uid: number, change: (trx: Transaction<Database>) => Promise<T>, lastAdmin?: LastAdminCode): Promise<T> {
+    const result = await serialized(this.db, async (trx) => {
+      const admins = lastAdmin && (await countAdmins(trx));
       const value = await change(trx);
+      if (lastAdmin && admins && (await countAdmins(trx)) === 0) throw new LastAdminError(lastAdmin);
       await trx
         .updateTable('users')
         .set((eb) => ({ token_epoch: eb('token_epoch', '+', 1) }))
@@ -446,6 +439,24 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     this.events.emit('tokensRevoked', uid);
     this.events.emit('userChanged', uid);
   }
+}
+
+type LastAdminCode = ConstructorParameters<typeof LastAdminError>[0];
+
+/** Local users whose rights include admin (their own role, or a role of theirs): those the cluster must keep one of. */
+export async function countAdmins(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('realm', '=', 'local')
+    .where((eb) =>
+      eb.or([
+        eb('role', '=', 'admin'),
+        eb('uid', 'in', eb.selectFrom('user_roles').innerJoin('roles', 'roles.uid', 'user_roles.role_uid').select('user_roles.uid').where('roles.management', '=', 'admin')),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 function sameSet(a: readonly number[], b: readonly number[]): boolean {

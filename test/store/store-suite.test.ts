@@ -98,6 +98,9 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
 
     const written = await revocations.eventsAfter(last, 100);
     expect(written.map((e) => e.uid)).toEqual([uid, uid]);
+    // The store keeps the cluster an admin: bob, the only one, goes once another is there.
+    await expect(users.delete(uid)).rejects.toMatchObject({ code: 'delete_last_admin_not_allowed' });
+    await users.create({ ...newUser('carol'), role: 'admin' });
     expect(await users.delete(uid)).toBe(true);
     expect(await revocations.tokenEpoch(uid)).toBeUndefined();
     expect(await users.getCredential(uid)).toBeUndefined();
