@@ -4,7 +4,9 @@ import { buildApp, type TesseraApp } from './app.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
 import { listenManagement } from './metrics/management-listener.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { openTessera, type Tessera } from './tessera.js';
+import { settledNotice } from './tokens/store-issuer.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
 import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
 import { KyselyUnshownPasswordMark } from './users/unshown-password-mark.js';
@@ -32,6 +34,18 @@ export async function startServer(
   firstAdmin: { username?: string; password?: string } = {},
 ): Promise<RunningServer> {
   const config = await withChosenPort(given);
+  // One server a SQLite data directory (PostgreSQL is shared by design); held until it closes.
+  const dirLock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+  try {
+    const server = await start(config, firstAdmin);
+    return { ...server, close: () => server.close().finally(() => dirLock?.release()) };
+  } catch (err) {
+    dirLock?.release();
+    throw err;
+  }
+}
+
+async function start(config: Config, firstAdmin: { username?: string; password?: string }): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
   // The TLS files are read and the port bound before the first admin is made: a start that
   // fails on either must not make an admin whose generated password nobody saw.
@@ -41,7 +55,8 @@ export async function startServer(
       ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
       : await selfSignedTls(config.dataDir);
   const tessera = await openTessera(config, { logger });
-  if (tessera.issuerChangedFrom) logger.warn({ from: tessera.issuerChangedFrom, to: issuerOf(config) }, 'the tokens\' issuer changed: tokens of the old one are refused');
+  const issuerNotice = settledNotice(tessera.issuer, issuerOf(config));
+  if (issuerNotice) logger.warn(issuerNotice);
   // The store is open and migrated; the first admin is made after the port is bound.
   let started = false;
   try {

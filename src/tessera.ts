@@ -40,7 +40,8 @@ import { KeySealer } from './tokens/key-sealer.js';
 import { KyselyKeyStore } from './tokens/kysely-key-store.js';
 import { RevocationList } from './tokens/revocation-list.js';
 import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
-import { settleIssuer } from './tokens/store-issuer.js';
+import { AcceptedIssuers } from './tokens/accepted-issuers.js';
+import { readIssuer, type SettledIssuer, settleIssuer } from './tokens/store-issuer.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
 import { AccountService } from './users/account-service.js';
@@ -98,8 +99,8 @@ export interface Tessera extends Accounts {
   logins: Logins;
   /** Which shared services answer now; for /readyz. */
   readiness(): Promise<{ store: boolean; redis?: boolean }>;
-  /** The issuer the store had before this node changed it (see settleIssuer). */
-  issuerChangedFrom?: string;
+  /** What this node learned of the store's issuer as it opened it (see settleIssuer). */
+  issuer: SettledIssuer;
 }
 
 /** The store and the accounts, for a CLI command: lockout counters in memory, no throttle, nothing remembered. */
@@ -118,12 +119,13 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     core = await openCore(config, options, events, metrics, redis);
     const { db, users, revocations, chain, policy, audit } = core;
     const keys = await loadKeyRing(db, config, clock);
-    const { changedFrom: issuerChangedFrom } = await settleIssuer(db, config);
+    const settled = await settleIssuer(db, config, clock);
     await revocations.start();
     keys.start();
     const [iss, aud] = [issuerOf(config), audiencesOf(config)];
     const issuer = new TokenIssuer(keys, iss, aud, clock, events);
-    const verifier = new TokenVerifier(keys, iss, aud, config.clockLeewaySeconds, clock);
+    const origins = new AcceptedIssuers({ issuer: iss, audiences: aud, audiencesGiven: config.audiences.length > 0 }, () => readIssuer(db), clock, await readIssuer(db));
+    const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
     const callers = new Callers({ chain, verifier, revocations, events });
     const logins = new Logins({ chain, users, issuer, revocations, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
     const readiness = async () => {
@@ -139,7 +141,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       await closeCore();
       redis?.disconnect();
     };
-    return { ...core, keys, revocationFeed: new KyselyRevocationStore(db), callers, logins, readiness, close, issuerChangedFrom };
+    return { ...core, keys, revocationFeed: new KyselyRevocationStore(db), callers, logins, readiness, close, issuer: settled };
   } catch (err) {
     await core?.close();
     redis?.disconnect();

@@ -30,6 +30,7 @@ export type AuditEvent =
   | 'role_update'
   | 'role_delete'
   | 'key_rotate'
+  | 'issuer_move'
   | 'ldap_config_update'
   | 'ldap_config_delete'
   | 'ldap_mapping_create'
@@ -38,13 +39,23 @@ export type AuditEvent =
   | 'trusted_ca_update'
   | 'trusted_ca_delete';
 
+/**
+ * One shape for every event: who acted (`actor_uid`, `actor`: the user whose credentials
+ * made the request; absent where nobody proved who they are — a refused login, a lockout —
+ * and for the local CLI, whose lines say `"ip":"local"`) apart from what the event is about:
+ * a user (`uid`, `username`) or another object (`target`).
+ */
 export interface AuditRecord {
   event: AuditEvent;
   outcome: 'success' | 'failure';
-  username?: string;
-  uid?: number;
-  /** Who acted, when not the user itself. */
   actor_uid?: number;
+  /** The actor's username. */
+  actor?: string;
+  /** The user the event is about. */
+  uid?: number;
+  username?: string;
+  /** What the event is about when it is not a user: "policy", "role 3", "ldap_mapping 2 (ops)", "ldap_config", "trusted_ca", "signing_key <kid>", "issuer". */
+  target?: string;
   /** An error code or a short reason; never a secret. */
   reason?: string;
   /** Names of changed fields, never their values. */
@@ -59,6 +70,11 @@ export interface AuditRecord {
  * One structured line per security event. Records name users and fields, never a
  * password, hash or token: the shape above has no place for one.
  */
+/** The actor's fields of a record. */
+export function actorOf(actor: { uid: number; username: string } | null): Pick<AuditRecord, 'actor_uid' | 'actor'> {
+  return actor ? { actor_uid: actor.uid, actor: actor.username } : {};
+}
+
 export class AuditLog {
   constructor(
     private readonly events: EventHub,

@@ -1,4 +1,4 @@
-import type { AuditLog, RequestContext } from '../audit/audit-log.js';
+import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
 import { AccountLockedError, CertificateRefusedError, type DomainError, InvalidTokenError, MissingCredentialsError, PasswordExpiredError, StoreUnavailableError } from '../errors.js';
@@ -43,7 +43,7 @@ export class Logins {
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
     const { user, realm } = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
     await deadline.race(users.recordLogin(user.uid, new Date(clock())), () => new StoreUnavailableError('no answer within the login deadline'));
-    audit.record(ctx, { event: 'authorize', outcome: 'success', username: user.username, uid: user.uid, realm, ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }) });
+    audit.record(ctx, { event: 'authorize', outcome: 'success', ...actorOf(user), uid: user.uid, username: user.username, realm, ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }) });
     return issuer.issue(user, ttlSeconds);
   }
 
@@ -58,13 +58,13 @@ export class Logins {
     // Its directory groups read again, its certificate login still on: a user its realm no longer lets in is not renewed.
     const user = await chain.refresh(current, Deadline.after(this.deps.loginTimeoutMs));
     if (!user) throw new InvalidTokenError('This user can no longer log in the way it did');
-    audit.record(ctx, { event: 'refresh', outcome: 'success', username: user.username, uid: user.uid, realm: realmOf(user) });
+    audit.record(ctx, { event: 'refresh', outcome: 'success', ...actorOf(user), uid: user.uid, username: user.username, realm: realmOf(user) });
     return issuer.issue(user, ttlSeconds);
   }
 
   /** POST /v1/users/logout: ends the presented token everywhere. */
   async logout(principal: Principal, ctx: RequestContext): Promise<void> {
     if (principal.token) await this.deps.revocations.revokeToken(principal.token.jti, new Date(principal.token.exp * 1000));
-    this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', username: principal.username, uid: principal.uid });
+    this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', ...actorOf(principal), uid: principal.uid, username: principal.username });
   }
 }

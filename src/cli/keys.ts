@@ -4,10 +4,11 @@ import { openDatabase } from '../store/database.js';
 import { loadKeyRing } from '../tessera.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import { SIGNING_ALGS, type SigningAlg } from '../tokens/signing-alg.js';
-import { addKeyOptions, addKeyRotationOptions, configFromOptions, type SettingOptions } from './options.js';
+import { addKeyOptions, addKeyRotationOptions, type SettingOptions } from './options.js';
+import { storeConfig } from './with-store.js';
 
 async function withKeyRing<T>(o: SettingOptions, fn: (keys: KeyRing) => Promise<T>): Promise<T> {
-  const config = configFromOptions(o);
+  const config = storeConfig(o);
   const db = await openDatabase(config);
   try {
     return await fn(await loadKeyRing(db, config));

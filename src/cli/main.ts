@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { DomainError } from '../errors.js';
 import { CliError } from './cli-error.js';
+import { issuerCommand } from './issuer.js';
 import { keysCommand } from './keys.js';
 import { passwdCommand } from './passwd.js';
 import { rolesCommand } from './roles-list.js';
@@ -37,6 +38,7 @@ const program = new Command('tessera')
   )
   .addCommand(rolesCommand())
   .addCommand(keysCommand())
+  .addCommand(issuerCommand())
   .addCommand(tokenCommand())
   .addCommand(passwdCommand());
 

@@ -37,14 +37,17 @@ export function addSettings(command: Command, ...groups: SettingGroup[]): Comman
   return command;
 }
 
+/** A command that opens a store it did not start: a mistyped --data-dir is an error, not a new empty store. */
+const withCreate = (command: Command) => command.option('--create', 'make a new, empty store when --data-dir holds none (else that is an error)');
+
 /** Options every command that opens the store takes. */
-export const addStoreOptions = (command: Command) => addSettings(command, 'store');
+export const addStoreOptions = (command: Command) => withCreate(addSettings(command, 'store'));
 /** Options of the commands that hash new passwords. */
 export const addHashOptions = (command: Command) => addSettings(command, 'hash');
 /** Options of the commands that use the signing keys. */
-export const addKeyOptions = (command: Command) => addSettings(command, 'store', 'keys');
+export const addKeyOptions = (command: Command) => withCreate(addSettings(command, 'store', 'keys'));
 /** Options of the commands that make signing keys. */
-export const addKeyRotationOptions = (command: Command) => addSettings(command, 'store', 'keys', 'rotation');
+export const addKeyRotationOptions = (command: Command) => withCreate(addSettings(command, 'store', 'keys', 'rotation'));
 /** The options of `tessera serve`, each with its environment variable. */
 export const addServeOptions = (command: Command) => addSettings(command, 'store', 'keys', 'rotation', 'hash', 'serve');
 

@@ -3,6 +3,7 @@ import { startServer } from '../server.js';
 import { CliError } from './cli-error.js';
 import { addServeOptions, configFromOptions, type SettingOptions } from './options.js';
 import { type Config, issuerOf } from '../config/config.js';
+import { settledNotice } from '../tokens/store-issuer.js';
 import { explainStartFailure } from './start-failure.js';
 
 export function serveCommand(): Command {
@@ -57,9 +58,8 @@ Examples:
           say(`\n    ${setPasswordCommand(admin.unshownPasswordOf, config, command.getOptionValueSource('databaseUrl') === 'env')}\n`);
         }
       }
-      if (server.tessera.issuerChangedFrom) {
-        say(`The tokens' issuer changed from ${server.tessera.issuerChangedFrom} to ${issuerOf(server.tessera.config)}: tokens issued before are no longer accepted (set --public-url to keep one issuer)`);
-      }
+      const issuerNotice = settledNotice(server.tessera.issuer, issuerOf(server.tessera.config));
+      if (issuerNotice) say(issuerNotice);
       if (server.metricsUrl) say(`Metrics for Prometheus at ${server.metricsUrl}`);
       say(`Web console at ${server.url}/, API reference at ${server.url}/docs`);
       say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);

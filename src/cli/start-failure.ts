@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { StoreUnavailableError } from '../errors.js';
 import { ManagementListenError } from '../metrics/management-listener.js';
+import { DataDirLockedError } from '../store/data-dir-lock.js';
 import { IssuerMismatchError } from '../tokens/store-issuer.js';
 import { FirstAdminRefusedError } from '../users/first-admin.js';
 
@@ -22,7 +23,7 @@ function shown(url: string): string {
  * variable to change — or undefined when the error is not one a user can act on.
  */
 export function explainStartFailure(err: unknown, config: Config): string | undefined {
-  if (err instanceof FirstAdminRefusedError || err instanceof ManagementListenError || err instanceof IssuerMismatchError) return err.message;
+  if (err instanceof FirstAdminRefusedError || err instanceof ManagementListenError || err instanceof IssuerMismatchError || err instanceof DataDirLockedError) return err.message;
   const e = err as SystemError;
   const listen = `${config.listen.host}:${config.listen.port}`;
   if (e?.syscall === 'listen' || e?.code === 'EADDRINUSE') {

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { CLI_CONTEXT } from '../audit/audit-log.js';
+import type { Config } from '../config/config.js';
+import { SQLITE_FILE } from '../store/database.js';
 import type { User } from '../users/user.js';
 import { type Accounts, openAccounts } from '../tessera.js';
 import { CliError } from './cli-error.js';
@@ -13,7 +16,7 @@ export { CLI_CONTEXT };
  * to `<data-dir>/audit.log`, so that its output stays readable.
  */
 export async function withStore<T>(options: SettingOptions, fn: (accounts: Accounts) => Promise<T>): Promise<T> {
-  const config = configFromOptions(options);
+  const config = storeConfig(options);
   const logger = pino(
     pino.destination({ dest: path.join(config.dataDir, 'audit.log'), mkdir: true, sync: true, mode: 0o600 }),
   );
@@ -23,6 +26,21 @@ export async function withStore<T>(options: SettingOptions, fn: (accounts: Accou
   } finally {
     await accounts.close();
   }
+}
+
+/**
+ * The config of a command that opens a store. A --data-dir without a store is refused
+ * (a typo would otherwise make a new, empty one and act on it) unless --create is given.
+ */
+export function storeConfig(options: SettingOptions): Config {
+  const config = configFromOptions(options);
+  const file = path.resolve(config.dataDir, SQLITE_FILE);
+  if (!config.databaseUrl && options.create !== true && !existsSync(file)) {
+    throw new CliError(
+      `no store in ${path.dirname(file)} (it has no ${SQLITE_FILE}): give the --data-dir (TESSERA_DATA_DIR) that \`tessera serve\` uses, or add --create to make a new, empty store there`,
+    );
+  }
+  return config;
 }
 
 export async function findUserOrFail(accounts: Accounts, username: string): Promise<User> {

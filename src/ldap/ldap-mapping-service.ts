@@ -1,4 +1,4 @@
-import type { AuditLog, AuditRecord, RequestContext } from '../audit/audit-log.js';
+import { actorOf, type AuditLog, type AuditRecord, type RequestContext } from '../audit/audit-log.js';
 import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError } from '../errors.js';
 import type { Actor } from '../access/actor.js';
 import type { UserStore } from '../users/user-store.js';
@@ -102,7 +102,7 @@ export class LdapMappingService {
   }
 
   private record(ctx: RequestContext, actor: Actor, event: AuditRecord['event'], mapping: LdapMapping, changes?: string[]): void {
-    this.audit.record(ctx, { event, outcome: 'success', actor_uid: actor.uid, reason: `mapping ${mapping.uid} (${mapping.name})`, ...(changes && { changes }) });
+    this.audit.record(ctx, { event, outcome: 'success', ...actorOf(actor), target: `ldap_mapping ${mapping.uid} (${mapping.name})`, ...(changes && { changes }) });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AuditLog, RequestContext } from '../audit/audit-log.js';
+import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
 import { Deadline } from '../deadline.js';
 import type { Actor } from '../access/actor.js';
 import type { UserStore } from '../users/user-store.js';
@@ -31,13 +31,13 @@ export class LdapService {
     if (next.uris.length > 0) await Directory.probe(next, this.passedOver, Deadline.after(next.directory_timeout_s * 1000 * next.uris.length));
     await this.settings.put(next);
     await this.users.revokeDirectoryUsers();
-    this.audit.record(ctx, { event: 'ldap_config_update', outcome: 'success', actor_uid: actor.uid, changes: Object.keys(patch) });
+    this.audit.record(ctx, { event: 'ldap_config_update', outcome: 'success', ...actorOf(actor), target: 'ldap_config', changes: Object.keys(patch) });
     return ldapView(next);
   }
 
   async delete(actor: Actor, ctx: RequestContext): Promise<void> {
     await this.settings.clear();
     await this.users.revokeDirectoryUsers();
-    this.audit.record(ctx, { event: 'ldap_config_delete', outcome: 'success', actor_uid: actor.uid });
+    this.audit.record(ctx, { event: 'ldap_config_delete', outcome: 'success', ...actorOf(actor), target: 'ldap_config' });
   }
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AuditLog, RequestContext } from '../audit/audit-log.js';
+import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
 import type { Policy } from './policy.js';
 import type { PolicyService } from './policy-service.js';
 
@@ -23,7 +23,7 @@ export class ClusterSettings {
     const before = await this.policy.get();
     const after = await this.policy.update(patch);
     if (CERTIFICATE_TRUST.some((field) => !isDeepStrictEqual(before[field], after[field]))) await this.certificateUsers.revokeCertificateUsers();
-    this.audit.record(ctx, { event: 'policy_update', outcome: 'success', username: actor.username, uid: actor.uid, changes: Object.keys(patch) });
+    this.audit.record(ctx, { event: 'policy_update', outcome: 'success', ...actorOf(actor), target: 'policy', changes: Object.keys(patch) });
     return after;
   }
 }

@@ -1,4 +1,4 @@
-import type { AuditLog, RequestContext } from '../audit/audit-log.js';
+import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
 import { LastAdminError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
 import type { Actor } from '../access/actor.js';
 import type { Role as Management } from '../access/management.js';
@@ -80,7 +80,7 @@ export class RoleService {
   }
 
   private record(ctx: RequestContext, actor: Actor, event: 'role_create' | 'role_update' | 'role_delete', role: Role, changes?: string[]) {
-    this.audit.record(ctx, { event, outcome: 'success', uid: actor.uid, reason: `role ${role.uid}`, ...(changes && { changes }) });
+    this.audit.record(ctx, { event, outcome: 'success', ...actorOf(actor), target: `role ${role.uid} (${role.name})`, ...(changes && { changes }) });
   }
 }
 

@@ -3,9 +3,13 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { InvalidTokenError, TokenExpiredError } from '../errors.js';
 import { isRole } from '../access/management.js';
+import type { TokenOrigins } from './accepted-issuers.js';
 import type { TokenClaims } from './claims.js';
 import type { KeyRing } from './key-ring.js';
 import { SIGNING_ALGS } from './signing-alg.js';
+
+/** fast-jwt's code for an `iss` or `aud` (among others) not allowed, checked after the signature. */
+const CLAIM_VALUE_INVALID = 'FAST_JWT_INVALID_CLAIM_VALUE';
 
 /** Verified tokens kept, about 1 KiB each. */
 const VERIFIED_CACHE_SIZE = 10_000;
@@ -18,7 +22,8 @@ interface Decoded {
 /**
  * Verifies Tessera tokens (RFC 8725): only keys of our key ring chosen by `kid`, each with
  * the one algorithm it was made for (never the header's word: a token whose `alg` is not
- * its key's is refused), our issuer, one of our audiences, and exp/iat within the leeway.
+ * its key's is refused), an issuer and an audience of ours (the node's own, and those of a
+ * move of the store's issuer while it lasts), and exp/iat within the leeway.
  * Signatures are checked with node:crypto (fast-jwt) on the calling thread.
  */
 export class TokenVerifier {
@@ -32,8 +37,7 @@ export class TokenVerifier {
 
   constructor(
     private readonly keys: KeyRing,
-    private readonly issuer: string,
-    private readonly audiences: readonly string[],
+    private readonly origins: TokenOrigins,
     private readonly leewaySeconds: number,
     private readonly clock: Clock,
   ) {}
@@ -50,8 +54,9 @@ export class TokenVerifier {
   /** A token verified before and not expired: its claims, with no work but a lookup; else undefined (`check` it). */
   known(token: string): TokenClaims | undefined {
     const entry = this.cache.get(signatureOf(token));
-    if (entry?.token !== token || entry.claims.exp + this.leewaySeconds <= this.clock() / 1000) return undefined;
-    return entry.claims;
+    const now = this.clock();
+    if (entry?.token !== token || entry.claims.exp + this.leewaySeconds <= now / 1000) return undefined;
+    return this.origins.accepts(entry.claims.iss, entry.claims.aud, now) ? entry.claims : undefined;
   }
 
   /** As verify, and whether the answer came from the cache. */
@@ -60,9 +65,13 @@ export class TokenVerifier {
     const key = signatureOf(token);
     const cached = this.cache.get(key);
     if (cached?.token === token) {
-      if (cached.claims.exp + this.leewaySeconds > now / 1000) return { claims: cached.claims, cached: true };
-      this.cache.delete(key);
-      throw new TokenExpiredError();
+      const { claims } = cached;
+      if (claims.exp + this.leewaySeconds <= now / 1000) {
+        this.cache.delete(key);
+        throw new TokenExpiredError();
+      }
+      if (this.origins.accepts(claims.iss, claims.aud, now)) return { claims, cached: true };
+      this.cache.delete(key); // its issuer's move ended: verified again, and refused
     }
     const claims = await this.verifySignature(token, now);
     this.cache.set(key, { token, claims });
@@ -70,25 +79,18 @@ export class TokenVerifier {
   }
 
   private async verifySignature(token: string, now: number): Promise<TokenClaims> {
-    // A verifier a call: fast-jwt takes the time as an option, and ours is injectable.
-    const verify = createVerifier({
-      key: async ({ header }: Decoded) => {
-        const key = typeof header.kid === 'string' ? await this.keys.findVerificationKey(header.kid) : undefined;
-        if (!key) throw new InvalidTokenError('The token was signed by an unknown key');
-        if (header.alg !== key.alg) throw new InvalidTokenError();
-        return key.publicPem;
-      },
-      algorithms: [...SIGNING_ALGS],
-      allowedIss: this.issuer,
-      allowedAud: [...this.audiences],
-      clockTimestamp: now,
-      clockTolerance: this.leewaySeconds * 1000,
-      requiredClaims: ['iss', 'aud', 'exp', 'iat', 'sub', 'jti'],
-      complete: true,
-    });
+    this.origins.refresh();
+    const read = this.origins.reads;
     let decoded: Decoded;
     try {
-      decoded = (await verify(token)) as Decoded;
+      decoded = await this.verifyOnce(token, now).catch(async (err: unknown) => {
+        // Signed by our key under an issuer or audience not known here: perhaps a move of the
+        // store's issuer this node has not read yet (its copy is over a second old).
+        if ((err as { code?: string }).code !== CLAIM_VALUE_INVALID) throw err;
+        await this.origins.reload();
+        if (this.origins.reads === read) throw err;
+        return this.verifyOnce(token, now);
+      });
     } catch (err) {
       if ((err as { code?: string }).code === 'FAST_JWT_EXPIRED') throw new TokenExpiredError();
       throw new InvalidTokenError();
@@ -98,6 +100,26 @@ export class TokenVerifier {
       throw new InvalidTokenError('The token was issued in the future');
     }
     return toClaims(decoded.payload);
+  }
+
+  private async verifyOnce(token: string, now: number): Promise<Decoded> {
+    // A verifier a call: fast-jwt takes the time and the issuers as options, and both change.
+    const verify = createVerifier({
+      key: async ({ header }: Decoded) => {
+        const key = typeof header.kid === 'string' ? await this.keys.findVerificationKey(header.kid) : undefined;
+        if (!key) throw new InvalidTokenError('The token was signed by an unknown key');
+        if (header.alg !== key.alg) throw new InvalidTokenError();
+        return key.publicPem;
+      },
+      algorithms: [...SIGNING_ALGS],
+      allowedIss: this.origins.issuers(now),
+      allowedAud: this.origins.audiences(now),
+      clockTimestamp: now,
+      clockTolerance: this.leewaySeconds * 1000,
+      requiredClaims: ['iss', 'aud', 'exp', 'iat', 'sub', 'jti'],
+      complete: true,
+    });
+    return (await verify(token)) as Decoded;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AuditLog, AuditRecord, RequestContext } from '../audit/audit-log.js';
+import { actorOf, type AuditLog, type AuditRecord, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { Actor } from '../access/actor.js';
 import { holds } from '../access/permissions.js';
@@ -215,7 +215,7 @@ export class AccountService {
       throw new MissingCredentialsError('Give "username" and "old_password" to change your own password');
     }
     const user = await this.confirm(username, oldPassword, ctx);
-    return { actor: { uid: user.uid, rights: user.rights, via: 'password' }, target: user };
+    return { actor: { uid: user.uid, username: user.username, rights: user.rights, via: 'password' }, target: user };
   }
 
   /** All of the user's passwords become this one; lifts expiry and lock, ends tokens. */
@@ -349,9 +349,9 @@ export class AccountService {
   private audit(ctx: RequestContext, actor: Actor | null, target: User, record: Omit<AuditRecord, 'outcome'>): void {
     this.deps.audit.record(ctx, {
       outcome: 'success',
-      username: target.username,
+      ...actorOf(actor),
       uid: target.uid,
-      ...(actor && actor.uid !== target.uid && { actor_uid: actor.uid }),
+      username: target.username,
       ...record,
     });
   }

@@ -14,7 +14,7 @@ function capture() {
 }
 
 describe('audit log', () => {
-  it('writes one line per security event, with who, outcome, address and request id', async () => {
+  it('writes one line per security event, who acted apart from what it is about, with outcome, address and request id', async () => {
     const log = capture();
     t = await testTessera({}, { logger: log.logger });
     await t.addUser('root', 'root-password', 'admin');
@@ -26,26 +26,35 @@ describe('audit log', () => {
     await call(t, 'POST', '/v1/users/authorize', { body: { username: 'kim', password: 'bad-password' } });
     await call(t, 'POST', `/v1/users/${created.body.uid}/unlock`, { auth: root });
     await call(t, 'PUT', '/v1/users/password', { body: { username: 'kim', old_password: 'kim-password-1', new_password: 'kim-password-2' } });
+    const role = await call(t, 'POST', '/v1/roles', { auth: root, body: { name: 'ops', management: 'db_viewer' } });
+    const rotated = await call(t, 'POST', '/v1/keys/rotate', { auth: root });
+    await call(t, 'DELETE', '/v1/cluster/certificates/mtls_trusted_ca', { auth: root });
     await call(t, 'DELETE', `/v1/users/${created.body.uid}`, { auth: root });
 
-    const events = log.records().map((r) => `${r.audit}:${r.outcome}:${r.username}`);
+    // event:outcome:actor>what it is about (a user's name, or another object)
+    const events = log.records().map((r) => `${r.audit}:${r.outcome}:${r.actor ?? '-'}>${r.username ?? r.target}`);
     expect(events).toEqual([
-      'user_create:success:root',
-      'authorize:success:root',
-      'authorize:failure:root',
-      'user_create:success:kim',
-      'user_update:success:kim',
-      'policy_update:success:root',
+      'user_create:success:->root', // the CLI: "ip":"local"
+      'authorize:success:root>root',
+      'authorize:failure:->root',
+      'user_create:success:root>kim',
+      'user_update:success:root>kim',
+      'policy_update:success:root>policy',
       // kim's name became "Kim" (a login): the lines after show the user as it is named now.
-      'lockout:success:Kim',
-      'authorize:failure:kim',
-      'unlock:success:Kim',
-      'password_change:success:Kim',
-      'user_delete:success:Kim',
+      'lockout:success:->Kim',
+      'authorize:failure:->kim',
+      'unlock:success:root>Kim',
+      'password_change:success:Kim>Kim',
+      `role_create:success:root>role ${role.body.uid} (ops)`,
+      `key_rotate:success:root>signing_key ${rotated.body.kid}`,
+      'trusted_ca_delete:success:root>trusted_ca',
+      'user_delete:success:root>Kim',
     ]);
     const failure = log.records().find((r) => r.audit === 'authorize' && r.outcome === 'failure');
     expect(failure).toMatchObject({ reason: 'invalid_credentials', ip: '127.0.0.1', request_id: expect.any(String) });
-    expect(log.records().find((r) => r.audit === 'user_update')).toMatchObject({ changes: ['name', 'role'], actor_uid: 1 });
+    expect(log.records().find((r) => r.audit === 'user_update')).toMatchObject({ changes: ['name', 'role'], actor_uid: 1, actor: 'root', uid: created.body.uid, username: 'kim' });
+    expect(log.records()[0]).toMatchObject({ ip: 'local', request_id: 'cli', uid: 1 });
+    for (const r of log.records()) if (r.actor !== undefined) expect(r.actor_uid).toEqual(expect.any(Number));
   });
 
   it('never writes a password, hash or token anywhere in the logs', async () => {

@@ -12,7 +12,7 @@ describe('tessera keys', () => {
   it('lists the key, rotates (also to another algorithm), and keeps the old key published as retired', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-keys-'));
     const env = { TESSERA_DATA_DIR: dir };
-    const first = await runCli(['keys', 'list'], { env });
+    const first = await runCli(['keys', 'list', '--create'], { env });
     expect(first.code).toBe(0);
     const [oldKid] = first.stdout.trim().split(/\s+/);
     expect(first.stdout).toMatch(/ ES256  active\n$/);
@@ -35,7 +35,7 @@ describe('tessera keys', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-keys-'));
     const keyFile = path.join(dir, 'master.key');
     writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
-    const sealed = await runCli(['keys', 'list', '--master-key-file', keyFile], { env: { TESSERA_DATA_DIR: dir } });
+    const sealed = await runCli(['keys', 'list', '--create', '--master-key-file', keyFile], { env: { TESSERA_DATA_DIR: dir } });
     expect(sealed.code).toBe(0);
     const without = await runCli(['keys', 'list'], { env: { TESSERA_DATA_DIR: dir } });
     expect(without.code).toBe(2);

@@ -84,7 +84,7 @@ describe('GET /v1/openapi.json', () => {
     const codes = (path: string, method: string, status: string) =>
       doc.paths[path]![method]!.responses[status]!.content!['application/json']!.schema.properties.error_code.enum;
     // What a route's access, its input and its own logic can answer, each where it belongs.
-    expect(codes('/v1/users/{uid}', 'delete', '403')).toEqual(['forbidden', 'unauthorized_action']);
+    expect(codes('/v1/users/{uid}', 'delete', '403')).toEqual(['cross_site_request', 'forbidden', 'unauthorized_action']);
     expect(codes('/v1/users/{uid}', 'delete', '406')).toEqual(['delete_last_admin_not_allowed']);
     expect(codes('/v1/users', 'post', '409')).toEqual(['email_already_exists', 'name_already_exists']);
     expect(codes('/v1/users/authorize', 'post', '401')).toEqual([
@@ -99,7 +99,7 @@ describe('GET /v1/openapi.json', () => {
       'password_expired',
     ]);
     expect(codes('/v1/roles/{uid}', 'delete', '406')).toEqual(['role_in_use']);
-    expect(doc.paths['/v1/users/authorize']!.post!.responses['403']).toBeUndefined();
+    expect(codes('/v1/users/authorize', 'post', '403')).toEqual(['cross_site_request']); // Basic or a certificate from a page of another site
     expect(codes('/readyz', 'get', '503')).toEqual(['not_ready', 'starting']);
     expect(doc.paths['/healthz']!.get!.responses['503']).toBeUndefined(); // alive while starting too
   });

@@ -143,7 +143,7 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
     await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [3] } });
     const token = await login(t, 'alice', 'alice-pw-1');
     // The audit line and the metrics say where the user proved who it is.
-    expect(logged).toMatch(/"audit":"authorize","outcome":"success","username":"alice","uid":\d+,"realm":"ldap"/);
+    expect(logged).toMatch(/"audit":"authorize","outcome":"success","actor_uid":(\d+),"actor":"alice","uid":\1,"username":"alice","realm":"ldap"/);
     expect(await t.tessera.metrics.registry.metrics()).toMatch(/tessera_ldap_checks_total\{outcome="success"\} 1/);
     expect((await call(t, 'DELETE', '/v1/cluster/ldap', { auth: admin })).status).toBe(200);
     expect((await call(t, 'GET', '/v1/cluster/ldap', { auth: admin })).body.uris).toEqual([]);

@@ -73,8 +73,8 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
     await bothAdmins();
     const [r1, r2] = [await role('Admins One'), await role('Admins Two')];
     for (let round = 0; round < ROUNDS; round++) {
-      await a.tessera.roles.update({ uid: 0, rights: ['admin'] }, r1, { management: 'admin' }, CLI_CONTEXT);
-      await a.tessera.roles.update({ uid: 0, rights: ['admin'] }, r2, { management: 'admin' }, CLI_CONTEXT);
+      await a.tessera.roles.update({ uid: 0, username: 'operator', rights: ['admin'] }, r1, { management: 'admin' }, CLI_CONTEXT);
+      await a.tessera.roles.update({ uid: 0, username: 'operator', rights: ['admin'] }, r2, { management: 'admin' }, CLI_CONTEXT);
       await a.tessera.accounts.update(null, await uidOf('one'), { role: 'none', role_uids: [r1] }, CLI_CONTEXT);
       await a.tessera.accounts.update(null, await uidOf('two'), { role: 'none', role_uids: [r2] }, CLI_CONTEXT);
       const [x, y] = await Promise.all([

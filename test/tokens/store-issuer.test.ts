@@ -2,19 +2,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type TesseraApp } from '../../src/app.js';
+import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
 import { makeConfig } from '../../src/config/config.js';
 import { openTessera, type Tessera } from '../../src/tessera.js';
+import { readIssuer } from '../../src/tokens/store-issuer.js';
+import { runCli } from '../helpers/cli.js';
+import { call } from '../helpers/http.js';
 import { freshPostgres } from '../helpers/services.js';
-import { FAST_ARGON2 } from '../helpers/test-tessera.js';
+import { FAST_ARGON2, type TestTessera } from '../helpers/test-tessera.js';
 
-const opened: Tessera[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-  for (const t of opened.splice(0)) await t.close();
-  for (const c of cleanups.splice(0)) await c();
+  for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function store(dialect: 'sqlite' | 'postgres') {
+interface Where {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
+async function store(dialect: 'sqlite' | 'postgres'): Promise<Where> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-issuer-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   if (dialect === 'sqlite') return { dataDir };
@@ -23,37 +31,91 @@ async function store(dialect: 'sqlite' | 'postgres') {
   return { dataDir, databaseUrl: pg.url };
 }
 
-/** A node of the store, reached at this port unless told its public URL. */
-async function node(where: { dataDir: string; databaseUrl?: string }, port: number, publicUrl?: string) {
-  const t = await openTessera(makeConfig({ ...where, argon2: FAST_ARGON2, listen: { host: '127.0.0.1', port }, ...(publicUrl && { publicUrl }) }));
-  opened.push(t);
-  return t;
+interface Node {
+  tessera: Tessera;
+  app: TesseraApp;
+  /** Moves this node's clock forward. */
+  advance(seconds: number): void;
+  close(): Promise<void>;
 }
 
+/** A node of the store with a clock of its own (this many seconds ahead), reached at this port unless told its public URL. */
+async function node(where: Where, port: number, publicUrl?: string, ahead = 0): Promise<Node> {
+  let now = Date.now() + ahead * 1000;
+  const tessera = await openTessera(makeConfig({ ...where, argon2: FAST_ARGON2, listen: { host: '127.0.0.1', port }, ...(publicUrl && { publicUrl }) }), { clock: () => now });
+  const app = buildApp(tessera);
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= app.close().then(() => tessera.close()));
+  cleanups.push(close);
+  return { tessera, app, advance: (s) => void (now += s * 1000), close };
+}
+
+const as = (n: Node) => n as unknown as TestTessera;
+
+async function token(n: Node, ttl = 86_400): Promise<string> {
+  const res = await call(as(n), 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'root-password', ttl } });
+  expect(res.status).toBe(200);
+  return `JWT ${res.body.access_token}`;
+}
+
+const usersWith = async (n: Node, auth: string) => (await call(as(n), 'GET', '/v1/users', { auth })).status;
+
+const OLD = 'https://auth.example.com';
+const NEW = 'https://tessera.example.com';
+
 describe('one issuer per store', () => {
-  it('refuses to start a node on a shared store whose issuer, taken from its own address, differs: one line naming both and the fix', async () => {
+  it('refuses a node on a shared store whose issuer differs, from its listen address or its --public-url, naming both and both ways out', async () => {
     const where = await store('postgres');
     await node(where, 9001);
-    const refused = node(where, 9002);
-    await expect(refused).rejects.toThrow(
-      /^this store's tokens are issued as https:\/\/127\.0\.0\.1:9001, and this node would issue them as https:\/\/127\.0\.0\.1:9002 .* --public-url https:\/\/127\.0\.0\.1:9001 \(TESSERA_PUBLIC_URL\)/,
+    await expect(node(where, 9002)).rejects.toThrow(
+      /^this store's tokens are issued as https:\/\/127\.0\.0\.1:9001, and this node would issue them as https:\/\/127\.0\.0\.1:9002 \(from its listen address\).* --public-url https:\/\/127\.0\.0\.1:9001 .*"tessera issuer move https:\/\/127\.0\.0\.1:9002"/,
     );
-    expect((await node(where, 9001)).issuerChangedFrom).toBeUndefined(); // the same address again: no change
+    // A --public-url given no longer moves a shared store under the nodes that run on it.
+    await expect(node(where, 9003, NEW)).rejects.toThrow(/issued as https:\/\/127\.0\.0\.1:9001, and this node would issue them as https:\/\/tessera\.example\.com:/);
+    const a = await node(where, 9001);
+    expect((await readIssuer(a.tessera.db)).current).toBe('https://127.0.0.1:9001');
+    expect(a.tessera.issuer).toEqual({});
   });
 
-  it('lets nodes given one --public-url share a store, and a new --public-url move it, saying so', async () => {
+  it('moves a running cluster on purpose: every node picks up `tessera issuer move` and accepts both issuers until the overlap ends', async () => {
     const where = await store('postgres');
-    await node(where, 9001, 'https://auth.example.com');
-    expect((await node(where, 9002, 'https://auth.example.com')).issuerChangedFrom).toBeUndefined();
-    const moved = await node(where, 9003, 'https://tessera.example.com');
-    expect(moved.issuerChangedFrom).toBe('https://auth.example.com');
-    await expect(node(where, 9004)).rejects.toThrow(/issued as https:\/\/tessera\.example\.com/);
+    const a = await node(where, 9001, OLD);
+    await a.tessera.accounts.create(null, { username: 'root', password: 'root-password', role: 'admin' }, CLI_CONTEXT);
+    const fromA = await token(a);
+
+    const moved = await runCli(['issuer', 'move', `${NEW}/`, '--overlap', '3600'], { env: { TESSERA_DATABASE_URL: where.databaseUrl!, TESSERA_DATA_DIR: where.dataDir } });
+    expect(moved.stderr).toMatch(new RegExp(`now issued as ${NEW}; tokens of ${OLD} are accepted until \\d{4}-`));
+    expect(moved.code).toBe(0);
+    const shown = await runCli(['issuer', 'show'], { env: { TESSERA_DATABASE_URL: where.databaseUrl!, TESSERA_DATA_DIR: where.dataDir } });
+    expect(shown.stdout).toBe(`${NEW}\n`);
+    expect(shown.stderr).toMatch(new RegExp(`^Moved from ${OLD}, accepted until`));
+
+    const c = await node(where, 9003, NEW); // refused before the move
+    const fromC = await token(c);
+    a.advance(1.1); // a's copy of the store's issuer is at most a second old
+    expect(await usersWith(a, fromC)).toBe(200);
+    expect(await usersWith(c, fromA)).toBe(200);
+    // A node of the old address may restart during the move, and is told to move.
+    const late = await node(where, 9004, OLD);
+    expect(late.tessera.issuer.movingTo).toEqual({ issuer: NEW, until: expect.any(Number) });
+
+    for (const n of [a, c, late]) n.advance(3601);
+    expect(await usersWith(c, fromA)).toBe(401); // verified (and cached) before: refused once the overlap ends
+    expect((await call(as(c), 'GET', '/v1/users', { auth: fromA })).body.error_code).toBe('invalid_token');
+    expect(await usersWith(a, fromC)).toBe(200);
+    await expect(node(where, 9005, OLD, 3601)).rejects.toThrow(/issued as https:\/\/tessera\.example\.com, and this node would issue them as https:\/\/auth\.example\.com/);
   });
 
-  it('lets a single node on SQLite move to another address, saying so', async () => {
+  it('lets a single node on SQLite move to another address, tokens of the old one accepted for their lifetime', async () => {
     const where = await store('sqlite');
-    expect((await node(where, 9001)).issuerChangedFrom).toBeUndefined();
-    await opened.pop()!.close();
-    expect((await node(where, 9002)).issuerChangedFrom).toBe('https://127.0.0.1:9001');
+    const first = await node(where, 9001);
+    await first.tessera.accounts.create(null, { username: 'root', password: 'root-password', role: 'admin' }, CLI_CONTEXT);
+    const old = await token(first);
+    await first.close();
+    const moved = await node(where, 9002);
+    expect(moved.tessera.issuer.movedFrom).toEqual({ issuer: 'https://127.0.0.1:9001', until: expect.any(Number) });
+    expect(await usersWith(moved, old)).toBe(200);
+    moved.advance(86_401);
+    expect(await usersWith(moved, await token(moved))).toBe(200);
   });
 });

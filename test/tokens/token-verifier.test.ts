@@ -8,6 +8,8 @@ import { KeyRing } from '../../src/tokens/key-ring.js';
 import { KeySealer } from '../../src/tokens/key-sealer.js';
 import { TokenIssuer } from '../../src/tokens/token-issuer.js';
 import { TokenVerifier } from '../../src/tokens/token-verifier.js';
+import { AcceptedIssuers, fixedOrigins } from '../../src/tokens/accepted-issuers.js';
+import type { IssuerRecord } from '../../src/tokens/store-issuer.js';
 import { EventHub } from '../../src/events.js';
 import type { User } from '../../src/users/user.js';
 
@@ -69,7 +71,7 @@ function ringOptions(alg: SigningAlg) {
 }
 
 function verifier(leeway = 5, issuer = ISS, audiences = [AUD]) {
-  return new TokenVerifier(ring, issuer, audiences, leeway, clock);
+  return new TokenVerifier(ring, fixedOrigins(issuer, audiences), leeway, clock);
 }
 
 async function issue(ttl = 300, audiences = [AUD]) {
@@ -249,5 +251,49 @@ describe('a key ring with keys of several algorithms', () => {
     await expect(verifier().verify(before)).resolves.toMatchObject({ uid: 7 });
     await expect(verifier().verify(after)).resolves.toMatchObject({ uid: 7 });
     expect(ring.algorithms().sort()).toEqual(['ES256', 'RS256']);
+  });
+});
+
+describe('the issuers a node accepts while the store moves its issuer', () => {
+  const NEW = 'https://auth.example.com';
+  beforeEach(async () => {
+    now = Date.UTC(2026, 0, 1);
+    store = new MemoryKeyStore();
+    ring = await KeyRing.load(store, ringOptions('ES256'));
+  });
+
+  const issuedAs = (iss: string, ttl = 300) => new TokenIssuer(ring, iss, [iss], clock, new EventHub()).issue(user, ttl);
+
+  it('reads a move it has not seen when a token of the new issuer comes (its copy over a second old)', async () => {
+    let record: IssuerRecord = { current: ISS };
+    const origins = new AcceptedIssuers({ issuer: ISS, audiences: [AUD], audiencesGiven: false }, async () => record, clock, record);
+    const v = new TokenVerifier(ring, origins, 5, clock);
+    await expect(v.verify(await issue())).resolves.toMatchObject({ iss: ISS });
+    await expect(v.verify(await issuedAs('https://elsewhere.example'))).rejects.toThrow(InvalidTokenError);
+    record = { current: NEW, previous: { issuer: ISS, until: now + 60_000 } };
+    now += 1001;
+    await expect(v.verify(await issuedAs(NEW))).resolves.toMatchObject({ iss: NEW });
+    await expect(v.verify(await issuedAs('https://elsewhere.example'))).rejects.toThrow(InvalidTokenError);
+  });
+
+  it('ends the issuer a store moved from when the move ends, for a token verified before too', async () => {
+    const record: IssuerRecord = { current: NEW, previous: { issuer: ISS, until: now + 60_000 } };
+    const origins = new AcceptedIssuers({ issuer: NEW, audiences: [NEW], audiencesGiven: false }, async () => record, clock, record);
+    const v = new TokenVerifier(ring, origins, 5, clock);
+    const old = await issue(3600);
+    await expect(v.verify(old)).resolves.toMatchObject({ iss: ISS });
+    expect(v.known(old)).toMatchObject({ iss: ISS });
+    now += 60_000;
+    expect(v.known(old)).toBeUndefined();
+    await expect(v.verify(old)).rejects.toThrow(InvalidTokenError);
+    await expect(v.verify(await issuedAs(NEW))).resolves.toMatchObject({ iss: NEW });
+  });
+
+  it('never waits for a store that does not answer: the copy it read holds', async () => {
+    const origins = new AcceptedIssuers({ issuer: NEW, audiences: [NEW], audiencesGiven: false }, () => new Promise<never>(() => {}), clock, { current: ISS });
+    const v = new TokenVerifier(ring, origins, 5, clock);
+    now += 5000;
+    await expect(v.verify(await issue())).resolves.toMatchObject({ iss: ISS });
+    await expect(v.verify(await issuedAs(NEW))).resolves.toMatchObject({ iss: NEW });
   });
 });

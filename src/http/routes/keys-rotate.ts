@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { actorOf } from '../../audit/audit-log.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
@@ -24,9 +25,8 @@ export function keysRotateRoute(app: TesseraApp, { audit, keys }: Pick<HttpServi
     audit.record(contextOf(request), {
       event: 'key_rotate',
       outcome: 'success',
-      username: actor.username,
-      uid: actor.uid,
-      reason: kid,
+      ...actorOf(actor),
+      target: `signing_key ${kid}`,
     });
     return { kid, alg, activates_at: activatesAt.toISOString() };
   });
