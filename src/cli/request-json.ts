@@ -49,7 +49,7 @@ export function requestJson(
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', (err: NodeJS.ErrnoException) => {
       const hint = /self.signed|unable to verify|certificate/i.test(err.message)
-        ? ' (a self-signed server? pass --ca <its cert.pem>, or --insecure)'
+        ? ' (a self-signed server? pass --ca <its cert.pem>, or -k (--insecure))'
         : '';
       reject(new CliError(`cannot reach ${url.origin}: ${err.message}${hint}`));
     });
