@@ -39,6 +39,7 @@ export type ErrorCode =
   | 'store_unavailable'
   | 'guard_unavailable'
   | 'not_ready'
+  | 'issuer_moved'
   | 'starting'
   | 'directory_unavailable'
   | 'illegal_fields_combination'
@@ -254,6 +255,13 @@ export class GuardUnavailableError extends RetryLaterError {
 export class NotReadyError extends RetryLaterError {
   constructor(message: string) {
     super('not_ready', message, 2);
+  }
+}
+
+/** The store's tokens moved to another issuer, and the move's overlap ended: this node's no longer count. */
+export class IssuerMovedError extends DomainError {
+  constructor(mine: string, current: string) {
+    super('issuer_moved', `This node issues tokens as ${mine}, which the cluster no longer accepts: it moved to ${current}. Log in through another node; its operator restarts it with --public-url ${current}`);
   }
 }
 

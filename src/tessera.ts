@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { AuditLog } from './audit/audit-log.js';
+import { AuditLog, START_CONTEXT } from './audit/audit-log.js';
 import { Callers } from './auth/callers.js';
 import { Logins } from './auth/logins.js';
 import { RealmChain } from './auth/realm-chain.js';
@@ -40,6 +40,7 @@ import { KeySealer } from './tokens/key-sealer.js';
 import { KyselyKeyStore } from './tokens/kysely-key-store.js';
 import { RevocationList } from './tokens/revocation-list.js';
 import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
+import type { Readiness } from './probes/readiness.js';
 import { AcceptedIssuers } from './tokens/accepted-issuers.js';
 import { readIssuer, type SettledIssuer, settleIssuer } from './tokens/store-issuer.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
@@ -98,7 +99,7 @@ export interface Tessera extends Accounts {
   /** Logins, refreshes and logouts. */
   logins: Logins;
   /** Which shared services answer now; for /readyz. */
-  readiness(): Promise<{ store: boolean; redis?: boolean }>;
+  readiness: Readiness;
   /** What this node learned of the store's issuer as it opened it (see settleIssuer). */
   issuer: SettledIssuer;
 }
@@ -120,20 +121,25 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const { db, users, revocations, chain, policy, audit } = core;
     const keys = await loadKeyRing(db, config, clock);
     const settled = await settleIssuer(db, config, clock);
+    if (settled.movedFrom) {
+      audit.record(START_CONTEXT, { event: 'issuer_move', outcome: 'success', target: 'issuer', reason: `from ${settled.movedFrom.issuer} to ${issuerOf(config)} (a start with another address)` });
+    }
     await revocations.start();
     keys.start();
     const [iss, aud] = [issuerOf(config), audiencesOf(config)];
-    const issuer = new TokenIssuer(keys, iss, aud, clock, events);
     const origins = new AcceptedIssuers({ issuer: iss, audiences: aud, audiencesGiven: config.audiences.length > 0 }, () => readIssuer(db), clock, await readIssuer(db));
+    const issuer = new TokenIssuer(keys, iss, aud, origins, clock, events);
     const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
     const callers = new Callers({ chain, verifier, revocations, events });
     const logins = new Logins({ chain, users, issuer, revocations, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
     const readiness = async () => {
+      origins.refresh(); // an idle node too learns of a move of the store's issuer
+      const issuerMovedTo = origins.movedTo(clock());
       const [store, redisUp] = await Promise.all([
         within(pingDatabase(db), READINESS_MS, () => new Error('no answer')).then(() => true, () => false),
         redis?.ping().then(() => true, () => false), // within the client's command timeout
       ]);
-      return { store, ...(redisUp !== undefined && { redis: redisUp }) };
+      return { store, ...(redisUp !== undefined && { redis: redisUp }), ...(issuerMovedTo && { issuerMovedTo }) };
     };
     const closeCore = core.close;
     const close = async () => {

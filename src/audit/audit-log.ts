@@ -9,6 +9,8 @@ export interface RequestContext {
 }
 
 export const CLI_CONTEXT: RequestContext = { ip: 'local', requestId: 'cli' };
+/** What a node does as it starts, of its own accord (a single node moving its store's issuer). */
+export const START_CONTEXT: RequestContext = { ip: 'local', requestId: 'start' };
 
 export type AuditEvent =
   | 'authorize'

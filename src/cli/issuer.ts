@@ -46,7 +46,7 @@ one after it is refused, as is one started with any other.
         const before = (await readIssuer(t.db)).current;
         if (before === to) return { before };
         const after = await moveIssuer(t.db, to, o.overlap * 1000, t.clock);
-        t.audit.record(CLI_CONTEXT, { event: 'issuer_move', outcome: 'success', target: 'issuer', changes: ['issuer'], ...(before && { reason: `from ${before}` }) });
+        t.audit.record(CLI_CONTEXT, { event: 'issuer_move', outcome: 'success', target: 'issuer', changes: ['issuer'], reason: `from ${before ?? '(none)'} to ${to}` });
         return { before, after };
       });
       if (!after) {

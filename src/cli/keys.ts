@@ -1,20 +1,14 @@
 import { Command, Option } from 'commander';
 import { DEFAULTS } from '../config/config.js';
-import { openDatabase } from '../store/database.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { loadKeyRing } from '../tessera.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import { SIGNING_ALGS, type SigningAlg } from '../tokens/signing-alg.js';
 import { addKeyOptions, addKeyRotationOptions, type SettingOptions } from './options.js';
-import { storeConfig } from './with-store.js';
+import { CLI_CONTEXT, withStore } from './with-store.js';
 
-async function withKeyRing<T>(o: SettingOptions, fn: (keys: KeyRing) => Promise<T>): Promise<T> {
-  const config = storeConfig(o);
-  const db = await openDatabase(config);
-  try {
-    return await fn(await loadKeyRing(db, config));
-  } finally {
-    await db.destroy();
-  }
+function withKeyRing<T>(o: SettingOptions, fn: (keys: KeyRing, audit: AuditLog) => Promise<T>): Promise<T> {
+  return withStore(o, async (t) => fn(await loadKeyRing(t.db, t.config), t.audit));
 }
 
 function keysRotateCommand(): Command {
@@ -27,7 +21,11 @@ function keysRotateCommand(): Command {
         .default(DEFAULTS.signingAlg),
     )
     .action(async (o: SettingOptions & { alg: SigningAlg }) => {
-      const { kid, alg, activatesAt } = await withKeyRing(o, (keys) => keys.rotate(o.alg));
+      const { kid, alg, activatesAt } = await withKeyRing(o, async (keys, audit) => {
+        const staged = await keys.rotate(o.alg);
+        audit.record(CLI_CONTEXT, { event: 'key_rotate', outcome: 'success', target: `signing_key ${staged.kid}` });
+        return staged;
+      });
       process.stderr.write(`Staged ${alg} key ${kid}: in the JWKS now, signs from ${activatesAt.toISOString()}\n`);
       process.stdout.write(`${kid}\n`);
     });

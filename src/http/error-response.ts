@@ -45,6 +45,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   store_unavailable: 503,
   guard_unavailable: 503,
   not_ready: 503,
+  issuer_moved: 503,
   starting: 503,
   directory_unavailable: 503,
   illegal_fields_combination: 400,

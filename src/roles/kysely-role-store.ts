@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { LastAdminError, RoleInUseError, UserAlreadyExistsError } from '../errors.js';
+import { LastAdminError, RoleInUseError, RoleNotFoundError, UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { serialized } from '../store/serialized.js';
@@ -7,7 +7,7 @@ import { countAdmins } from '../users/kysely-user-store.js';
 import { isRole } from '../access/management.js';
 import { usernameKey } from '../users/username.js';
 import type { Role } from './role.js';
-import type { RoleStore } from './role-store.js';
+import type { RoleGuard, RoleStore } from './role-store.js';
 
 const toRole = (row: { uid: number; name: string; management: string }): Role => ({
   uid: row.uid,
@@ -39,18 +39,20 @@ export class KyselyRoleStore implements RoleStore {
     return toRole(row);
   }
 
-  async update(uid: number, changes: { name?: string; management?: string }): Promise<void> {
+  async update(uid: number, changes: { name?: string; management?: string }, guard?: RoleGuard): Promise<boolean> {
     const set = {
       ...(changes.name !== undefined && { name: changes.name, name_key: usernameKey(changes.name) }),
       ...(changes.management !== undefined && { management: changes.management }),
     };
-    if (Object.keys(set).length === 0) return;
+    if (Object.keys(set).length === 0) return false;
     try {
       // A new management of a role its holders are admins through must leave the cluster an admin.
-      await serialized(this.db, async (trx) => {
+      return await serialized(this.db, async (trx) => {
+        const current = await this.guarded(trx, uid, guard);
         const admins = await countAdmins(trx);
         await trx.updateTable('roles').set(set).where('uid', '=', uid).execute();
         if (admins > 0 && (await countAdmins(trx)) === 0) throw new LastAdminError('change_last_admin_role_not_allowed');
+        return changes.management !== undefined && changes.management !== current.management;
       });
     } catch (err) {
       if (/unique|duplicate/i.test(String((err as Error).message))) {
@@ -60,8 +62,9 @@ export class KyselyRoleStore implements RoleStore {
     }
   }
 
-  async delete(uid: number): Promise<number[]> {
+  async delete(uid: number, guard?: RoleGuard): Promise<number[]> {
     return serialized(this.db, async (trx) => {
+      await this.guarded(trx, uid, guard);
       // In use: checked where it is given (a user's roles, a mapping), so that none is given it meanwhile.
       const holders = await this.holders(uid, trx);
       if (holders > 0) throw new RoleInUseError(holders);
@@ -72,6 +75,15 @@ export class KyselyRoleStore implements RoleStore {
       await trx.deleteFrom('roles').where('uid', '=', uid).execute();
       return held.map((r) => r.uid);
     });
+  }
+
+  /** The role as the transaction sees it, which the guard lets this change; RoleNotFoundError when it is gone. */
+  private async guarded(trx: Transaction<Database>, uid: number, guard?: RoleGuard): Promise<Role> {
+    const row = await trx.selectFrom('roles').select(['uid', 'name', 'management']).where('uid', '=', uid).executeTakeFirst();
+    if (!row) throw new RoleNotFoundError();
+    const role = toRole(row);
+    guard?.(role);
+    return role;
   }
 
   /** Local users holding the role (a directory user's roles come from its groups, through mappings). */

@@ -42,7 +42,10 @@ export class RoleService {
   async update(actor: Actor, uid: number, changes: { name?: string; management?: Management }, ctx: RequestContext, dryRun = false): Promise<Role> {
     const role = await this.get(uid);
     const name = changes.name === undefined ? undefined : validateName(changes.name);
-    if (role.management === 'admin' || changes.management === 'admin') this.assertMayGrant(actor, 'admin');
+    const mayChange = (r: Role) => {
+      if (r.management === 'admin' || changes.management === 'admin') this.assertMayGrant(actor, 'admin');
+    };
+    mayChange(role);
     if (name !== undefined && (await this.roles.nameTaken(name, uid))) throw nameTaken();
     const levelChanges = changes.management !== undefined && changes.management !== role.management;
     if (levelChanges && role.management === 'admin' && (await this.roles.holders(uid)) > 0) {
@@ -51,17 +54,20 @@ export class RoleService {
       if (adminsWithout < 1) throw new LastAdminError('change_last_admin_role_not_allowed');
     }
     if (dryRun) return role;
-    await this.roles.update(uid, { name, management: changes.management });
-    if (levelChanges) await this.users.revokeTokensOfRole(uid);
+    // Asked again in the store's transaction: an admin may have made it an admin role meanwhile.
+    if (await this.roles.update(uid, { name, management: changes.management }, mayChange)) await this.users.revokeTokensOfRole(uid);
     this.record(ctx, actor, 'role_update', role, Object.keys(changes));
     return this.get(uid);
   }
 
   async delete(actor: Actor, uid: number, ctx: RequestContext): Promise<void> {
     const role = await this.get(uid);
-    if (role.management === 'admin') this.assertMayGrant(actor, 'admin');
+    const mayDelete = (r: Role) => {
+      if (r.management === 'admin') this.assertMayGrant(actor, 'admin');
+    };
+    mayDelete(role);
     // In use by a user or an LDAP mapping: refused by the store, in the transaction that deletes it.
-    for (const holder of await this.roles.delete(uid)) await this.users.revokeTokens(holder); // directory users who held it
+    for (const holder of await this.roles.delete(uid, mayDelete)) await this.users.revokeTokens(holder); // directory users who held it
     this.record(ctx, actor, 'role_delete', role);
   }
 

@@ -14,9 +14,19 @@ const USERS_LOCK = 8_377_372;
  * transaction, so that two nodes doing the conflicting thing at once cannot both succeed.
  */
 export function serialized<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // Read committed whatever the server's default: each read after the lock sees what the previous holder committed
+    // (under repeatable read the snapshot would be taken before the lock is granted).
+    return db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${USERS_LOCK})`.execute(trx);
+        return work(trx);
+      });
+  }
   return db.transaction().execute(async (trx) => {
-    if (trx.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_advisory_xact_lock(${USERS_LOCK})`.execute(trx);
-    else await sql`update settings set value = value where key = '~users'`.execute(trx);
+    await sql`update settings set value = value where key = '~users'`.execute(trx);
     return work(trx);
   });
 }

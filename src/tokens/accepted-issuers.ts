@@ -14,14 +14,18 @@ export interface TokenOrigins {
   audiences(now: number): string[];
   /** Whether a token of this `iss` and `aud` is accepted now (checked on every use of a token verified before). */
   accepts(iss: string, aud: string | string[], now: number): boolean;
+  /** The store's issuer, when the store moved to it and this node's own is no longer accepted. */
+  movedTo(now: number): string | undefined;
 }
 
 /**
- * What a node accepts: the issuer and audiences it was started with, and the store's current
- * issuer and the one it moved from while that move lasts (`tessera issuer move`), read from
- * the store at most once a second, in the background (a store that is away holds up no token
- * check: the last copy holds). Without --audience a token's audience is its issuer's public
- * URL, so the store's issuers are accepted as audiences too; with --audience, only those.
+ * What a node accepts: the store's current issuer and the one it moved from while that move
+ * lasts (`tessera issuer move`) — its own among them, which a node started with the store's
+ * (settleIssuer) — read from the store at most once a second, in the background (a store
+ * that is away holds up no token check: the last copy holds). A node whose own issuer the
+ * store left behind accepts its own tokens no longer than the others do, and issues none
+ * (movedTo). Without --audience a token's audience is its issuer's public URL, so the
+ * store's issuers are accepted as audiences too; with --audience, only those.
  */
 export class AcceptedIssuers implements TokenOrigins {
   private readonly record: SettingCache<IssuerRecord>;
@@ -61,8 +65,13 @@ export class AcceptedIssuers implements TokenOrigins {
 
   issuers(now: number): string[] {
     const { current, previous } = this.known;
-    const all = [this.own.issuer, ...(current !== undefined ? [current] : []), ...(previous && previous.until > now ? [previous.issuer] : [])];
-    return [...new Set(all)];
+    if (current === undefined) return [this.own.issuer];
+    return previous && previous.until > now && previous.issuer !== current ? [current, previous.issuer] : [current];
+  }
+
+  movedTo(now: number): string | undefined {
+    const { current } = this.known;
+    return current !== undefined && !this.isIssuer(this.own.issuer, now) ? current : undefined;
   }
 
   audiences(now: number): string[] {
@@ -75,7 +84,8 @@ export class AcceptedIssuers implements TokenOrigins {
 
   private isIssuer(iss: string, now: number): boolean {
     const { current, previous } = this.known;
-    return iss === this.own.issuer || iss === current || (previous !== undefined && previous.until > now && iss === previous.issuer);
+    if (current === undefined) return iss === this.own.issuer;
+    return iss === current || (previous !== undefined && previous.until > now && iss === previous.issuer);
   }
 
   private isAudience(aud: string, now: number): boolean {

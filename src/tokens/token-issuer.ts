@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import type { Clock } from '../clock.js';
+import { IssuerMovedError } from '../errors.js';
 import type { EventHub } from '../events.js';
+import type { TokenOrigins } from './accepted-issuers.js';
 import type { User } from '../users/user.js';
 import type { TokenClaims } from './claims.js';
 import type { KeyRing } from './key-ring.js';
@@ -20,11 +22,16 @@ export class TokenIssuer {
     private readonly keys: KeyRing,
     private readonly issuer: string,
     private readonly audiences: readonly string[],
+    /** Whether this node's issuer is still one the store accepts (a move of the store's issuer may have left it behind). */
+    private readonly origins: Pick<TokenOrigins, 'refresh' | 'movedTo'>,
     private readonly clock: Clock,
     private readonly events: EventHub,
   ) {}
 
   async issue(user: User, ttlSeconds: number): Promise<string> {
+    this.origins.refresh();
+    const movedTo = this.origins.movedTo(this.clock());
+    if (movedTo) throw new IssuerMovedError(this.issuer, movedTo);
     const { kid, alg, privatePem } = this.keys.signingKey();
     let sign = this.signers.get(kid);
     if (!sign) {

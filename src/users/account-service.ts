@@ -25,7 +25,7 @@ import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
 import type { AuthMethod, User } from './user.js';
 import type { Role } from '../access/management.js';
-import type { CredentialStore, ProfileChanges, UserProfile, UserStore } from './user-store.js';
+import type { CredentialStore, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
 import { isEmail, usernameKey, validateEmail, validateName } from './username.js';
 
 
@@ -77,8 +77,11 @@ export interface AccountDeps {
   identities: Identities;
 }
 
-/** Alert preferences: what every user may change of itself (with name and password). */
-const OWN_FIELDS = new Set(['name', 'password', 'old_password', 'email_alerts', 'cluster_email_alerts', 'bdbs_email_alerts']);
+/**
+ * What every user may change of itself: its password and alert preferences. Not its name or
+ * email (logins: a rename refused as taken would tell who may not see users that a name exists).
+ */
+const OWN_FIELDS = new Set(['password', 'old_password', 'email_alerts', 'cluster_email_alerts', 'bdbs_email_alerts']);
 
 /**
  * Users and their passwords: who may change whom, the policy on new passwords, the last
@@ -128,12 +131,15 @@ export class AccountService {
 
   /** Changes what the request names; with `dryRun` checks everything and changes nothing. */
   async update(actor: Actor | null, uid: number, changes: AccountChanges, ctx: RequestContext, dryRun = false): Promise<User> {
-    const target = localOnly(await this.mustGet(uid));
     const self = actor?.uid === uid;
     const named = Object.keys(changes).filter((k) => changes[k as keyof AccountChanges] !== undefined);
-    if (self && actor && !holds(actor.rights, 'update_user') && named.some((k) => !OWN_FIELDS.has(k))) {
-      throw new UnauthorizedActionError('You may change your own name, alert settings and password, nothing else');
+    const manager = actor === null || holds(actor.rights, 'update_user');
+    // Who may not manage users learns nothing of another uid (not even whether it exists) and changes little of its own.
+    if (!self && !manager) throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user');
+    if (self && !manager && named.some((k) => !OWN_FIELDS.has(k))) {
+      throw new UnauthorizedActionError('You may change your own password and alert settings; your name and email are changed by who manages users');
     }
+    const target = localOnly(await this.mustGet(uid));
     if (!self) this.assertMayManage(actor, target);
     const profile: ProfileChanges = {};
     if (changes.name !== undefined) profile.name = changes.name === null ? null : validateName(changes.name);
@@ -170,8 +176,9 @@ export class AccountService {
       await this.checkCandidate(target, changes.password);
     }
     if (dryRun) return target;
+    // The profile first: what it may refuse (a name taken meanwhile, the last admin) leaves the password as it was.
+    await this.deps.users.updateProfile(uid, profile, this.guardFor(actor, target));
     if (changes.password !== undefined) await this.writeNewPassword(actor, target, changes.password, ctx);
-    await this.deps.users.updateProfile(uid, profile);
     const changed = named.filter((k) => k !== 'password' && k !== 'old_password');
     if (changed.length > 0) this.audit(ctx, actor, target, { event: 'user_update', changes: changed });
     return this.mustGet(uid);
@@ -183,7 +190,7 @@ export class AccountService {
     if (target.rights.includes('admin') && (await this.deps.users.countAdmins()) <= 1) {
       throw new LastAdminError('delete_last_admin_not_allowed');
     }
-    await this.deps.users.delete(uid);
+    await this.deps.users.delete(uid, this.guardFor(actor, target));
     this.audit(ctx, actor, target, { event: 'user_delete' });
   }
 
@@ -232,7 +239,7 @@ export class AccountService {
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await this.checkCandidate(target, password);
     const byAnother = actor?.uid !== target.uid;
-    await this.deps.users.addPassword(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()), byAnother);
+    await this.deps.users.addPassword(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()), byAnother, this.guardFor(actor, target));
     this.audit(ctx, actor, target, { event: 'password_add' });
   }
 
@@ -244,7 +251,7 @@ export class AccountService {
     const { stored: match } = await matchPassword(this.deps.hasher, passwords, password);
     if (!match) throw new InvalidRequestError('old_password is not one of the user\'s passwords');
     if (passwords.length <= 1) throw new CannotDeleteLastPasswordError();
-    await this.deps.users.deletePassword(target.uid, match.id);
+    await this.deps.users.deletePassword(target.uid, match.id, this.guardFor(actor, target));
     this.audit(ctx, actor, target, { event: 'password_delete' });
   }
 
@@ -293,6 +300,15 @@ export class AccountService {
     }
   }
 
+  /**
+   * The rule about whom, asked again by the store of the user as it is when the change is
+   * written: checked first on a read made before the password hashing, it could miss a
+   * promotion to admin made meanwhile on another node.
+   */
+  private guardFor(actor: Actor | null, target: User): UserGuard | undefined {
+    return actor && actor.uid !== target.uid ? (current) => this.assertMayManage(actor, current) : undefined;
+  }
+
   /** Only an admin grants admin rights, directly or through a role. */
   assertMayGrant(actor: Actor | null, levels: readonly Role[]): void {
     if (levels.includes('admin') && actor !== null && !actor.rights.includes('admin')) {
@@ -323,7 +339,7 @@ export class AccountService {
   }
 
   private async writeNewPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
-    await this.deps.users.replacePasswords(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()));
+    await this.deps.users.replacePasswords(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()), this.guardFor(actor, target));
     await this.deps.lockout.unlock(target);
     this.audit(ctx, actor, target, { event: 'password_change' });
   }

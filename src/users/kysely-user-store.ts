@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
-import { EmailAlreadyExistsError, LastAdminError, UserAlreadyExistsError } from '../errors.js';
+import { EmailAlreadyExistsError, LastAdminError, UserAlreadyExistsError, UserNotFoundError } from '../errors.js';
 import { serialized } from '../store/serialized.js';
 import { rightsFrom } from '../access/management.js';
 import type { Db } from '../store/database.js';
@@ -8,7 +8,7 @@ import type { Database, UsersTable } from '../store/schema.js';
 import { AUTH_METHODS, type AuthMethod, type User } from './user.js';
 import { isRole, type Role } from '../access/management.js';
 import type { EventHub } from '../events.js';
-import type { CredentialStore, DirectoryAccount, NewUser, ProfileChanges, UserProfile, UserStore } from './user-store.js';
+import type { CredentialStore, DirectoryAccount, NewUser, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
 import { usernameKey } from './username.js';
 
 const COLUMNS = [
@@ -170,7 +170,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     if (current) {
       if (sameSet(account.roleUids, current.roleUids) && current.directoryKey === account.directoryKey) return current;
       // Its groups changed: new roles, and the tokens issued with the old ones end.
-      await this.revoking(current.uid, async (trx) => {
+      await this.revoking(current.uid, {}, async (trx) => {
         await trx.updateTable('users').set({ directory_key: account.directoryKey }).where('uid', '=', current.uid).execute();
         await this.setRoles(trx, current.uid, account.roleUids);
       });
@@ -244,17 +244,13 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return logins.name !== null && held.has(keyOf(logins.name)) ? ('name' as const) : ('email' as const);
   }
 
-  async delete(uid: number): Promise<boolean> {
-    return this.revoking(
-      uid,
-      async (trx) => {
-        await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
-        await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
-        const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
-        return result.numDeletedRows > 0n;
-      },
-      'delete_last_admin_not_allowed',
-    );
+  async delete(uid: number, guard?: UserGuard): Promise<boolean> {
+    return this.revoking(uid, { lastAdmin: 'delete_last_admin_not_allowed', guard }, async (trx) => {
+      await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
+      await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
+      const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
   }
 
   async recordLogin(uid: number, at: Date): Promise<void> {
@@ -267,35 +263,34 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     this.events.emit('userChanged', uid);
   }
 
-  async updateProfile(uid: number, changes: ProfileChanges): Promise<void> {
-    const current = await this.getByUid(uid);
-    if (!current) return;
-    const sameRoles = changes.roleUids === undefined || sameSet(changes.roleUids, current.roleUids);
-    // New rights, or a new certificate subject (what proves who it is): its tokens end.
-    const newSubject = changes.certificateSubjectLine !== undefined && changes.certificateSubjectLine !== current.certificateSubjectLine;
-    const revokes = (changes.role !== undefined && changes.role !== current.role) || !sameRoles || newSubject;
-    const change = async (trx: Transaction<Database>) => {
-      const name = changes.name === undefined ? current.name : changes.name;
-      const email = changes.email === undefined ? current.email : changes.email;
-      const taken = await this.takenLogins({ name: changes.name ?? null, email: changes.email ?? null }, uid, trx);
-      if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
-      const first = (name ?? email)!;
-      await trx
-        .updateTable('users')
-        .set({ ...profileColumns(changes), username: first, username_key: usernameKey(first) })
-        .where('uid', '=', uid)
-        .execute();
-      if (!sameRoles) await this.setRoles(trx, uid, changes.roleUids!);
-    };
+  async updateProfile(uid: number, changes: ProfileChanges, guard?: UserGuard): Promise<void> {
+    let revoked = false;
     try {
-      if (revokes) await this.revoking(uid, change, 'change_last_admin_role_not_allowed');
-      else {
-        await serialized(this.db, change);
-        this.events.emit('userChanged', uid);
-      }
+      await serialized(this.db, async (trx) => {
+        const current = await this.guarded(trx, uid, guard);
+        const sameRoles = changes.roleUids === undefined || sameSet(changes.roleUids, current.roleUids);
+        // New rights, or a new certificate subject (what proves who it is): its tokens end.
+        const newSubject = changes.certificateSubjectLine !== undefined && changes.certificateSubjectLine !== current.certificateSubjectLine;
+        revoked = (changes.role !== undefined && changes.role !== current.role) || !sameRoles || newSubject;
+        const admins = revoked ? await countAdmins(trx) : 0;
+        const taken = await this.takenLogins({ name: changes.name ?? null, email: changes.email ?? null }, uid, trx);
+        if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
+        const first = ((changes.name === undefined ? current.name : changes.name) ?? (changes.email === undefined ? current.email : changes.email))!;
+        await trx
+          .updateTable('users')
+          .set({ ...profileColumns(changes), username: first, username_key: usernameKey(first) })
+          .where('uid', '=', uid)
+          .execute();
+        if (!sameRoles) await this.setRoles(trx, uid, changes.roleUids!);
+        if (!revoked) return;
+        if (admins > 0 && (await countAdmins(trx)) === 0) throw new LastAdminError('change_last_admin_role_not_allowed');
+        await this.raiseEpoch(trx, uid);
+      });
     } catch (err) {
       throw loginTaken(err);
     }
+    if (revoked) this.announceRevoked(uid);
+    else this.events.emit('userChanged', uid);
   }
 
   async lock(uid: number, until: Date, now: Date): Promise<boolean> {
@@ -320,7 +315,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async revokeTokens(uid: number): Promise<void> {
-    await this.revoking(uid, async () => {});
+    await this.revoking(uid, {}, async () => {});
   }
 
   async revokeTokensOfRole(roleUid: number): Promise<void> {
@@ -372,8 +367,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return created;
   }
 
-  async replacePasswords(uid: number, passwordHash: string, issuedAt: Date): Promise<void> {
-    await this.revoking(uid, async (trx) => {
+  async replacePasswords(uid: number, passwordHash: string, issuedAt: Date, guard?: UserGuard): Promise<void> {
+    await this.revoking(uid, { guard }, async (trx) => {
       await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
       await this.insertPassword(trx, uid, passwordHash, issuedAt);
       await trx
@@ -389,13 +384,13 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     });
   }
 
-  async addPassword(uid: number, passwordHash: string, at: Date, revoke = false): Promise<void> {
-    if (revoke) await this.revoking(uid, (trx) => this.insertPassword(trx, uid, passwordHash, at));
+  async addPassword(uid: number, passwordHash: string, at: Date, revoke = false, guard?: UserGuard): Promise<void> {
+    if (revoke) await this.revoking(uid, { guard }, (trx) => this.insertPassword(trx, uid, passwordHash, at));
     else await this.insertPassword(this.db, uid, passwordHash, at);
   }
 
-  async deletePassword(uid: number, passwordId: number): Promise<void> {
-    await this.revoking(uid, (trx) =>
+  async deletePassword(uid: number, passwordId: number, guard?: UserGuard): Promise<void> {
+    await this.revoking(uid, { guard }, (trx) =>
       trx.deleteFrom('user_passwords').where('uid', '=', uid).where('id', '=', passwordId).execute(),
     );
   }
@@ -416,23 +411,40 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   /**
    * Runs a change in one serialized transaction with the token-epoch raise and a revocation
    * event that other processes read, then tells this process. `lastAdmin`: the change must not
-   * leave the cluster without an admin (checked after it, in the same transaction).
+   * leave the cluster without an admin (checked after it, in the same transaction); `guard`:
+   * who asks may still change the user as it is now.
    */
-  private async revoking<T>(uid: number, change: (trx: Transaction<Database>) => Promise<T>, lastAdmin?: LastAdminCode): Promise<T> {
+  private async revoking<T>(uid: number, options: { lastAdmin?: LastAdminCode; guard?: UserGuard }, change: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    const { lastAdmin, guard } = options;
     const result = await serialized(this.db, async (trx) => {
+      if (guard) await this.guarded(trx, uid, guard);
       const admins = lastAdmin && (await countAdmins(trx));
       const value = await change(trx);
       if (lastAdmin && admins && (await countAdmins(trx)) === 0) throw new LastAdminError(lastAdmin);
-      await trx
-        .updateTable('users')
-        .set((eb) => ({ token_epoch: eb('token_epoch', '+', 1) }))
-        .where('uid', '=', uid)
-        .execute();
-      await trx.insertInto('revocations').values({ uid, created_at: new Date().toISOString() }).execute();
+      await this.raiseEpoch(trx, uid);
       return value;
     });
     this.announceRevoked(uid);
     return result;
+  }
+
+  /** Ends the user's tokens: its epoch up, and a revocation event that other processes read. */
+  private async raiseEpoch(trx: Transaction<Database>, uid: number): Promise<void> {
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ token_epoch: eb('token_epoch', '+', 1) }))
+      .where('uid', '=', uid)
+      .execute();
+    await trx.insertInto('revocations').values({ uid, created_at: new Date().toISOString() }).execute();
+  }
+
+  /** The user as the transaction sees it, which the guard lets this change; UserNotFoundError when it is gone. */
+  private async guarded(trx: Transaction<Database>, uid: number, guard?: UserGuard): Promise<User> {
+    const row = await this.selectUsers(trx).where('uid', '=', uid).executeTakeFirst();
+    if (!row) throw new UserNotFoundError();
+    const user = toUser(row);
+    guard?.(user);
+    return user;
   }
 
   private announceRevoked(uid: number): void {

@@ -40,6 +40,12 @@ export interface DirectoryAccount {
 }
 
 /**
+ * Who may change a user, asked again of the user as the store has it, in the transaction
+ * that changes it: a change made meanwhile on another node (a promotion to admin) counts.
+ */
+export type UserGuard = (current: User) => void;
+
+/**
  * Reads and writes users; never sees password hashes. Every change that must end a user's
  * tokens (delete, a change of role or roles, of what proves who it is) raises the user's
  * token epoch in the same write, and is announced (`tokensRevoked`, then `userChanged`)
@@ -72,11 +78,15 @@ export interface UserStore {
   revokeCertificateUsers(): Promise<void>;
   /** Which of these logins another user than `exceptUid` has: 'name' or 'email' of the given ones. */
   takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<'name' | 'email' | undefined>;
-  delete(uid: number): Promise<boolean>;
+  delete(uid: number, guard?: UserGuard): Promise<boolean>;
   recordLogin(uid: number, at: Date): Promise<void>;
   expirePassword(uid: number, at: Date): Promise<void>;
-  /** Throws UserAlreadyExistsError when a name, email or certificate subject is taken; a new certificate subject ends the tokens. */
-  updateProfile(uid: number, changes: ProfileChanges): Promise<void>;
+  /**
+   * Throws UserAlreadyExistsError when a name, email or certificate subject is taken; new rights
+   * or a new certificate subject end the tokens (never the last admin's rights, 406). What
+   * changes is decided on the user as the transaction reads it.
+   */
+  updateProfile(uid: number, changes: ProfileChanges, guard?: UserGuard): Promise<void>;
   /** Locks a user that is not locked at `now`; false when it already was. */
   lock(uid: number, until: Date, now: Date): Promise<boolean>;
   /** Lifts a lock; failures counted before `at` no longer count, in any process. */
@@ -96,11 +106,11 @@ export interface CredentialStore {
   /** Throws UserAlreadyExistsError (name_already_exists, email_already_exists) when a login is taken. */
   create(user: NewUser): Promise<User>;
   /** One new password instead of all: new issue date, expiry and lock lifted, tokens ended. */
-  replacePasswords(uid: number, passwordHash: string, issuedAt: Date): Promise<void>;
+  replacePasswords(uid: number, passwordHash: string, issuedAt: Date, guard?: UserGuard): Promise<void>;
   /** A further password that works beside the others (rotation); `revoke`: and the user's tokens end (someone else gave it). */
-  addPassword(uid: number, passwordHash: string, at: Date, revoke?: boolean): Promise<void>;
+  addPassword(uid: number, passwordHash: string, at: Date, revoke?: boolean, guard?: UserGuard): Promise<void>;
   /** Removes one password and ends the user's tokens. */
-  deletePassword(uid: number, passwordId: number): Promise<void>;
+  deletePassword(uid: number, passwordId: number, guard?: UserGuard): Promise<void>;
   /** The same password hashed with new parameters. */
   replaceHash(passwordId: number, passwordHash: string): Promise<void>;
 }

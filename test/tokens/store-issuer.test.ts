@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type TesseraApp } from '../../src/app.js';
 import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
@@ -40,9 +41,10 @@ interface Node {
 }
 
 /** A node of the store with a clock of its own (this many seconds ahead), reached at this port unless told its public URL. */
-async function node(where: Where, port: number, publicUrl?: string, ahead = 0): Promise<Node> {
+async function node(where: Where, port: number, publicUrl?: string, ahead = 0, logger?: Logger): Promise<Node> {
   let now = Date.now() + ahead * 1000;
-  const tessera = await openTessera(makeConfig({ ...where, argon2: FAST_ARGON2, listen: { host: '127.0.0.1', port }, ...(publicUrl && { publicUrl }) }), { clock: () => now });
+  const config = makeConfig({ ...where, argon2: FAST_ARGON2, listen: { host: '127.0.0.1', port }, ...(publicUrl && { publicUrl }) });
+  const tessera = await openTessera(config, { clock: () => now, logger });
   const app = buildApp(tessera);
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= app.close().then(() => tessera.close()));
@@ -103,6 +105,13 @@ describe('one issuer per store', () => {
     expect(await usersWith(c, fromA)).toBe(401); // verified (and cached) before: refused once the overlap ends
     expect((await call(as(c), 'GET', '/v1/users', { auth: fromA })).body.error_code).toBe('invalid_token');
     expect(await usersWith(a, fromC)).toBe(200);
+    // A node still on the old address accepts its own tokens no longer than the others, issues none, and is not ready.
+    expect(await usersWith(a, fromA)).toBe(401);
+    const refused = await call(as(a), 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'root-password' } });
+    expect([refused.status, refused.body.error_code]).toEqual([503, 'issuer_moved']);
+    expect(refused.body.message).toContain(`restarts it with --public-url ${NEW}`);
+    expect((await a.tessera.readiness()).issuerMovedTo).toBe(NEW);
+    expect((await c.tessera.readiness()).issuerMovedTo).toBeUndefined();
     await expect(node(where, 9005, OLD, 3601)).rejects.toThrow(/issued as https:\/\/tessera\.example\.com, and this node would issue them as https:\/\/auth\.example\.com/);
   });
 
@@ -112,7 +121,11 @@ describe('one issuer per store', () => {
     await first.tessera.accounts.create(null, { username: 'root', password: 'root-password', role: 'admin' }, CLI_CONTEXT);
     const old = await token(first);
     await first.close();
-    const moved = await node(where, 9002);
+    const lines: string[] = [];
+    const moved = await node(where, 9002, undefined, 0, pino({}, { write: (line: string) => void lines.push(line) }));
+    expect(lines.map((l) => JSON.parse(l)).filter((r) => r.audit)).toEqual([
+      expect.objectContaining({ audit: 'issuer_move', target: 'issuer', reason: 'from https://127.0.0.1:9001 to https://127.0.0.1:9002 (a start with another address)', request_id: 'start' }),
+    ]);
     expect(moved.tessera.issuer.movedFrom).toEqual({ issuer: 'https://127.0.0.1:9001', until: expect.any(Number) });
     expect(await usersWith(moved, old)).toBe(200);
     moved.advance(86_401);

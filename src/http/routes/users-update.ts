@@ -6,7 +6,7 @@ import { contextOf } from '../request-context.js';
 import { CALLER, DryRunQuery, UidParams, UpdateUserBody, UserView } from '../schemas.js';
 import { toUserView } from '../../users/user-view.js';
 
-/** PUT /v1/users/{uid}: who may manage users changes anyone; users their own name, alerts and password. */
+/** PUT /v1/users/{uid}: who may manage users changes anyone; users their own password and alerts. */
 export function usersUpdateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>): void {
   app.put(
     '/v1/users/:uid',
@@ -14,7 +14,7 @@ export function usersUpdateRoute(app: TesseraApp, { accounts, clock, policy }: P
       config: { access: 'caller', errors: [...USER_CHANGE_ERRORS, 'password_not_complex', 'new_password_same_as_current', 'name_already_exists', 'email_already_exists', 'change_last_admin_role_not_allowed'] },
       schema: {
         tags: ['users'],
-        summary: 'Change a user: anyone for update_user (admin, user_manager); yourself: name, alerts, password',
+        summary: 'Change a user: anyone for update_user (admin, user_manager); yourself: password and alerts',
         description:
           'Changing your own password with Basic credentials needs nothing more (they prove the current one); ' +
           'with a token, give old_password too.',
