@@ -133,8 +133,11 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
     uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'dave', password: 'dave-pw-1' } }));
     const mallory = await t.addUser('mallory', 'mallory-password', 'none');
     for (const name of ['dave', 'Dave', 'bob', 'BOB']) {
-      const rename = await call(t, 'PUT', `/v1/users/${mallory}`, { auth: t.basic('mallory', 'mallory-password'), body: { name } });
+      const rename = await call(t, 'PUT', `/v1/users/${mallory}`, { auth: admin, body: { name } });
       expect([rename.status, rename.body.error_code], name).toEqual([409, 'name_already_exists']);
+      // mallory itself may not rename itself, and learns nothing of who exists by trying.
+      const own = await call(t, 'PUT', `/v1/users/${mallory}?dry_run=true`, { auth: t.basic('mallory', 'mallory-password'), body: { name } });
+      expect([own.status, own.body.error_code], name).toEqual([403, 'unauthorized_action']);
       const create = await call(t, 'POST', '/v1/users', { auth: admin, body: { name, password: 'a-long-password-1', role: 'db_viewer' } });
       expect([create.status, create.body.error_code], name).toEqual([409, 'name_already_exists']);
     }

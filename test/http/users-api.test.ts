@@ -94,9 +94,18 @@ describe('PUT /v1/users/{uid}', () => {
     expect(res.body).toMatchObject({ role: 'db_member', name: 'Vi' });
   });
 
-  it('lets users change their own name, and their password with the current one, but not their role', async () => {
+  it('lets users change their own password with the current one, and alerts, but not their name (a login) or role, nor learn of other uids', async () => {
     const viewer = await login(t, 'viewer', 'viewer-password');
-    expect((await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { name: 'Me' } })).body.name).toBe('Me');
+    expect((await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { email_alerts: false } })).body.email_alerts).toBe(false);
+    // A rename refused as taken would tell whoever tries that a name exists: the name is changed by who manages users.
+    for (const name of ['Me', 'root']) {
+      const renamed = await call(t, 'PUT', `/v1/users/${ids.viewer}?dry_run=true`, { auth: viewer, body: { name } });
+      expect([renamed.status, renamed.body.error_code], name).toEqual([403, 'unauthorized_action']);
+    }
+    for (const uid of [ids.root, 9999]) {
+      const other = await call(t, 'PUT', `/v1/users/${uid}`, { auth: viewer, body: { email_alerts: true } });
+      expect([other.status, other.body.error_code], String(uid)).toEqual([403, 'unauthorized_action']);
+    }
     const role = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { role: 'admin' } });
     expect(role.status).toBe(403);
     expect(role.body.error_code).toBe('unauthorized_action');
@@ -109,8 +118,7 @@ describe('PUT /v1/users/{uid}', () => {
     expect(ok.status).toBe(200);
     // The change ended every token of the user, the one it was made with included.
     expect((await call(t, 'GET', `/v1/users/${ids.viewer}`, { auth: viewer })).status).toBe(401);
-    // The name is a login: the viewer now logs in as "Me".
-    const again = await login(t, 'me', 'viewer-password-2');
+    const again = await login(t, 'viewer', 'viewer-password-2');
     expect((await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: again, body: { name: 'x' } })).status).toBe(403);
   });
 
