@@ -13,7 +13,7 @@ import { VerifiedCredentials } from './auth/verified-credentials.js';
 import { CertificateTrust } from './certs/certificate-trust.js';
 import { TrustedCa } from './certs/trusted-ca.js';
 import { type Clock, systemClock } from './clock.js';
-import { audiencesOf, type Config, ConfigError, issuerOf, masterKeyBytes } from './config/config.js';
+import { audiencesOf, type Config, ConfigError, issuerOf, masterKeyBytes, publicUrlOf } from './config/config.js';
 import { within } from './deadline.js';
 import { EventHub } from './events.js';
 import { Admission } from './guard/admission.js';
@@ -45,6 +45,13 @@ import { AcceptedIssuers } from './tokens/accepted-issuers.js';
 import { readIssuer, type SettledIssuer, settleIssuer } from './tokens/store-issuer.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
+import { SamlStore } from './sso/saml-store.js';
+import { REQUEST_MS, ServiceProvider } from './sso/service-provider.js';
+import { SsoCertificates } from './sso/sso-certificates.js';
+import { SsoService } from './sso/sso-service.js';
+import { SsoSettings } from './sso/sso-settings.js';
+import { SsoSignIn } from './sso/sso-sign-in.js';
+import { SsoRealm } from './auth/realms/sso-realm.js';
 import { AccountService } from './users/account-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
@@ -86,6 +93,11 @@ export interface Accounts {
   ldapMappings: LdapMappingService;
   /** The CAs client certificates must chain to (mtls_trusted_ca). */
   certificateTrust: CertificateTrust;
+  /** SSO's settings and certificates (/v1/cluster/sso). */
+  sso: SsoService;
+  /** What SSO keeps in the store (requests, assertions used, sign-in codes, sessions). */
+  samlStore: SamlStore;
+  serviceProvider: ServiceProvider;
   close(): Promise<void>;
 }
 
@@ -98,6 +110,8 @@ export interface Tessera extends Accounts {
   callers: Callers;
   /** Logins, refreshes and logouts. */
   logins: Logins;
+  /** SSO sign-ins of the console: to the identity provider, its answer into a one-time code, the code for a token. */
+  ssoSignIn: SsoSignIn;
   /** Which shared services answer now; for /readyz. */
   readiness: Readiness;
   /** What this node learned of the store's issuer as it opened it (see settleIssuer). */
@@ -132,6 +146,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
     const callers = new Callers({ chain, verifier, revocations, events });
     const logins = new Logins({ chain, users, issuer, revocations, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
+    const ssoSignIn = new SsoSignIn({ logins, provider: core.serviceProvider, store: core.samlStore, users, issuer, clock });
     const readiness = async () => {
       origins.refresh(); // an idle node too learns of a move of the store's issuer
       const issuerMovedTo = origins.movedTo(clock());
@@ -147,7 +162,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       await closeCore();
       redis?.disconnect();
     };
-    return { ...core, keys, revocationFeed: new KyselyRevocationStore(db), callers, logins, readiness, close, issuer: settled };
+    return { ...core, keys, revocationFeed: new KyselyRevocationStore(db), callers, logins, ssoSignIn, readiness, close, issuer: settled };
   } catch (err) {
     await core?.close();
     redis?.disconnect();
@@ -180,11 +195,16 @@ async function openCore(config: Config, options: OpenOptions, events: EventHub, 
     const passedOver = new PassedOver();
     const trustedCa = new TrustedCa(db, clock);
     await seedTrustedCa(trustedCa, config, options.logger);
+    const ssoSettings = new SsoSettings(db, clock);
+    const ssoCertificates = new SsoCertificates(db, sealerOf(config), clock);
+    const samlStore = new SamlStore(db, clock, REQUEST_MS);
+    const serviceProvider = new ServiceProvider(ssoSettings, ssoCertificates, samlStore, publicUrlOf(config), clock);
     const chain = new RealmChain({
       realms: [
-        new LocalRealm(users, hasher),
+        new LocalRealm(users, hasher, ssoSettings),
         new LdapRealm(ldapSettings, ldapMappings, users, passedOver, events, clock),
         new CertificateRealm(policy, trustedCa, users, clock),
+        new SsoRealm(ssoSettings, serviceProvider, users, roleStore, samlStore, clock),
       ],
       ...{ users, userReads, revocations, policy, hasher, audit, events, clock, lockout },
       verified: new VerifiedCredentials(config.authCacheSeconds, clock),
@@ -197,12 +217,13 @@ async function openCore(config: Config, options: OpenOptions, events: EventHub, 
       await db.destroy();
     };
     return {
-      ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, close },
+      ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, samlStore, serviceProvider, close },
       accounts: new AccountService({ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain }),
       roles: new RoleService(roleStore, users, audit),
       cluster: new ClusterSettings(policy, users, audit),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),
       certificateTrust: new CertificateTrust(trustedCa, users, audit),
+      sso: new SsoService(ssoSettings, ssoCertificates, serviceProvider, users, audit, publicUrlOf(config)),
     };
   } catch (err) {
     await db.destroy();

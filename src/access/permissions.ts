@@ -26,6 +26,12 @@ export const PERMISSIONS = {
   update_ldap_mapping: ['admin'],
   delete_ldap_mapping: ['admin'],
   /**
+   * SSO (8.0.6+), as the product's permissions table gives them (its SSO requests page says
+   * user_manager may also configure; the table, corrected later, says admin only).
+   */
+  view_sso: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer'],
+  config_sso: ['admin'],
+  /**
    * Tessera's: another user's passwords through /v1/users/password (add, replace, delete), as
    * the product allows only admins ("you can only rotate passwords for your account"); a
    * user_manager sets a user's password with PUT /v1/users/{uid} (update_user).

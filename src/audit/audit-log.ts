@@ -39,7 +39,11 @@ export type AuditEvent =
   | 'ldap_mapping_update'
   | 'ldap_mapping_delete'
   | 'trusted_ca_update'
-  | 'trusted_ca_delete';
+  | 'trusted_ca_delete'
+  | 'sso_update'
+  | 'sso_delete'
+  | 'sso_certificate_update'
+  | 'sso_certificate_delete';
 
 /**
  * One shape for every event: who acted (`actor_uid`, `actor`: the user whose credentials

@@ -1,8 +1,12 @@
 import { InvalidRequestError, MissingCredentialsError } from '../errors.js';
-import type { PasswordProof, Proof } from './realms/realm.js';
+import type { CertificateProof, PasswordProof } from './realms/realm.js';
 
-/** Credentials as a request presents them, read once: a token, or a proof for a realm (a password, a client certificate). */
-export type Presented = Proof | { kind: 'token'; token: string };
+/**
+ * Credentials as a request presents them, read once: a token, or a proof for a realm (a
+ * password, a client certificate). An identity provider's answer is none: it is posted to
+ * the SSO consumer only.
+ */
+export type Presented = PasswordProof | CertificateProof | { kind: 'token'; token: string };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -5,7 +5,7 @@ import { AccountLockedError, CertificateRefusedError, type DomainError, InvalidT
 import type { PolicyService } from '../policy/policy-service.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
-import { isLocked, isPasswordExpired, realmOf, unlocksInSeconds } from '../users/user.js';
+import { isLocked, isPasswordExpired, realmOf, unlocksInSeconds, type User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import type { Principal } from './principal.js';
 import type { RealmChain } from './realm-chain.js';
@@ -32,7 +32,6 @@ export class Logins {
    * cluster takes certificates, else `none` (what the wire format asks for).
    */
   async authorize(proof: Proof | undefined, ttlSeconds: number, ctx: RequestContext, none?: DomainError): Promise<string> {
-    const { chain, users, issuer, audit, clock } = this.deps;
     // A certificate where the cluster takes none is no credentials at all.
     if (!proof || (proof.kind === 'certificate' && !(await this.deps.policy.get()).mtls_certificate_authentication)) {
       if ((await this.deps.policy.get()).mtls_certificate_authentication) {
@@ -40,11 +39,17 @@ export class Logins {
       }
       throw none ?? new MissingCredentialsError();
     }
+    return this.deps.issuer.issue(await this.prove(proof, ctx), ttlSeconds);
+  }
+
+  /** A login's proof checked by the chain, the login recorded and audited: the user it proves (a token is the caller's to issue). */
+  async prove(proof: Proof, ctx: RequestContext): Promise<User> {
+    const { chain, users, audit, clock } = this.deps;
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
     const { user, realm } = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
     await deadline.race(users.recordLogin(user.uid, new Date(clock())), () => new StoreUnavailableError('no answer within the login deadline'));
     audit.record(ctx, { event: 'authorize', outcome: 'success', ...actorOf(user), uid: user.uid, username: user.username, realm, ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }) });
-    return issuer.issue(user, ttlSeconds);
+    return user;
   }
 
   /** POST /v1/users/refresh_jwt: a valid token of a user who may still log in — as its realm sees it now — renewed. */

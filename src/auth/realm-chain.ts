@@ -8,6 +8,7 @@ import {
   InvalidCredentialsError,
   MissingCredentialsError,
   PasswordExpiredError,
+  SsoRefusedError,
   StoreUnavailableError,
   TryAgainError,
 } from '../errors.js';
@@ -22,7 +23,7 @@ import { isLocked, isPasswordExpired, realmOf, unlocksInSeconds, type User } fro
 import type { UserReadCache } from '../users/user-read-cache.js';
 import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
-import type { CertificateProof, PasswordProof, Proof, Realm, RealmName, Verdict } from './realms/realm.js';
+import type { CertificateProof, PasswordProof, Proof, Realm, RealmName, SamlProof, Verdict } from './realms/realm.js';
 import type { Remembered, VerifiedCredentials } from './verified-credentials.js';
 
 /** Who a proof showed the caller to be, and which realm said so. */
@@ -103,13 +104,15 @@ export class RealmChain {
     const deadline = options.deadline ?? Deadline.after(this.deps.loginTimeoutMs);
     const trail: Trail = {};
     try {
+      // An identity provider's answer is checked each time, alone: never remembered, never shared with another in flight (each is used once).
+      if (proof.kind === 'saml') return await this.verify(proof, ctx, deadline, options, trail);
       const found = this.recognized(proof) ?? (await this.recall(proof, deadline)) ?? (await this.verifyOnce(proof, ctx, deadline, options, trail));
       const rules = this.deps.policy.fresh() ?? (await inTime(deadline, this.deps.policy.get()));
       // A right password that has expired: said only now, after it was proven right.
       if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(this.deps.clock()))) throw new PasswordExpiredError();
       return found;
     } catch (err) {
-      const about = proof.kind === 'password' ? { username: proof.username } : { subject: subjectLine(proof.certificate.leaf) };
+      const about = proof.kind === 'password' ? { username: proof.username } : proof.kind === 'certificate' ? { subject: subjectLine(proof.certificate.leaf) } : {};
       const reason = trail.reason ?? (err as { auditReason?: string }).auditReason ?? (err as { code?: string }).code ?? 'error';
       this.deps.audit.record(ctx, { event: options.purpose === 'login' ? 'authorize' : 'authenticate', outcome: 'failure', ...about, reason, ...(trail.realm && { realm: trail.realm }) });
       throw err;
@@ -173,7 +176,7 @@ export class RealmChain {
     if (under && under.deadline.remaining() >= deadline.remaining() / 2) {
       return deadline.race(under.result, () => new TryAgainError('The same credentials are being checked; try again shortly'));
     }
-    const result = this.verify(proof, key, ctx, deadline, options, trail);
+    const result = this.verify(proof, ctx, deadline, options, trail);
     const mine = { result, deadline };
     this.inFlight.set(tag, mine);
     try {
@@ -183,9 +186,10 @@ export class RealmChain {
     }
   }
 
-  private async verify(proof: Proof, key: string, ctx: RequestContext, deadline: Deadline, options: AuthenticateOptions, trail: Trail): Promise<Authenticated> {
-    const found = proof.kind === 'password' ? await this.verifyPassword(proof, key, ctx, deadline, trail) : await this.verifyCertificate(proof, ctx, deadline, options, trail);
-    this.deps.verified.remember(key, cacheKeyOf(proof)[1], found.user, found.realm, found.rememberMs);
+  private async verify(proof: Proof, ctx: RequestContext, deadline: Deadline, options: AuthenticateOptions, trail: Trail): Promise<Authenticated> {
+    const [key, secret] = cacheKeyOf(proof);
+    const found = proof.kind === 'password' ? await this.verifyPassword(proof, key, ctx, deadline, trail) : await this.verifyPresented(proof, ctx, deadline, options, trail);
+    this.deps.verified.remember(key, secret, found.user, found.realm, found.rememberMs);
     this.deps.events.emit('credentialsVerified', found.realm, false);
     return { user: found.user, realm: found.realm };
   }
@@ -224,10 +228,15 @@ export class RealmChain {
     throw new InvalidCredentialsError();
   }
 
-  private async verifyCertificate(proof: CertificateProof, ctx: RequestContext, deadline: Deadline, options: AuthenticateOptions, trail: Trail): Promise<Success> {
-    trail.realm = 'certificate';
+  /** A proof that names no account before it is checked (a client certificate, an identity provider's answer): its one realm says whose it is. */
+  private async verifyPresented(proof: CertificateProof | SamlProof, ctx: RequestContext, deadline: Deadline, options: AuthenticateOptions, trail: Trail): Promise<Success> {
+    trail.realm = proof.kind === 'certificate' ? 'certificate' : 'sso';
     const [realm] = await this.realmsFor(proof);
-    if (!realm) throw new MissingCredentialsError('This cluster takes no client certificates: present a token or Basic credentials');
+    if (!realm) {
+      throw proof.kind === 'certificate'
+        ? new MissingCredentialsError('This cluster takes no client certificates: present a token or Basic credentials')
+        : new SsoRefusedError('sso_refused', 'SSO is off on this cluster: sign in with a username and password', 'sso off');
+    }
     if (options.purpose === 'login') await this.deps.throttle.check(ctx.ip);
     const verdict = await realm.authenticate(proof, { deadline });
     if (verdict.outcome === 'refused') throw verdict.error;
@@ -275,9 +284,10 @@ export class RealmChain {
 
 type Success = Extract<Verdict, { outcome: 'success' }> & { realm: RealmName };
 
-/** What a proof is remembered under, and its secret: a login's key and its password, or a certificate's fingerprint. */
+/** What a proof is remembered under, and its secret: a login's key and its password, a certificate's fingerprint (an identity provider's answer never is). */
 function cacheKeyOf(proof: Proof): [key: string, secret: string] {
-  return proof.kind === 'password' ? [usernameKey(proof.username), proof.password] : [`certificate:${proof.certificate.fingerprint}`, ''];
+  if (proof.kind === 'password') return [usernameKey(proof.username), proof.password];
+  return proof.kind === 'certificate' ? [`certificate:${proof.certificate.fingerprint}`, ''] : ['saml', proof.response];
 }
 
 /** A store call of a login, answered within the login's deadline or not at all. */

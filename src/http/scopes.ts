@@ -6,6 +6,8 @@ import { clusterPolicyRoutes } from './routes/cluster-policy.js';
 import { clusterLdapRoutes } from './routes/cluster-ldap.js';
 import { ldapMappingsRoutes } from './routes/ldap-mappings.js';
 import { clusterCertificatesRoutes } from './routes/cluster-certificates.js';
+import { clusterSsoRoutes } from './routes/cluster-sso.js';
+import { ssoSignInRoutes } from './routes/sso-sign-in.js';
 import { rolesRoutes } from './routes/roles.js';
 import { usersPermissionsRoute } from './routes/users-permissions.js';
 import { authenticateRequests } from './authenticate.js';
@@ -50,7 +52,8 @@ export const api = scope(
   [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
     ...[usersPermissionsRoute, usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute],
-    ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, clusterLdapRoutes, ldapMappingsRoutes, clusterCertificatesRoutes, keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
+    ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, clusterLdapRoutes, ldapMappingsRoutes, clusterCertificatesRoutes, clusterSsoRoutes, ssoSignInRoutes],
+    ...[keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
   ],
   (app) => {
     acceptJsonBodies(app);

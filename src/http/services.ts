@@ -10,6 +10,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { ClusterSettings } from '../policy/cluster-settings.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import type { RoleService } from '../roles/role-service.js';
+import type { SsoService } from '../sso/sso-service.js';
+import type { SsoSignIn } from '../sso/sso-sign-in.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import type { RevocationStore } from '../tokens/revocation-store.js';
 import type { AccountService } from '../users/account-service.js';
@@ -35,6 +37,8 @@ export interface HttpServices {
   policy: Pick<PolicyService, 'get' | 'fresh'>;
   cluster: ClusterSettings;
   certificateTrust: CertificateTrust;
+  sso: SsoService;
+  ssoSignIn: SsoSignIn;
   ldap: LdapService;
   ldapMappings: LdapMappingService;
   keys: KeyRing;

@@ -101,6 +101,33 @@ export interface SigningKeysTable {
   retired_at: string | null;
 }
 
+export interface SamlRequestsTable {
+  id: string;
+  /** The request's IssueInstant, as node-saml compares it. */
+  issued_at: string;
+  expires_at: string;
+}
+
+export interface SamlAssertionsTable {
+  id: string;
+  expires_at: string;
+}
+
+export interface SsoSignInsTable {
+  /** SHA-256 of the one-time code (the code itself is only in the browser's cookie). */
+  code_hash: string;
+  uid: number;
+  token_epoch: number;
+  expires_at: string;
+}
+
+export interface SsoSessionsTable {
+  uid: number;
+  /** JSON: what a logout request names (NameID, its format and qualifiers, the session index). */
+  session: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   roles: RolesTable;
@@ -110,4 +137,8 @@ export interface Database {
   revocations: RevocationsTable;
   signing_keys: SigningKeysTable;
   ldap_mappings: LdapMappingsTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
+  sso_sign_ins: SsoSignInsTable;
+  sso_sessions: SsoSessionsTable;
 }

@@ -5,6 +5,7 @@ import { holds } from '../access/permissions.js';
 import { rightsFrom } from '../access/management.js';
 import {
   CertificateUserError,
+  SsoUserError,
   DirectoryUserError,
   CannotDeleteLastPasswordError,
   EmailAlreadyExistsError,
@@ -94,8 +95,13 @@ export class AccountService {
   /** Creates a user, or with `dryRun` checks everything and creates nothing (undefined). */
   async create(actor: Actor | null, input: NewAccount, ctx: RequestContext, dryRun = false): Promise<User | undefined> {
     const certificate = input.auth_method === 'certificate';
+    const sso = input.auth_method === 'sso';
     if (certificate && input.password !== undefined) throw new CertificateUserError('A user with auth_method "certificate" logs in with its client certificate: give no password');
-    if (!certificate && input.password === undefined) throw new InvalidRequestError('Give a "password" (or auth_method "certificate" and certificate_subject_line)');
+    if (sso && input.password !== undefined) throw new SsoUserError('A user with auth_method "sso" signs in through the identity provider: give no password');
+    if (sso && (input.email ?? (input.username && isEmail(input.username) ? input.username : undefined)) === undefined) {
+      throw new InvalidRequestError('A user with auth_method "sso" needs its "email": the identity provider names it by its email');
+    }
+    if (!certificate && !sso && input.password === undefined) throw new InvalidRequestError('Give a "password" (or auth_method "certificate" and certificate_subject_line)');
     if (!certificate && input.certificate_subject_line !== undefined) throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
     const subjectLine = certificate ? checkSubjectLine(input.certificate_subject_line) : undefined;
     // A certificate user may come without a name (the product's example has none): its CN is.
@@ -400,6 +406,7 @@ function localOnly(user: User): User {
 /** A user who logs in with a password kept here: not a directory user, not a certificate user. */
 function passwordUser(user: User): User {
   if (localOnly(user).authMethod === 'certificate') throw new CertificateUserError();
+  if (user.authMethod === 'sso') throw new SsoUserError();
   return user;
 }
 

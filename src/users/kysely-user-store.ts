@@ -213,6 +213,10 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return this.revokeWhere((eb) => eb('auth_method', '=', 'certificate'));
   }
 
+  revokeSsoUsers(): Promise<void> {
+    return this.revokeWhere((eb) => eb('auth_method', '=', 'sso'));
+  }
+
   /** Ends the tokens of every user the condition picks, in one transaction. */
   private async revokeWhere(which: (eb: ExpressionBuilder<Database, 'users'>) => Expression<SqlBool>): Promise<void> {
     const uids = await this.db.transaction().execute(async (trx) => {

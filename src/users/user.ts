@@ -1,7 +1,7 @@
 import type { Role } from '../access/management.js';
 import type { Policy } from '../policy/policy.js';
 
-export const AUTH_METHODS = ['regular', 'certificate'] as const;
+export const AUTH_METHODS = ['regular', 'certificate', 'sso'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** A user as the domain sees it. Password material is never part of it. */
@@ -49,8 +49,9 @@ export interface User {
 export type Realm = 'local' | 'ldap';
 
 /** The realm that proves who the user is: its password here, its client certificate, or the directory. */
-export function realmOf(user: User): 'local' | 'ldap' | 'certificate' {
-  return user.realm === 'ldap' ? 'ldap' : user.authMethod === 'certificate' ? 'certificate' : 'local';
+export function realmOf(user: User): 'local' | 'ldap' | 'certificate' | 'sso' {
+  if (user.realm === 'ldap') return 'ldap';
+  return user.authMethod === 'certificate' ? 'certificate' : user.authMethod === 'sso' ? 'sso' : 'local';
 }
 
 /** "Locked until an admin unlocks" is stored as this moment. */

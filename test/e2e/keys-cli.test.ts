@@ -39,7 +39,7 @@ describe('tessera keys', () => {
     expect(sealed.code).toBe(0);
     const without = await runCli(['keys', 'list'], { env: { TESSERA_DATA_DIR: dir } });
     expect(without.code).toBe(2);
-    expect(without.stderr).toContain('(signing keys, the LDAP bind password) are encrypted');
+    expect(without.stderr).toContain('(signing keys, the LDAP bind password, the SSO service key) are encrypted');
     writeFileSync(keyFile, 'too-short');
     const bad = await runCli(['keys', 'list', '--master-key-file', keyFile], { env: { TESSERA_DATA_DIR: dir } });
     expect(bad.stderr).toContain('32 random bytes');

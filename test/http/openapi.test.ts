@@ -72,7 +72,8 @@ describe('GET /v1/openapi.json', () => {
       expect(op.tags?.length, where).toBe(1);
       expect(op.summary, where).toBeTruthy();
       expect(op.security, where).toBeDefined();
-      expect(op.responses['200']?.content?.['application/json']?.schema, where).toBeDefined();
+      const ok = op.responses['200']?.content; // JSON, or the SAML metadata's own type
+      expect(ok?.['application/json']?.schema ?? ok?.['application/samlmetadata+xml']?.schema, where).toBeDefined();
       expect(Object.keys(op.responses).filter((s) => /XX|default/i.test(s)), where).toEqual([]);
       for (const [status, answer] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
         const schema = answer.content?.['application/json']?.schema;

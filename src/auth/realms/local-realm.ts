@@ -1,17 +1,23 @@
-import { InvalidCredentialsError, StoreUnavailableError } from '../../errors.js';
+import { InvalidCredentialsError, SsoRequiredError, StoreUnavailableError } from '../../errors.js';
+import type { SsoSettings } from '../../sso/sso-settings.js';
 import { matchPassword } from '../../users/match-password.js';
 import type { PasswordHasher } from '../../users/password-hasher.js';
 import { realmOf, type User } from '../../users/user.js';
 import type { CredentialStore } from '../../users/user-store.js';
 import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
 
-/** Passwords kept here, as argon2id hashes: a user may hold two during a rotation. */
+/**
+ * Passwords kept here, as argon2id hashes: a user may hold two during a rotation. While the
+ * cluster enforces SSO (enforce_control_plane), a right password of a user who is not an
+ * admin is refused with sso_required: such users sign in through the identity provider.
+ */
 export class LocalRealm implements Realm {
   readonly name = 'local';
 
   constructor(
     private readonly credentials: Pick<CredentialStore, 'passwordsOf' | 'replaceHash'>,
     private readonly hasher: PasswordHasher,
+    private readonly sso: Pick<SsoSettings, 'get'>,
   ) {}
 
   async supports(proof: Proof): Promise<boolean> {
@@ -24,6 +30,10 @@ export class LocalRealm implements Realm {
     const { stored, eachMs } = await matchPassword(this.hasher, passwords, proof.password, deadline);
     if (!stored) return { outcome: 'refused', error: new InvalidCredentialsError(), guess: true, eachMs };
     if (this.hasher.needsRehash(stored.hash)) await this.rehash(stored.id, proof.password);
+    const sso = await this.sso.get();
+    if (sso.control_plane && sso.enforce_control_plane && !account.rights.includes('admin')) {
+      return { outcome: 'refused', error: new SsoRequiredError(), guess: false, reason: 'sso enforced', eachMs };
+    }
     return { outcome: 'success', user: account };
   }
 

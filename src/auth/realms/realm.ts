@@ -4,11 +4,11 @@ import type { DomainError } from '../../errors.js';
 import type { User } from '../../users/user.js';
 
 /** The ways in, in the order the chain asks them. */
-export const REALMS = ['local', 'ldap', 'certificate'] as const;
+export const REALMS = ['local', 'ldap', 'certificate', 'sso'] as const;
 export type RealmName = (typeof REALMS)[number];
 
 /** What a caller presents to prove who it is, read once from the request. */
-export type Proof = PasswordProof | CertificateProof;
+export type Proof = PasswordProof | CertificateProof | SamlProof;
 export interface PasswordProof {
   kind: 'password';
   /** As typed: a name, an email, a directory name, in any spelling. */
@@ -18,6 +18,11 @@ export interface PasswordProof {
 export interface CertificateProof {
   kind: 'certificate';
   certificate: PresentedCertificate;
+}
+/** An identity provider's answer, as the browser posted it (SAMLResponse: base64 XML). */
+export interface SamlProof {
+  kind: 'saml';
+  response: string;
 }
 
 /** What a realm says of a proof. */

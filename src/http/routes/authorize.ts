@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import type { Proof } from '../../auth/realms/realm.js';
+import type { CertificateProof, PasswordProof } from '../../auth/realms/realm.js';
 import type { ApiLine } from '../../config/config.js';
 import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
 import { CERTIFICATE_REFUSALS } from '../error-schemas.js';
@@ -62,7 +62,7 @@ export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pic
  * The proof a login presents: Basic credentials (7.22), the body's (7.4), or — with no
  * credentials at all — a client certificate; null when it presents none of them.
  */
-function proofOf(request: FastifyRequest, body: Body, line: ApiLine, presentedOf: ReturnType<typeof presentedReader>): Proof | null {
+function proofOf(request: FastifyRequest, body: Body, line: ApiLine, presentedOf: ReturnType<typeof presentedReader>): PasswordProof | CertificateProof | null {
   const header = request.headers.authorization;
   if (header === undefined && body.username === undefined && body.password === undefined) {
     const presented = presentedOf(request, true);

@@ -4,6 +4,7 @@ import { rolesAndUserObject } from './0002-roles-and-user-object.js';
 import { ldap } from './0003-ldap.js';
 import { certificateUsers } from './0004-certificate-users.js';
 import { oneIdentity } from './0005-one-identity.js';
+import { sso } from './0006-sso.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -20,5 +21,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0003-ldap': ldap(dialect),
     '0004-certificate-users': certificateUsers(),
     '0005-one-identity': oneIdentity(),
+    '0006-sso': sso(),
   };
 }

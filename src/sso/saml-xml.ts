@@ -1,0 +1,27 @@
+import { DOMParser } from '@xmldom/xmldom';
+import * as xpath from 'xpath';
+
+/** The SAML namespaces the queries use. */
+export const select = xpath.useNamespaces({
+  md: 'urn:oasis:names:tc:SAML:2.0:metadata',
+  ds: 'http://www.w3.org/2000/09/xmldsig#',
+  samlp: 'urn:oasis:names:tc:SAML:2.0:protocol',
+  saml: 'urn:oasis:names:tc:SAML:2.0:assertion',
+});
+
+export const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+export const POST_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
+export const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+
+/** An XML document, or undefined when the text is not one (no DTDs, no entities: xmldom expands none). */
+export function parseXml(text: string): Document | undefined {
+  let failed = false;
+  const doc = new DOMParser({ errorHandler: { warning: () => {}, error: () => (failed = true), fatalError: () => (failed = true) } }).parseFromString(text, 'text/xml');
+  return failed || !doc?.documentElement || doc.doctype ? undefined : (doc as unknown as Document);
+}
+
+/** The text of the first node the query finds (an attribute's value, an element's text), or ''. */
+export function textOf(query: string, node: Node): string {
+  const found = select(query, node, true) as Node | undefined;
+  return (found?.nodeValue ?? found?.textContent ?? '').trim();
+}

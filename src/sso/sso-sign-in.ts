@@ -1,0 +1,67 @@
+import type { RequestContext } from '../audit/audit-log.js';
+import type { Logins } from '../auth/logins.js';
+import type { Principal } from '../auth/principal.js';
+import { AccountLockedError, SsoRefusedError } from '../errors.js';
+import type { Clock } from '../clock.js';
+import type { TokenIssuer } from '../tokens/token-issuer.js';
+import { isLocked, unlocksInSeconds } from '../users/user.js';
+import type { UserStore } from '../users/user-store.js';
+import type { SamlStore } from './saml-store.js';
+import type { ServiceProvider } from './service-provider.js';
+
+/** How long the console has to take a sign-in the identity provider's answer made. */
+export const SIGN_IN_CODE_MS = 60_000;
+
+/**
+ * An SSO sign-in from the console's point of view: sent to the identity provider, its answer
+ * consumed (checked by the realm chain as any login is, recorded, audited) into a one-time
+ * code that only the browser's HttpOnly cookie carries, and that code exchanged once by the
+ * console for a token it keeps in memory — no token in a URL, a cookie or storage. Signing
+ * out ends the token and, where the identity provider has a logout URL, its session there.
+ */
+export class SsoSignIn {
+  constructor(
+    private readonly deps: {
+      logins: Pick<Logins, 'prove' | 'logout'>;
+      provider: Pick<ServiceProvider, 'loginUrl' | 'logoutUrl' | 'verifyLogoutResponse'>;
+      store: Pick<SamlStore, 'createSignIn' | 'takeSignIn' | 'takeSession'>;
+      users: Pick<UserStore, 'getByUid'>;
+      issuer: Pick<TokenIssuer, 'issue'>;
+      clock: Clock;
+    },
+  ) {}
+
+  /** Where the browser goes to sign in: the identity provider, with a signed request. */
+  loginUrl(): Promise<string> {
+    return this.deps.provider.loginUrl();
+  }
+
+  /** The identity provider's answer (its SAMLResponse) in, a one-time code for the console out. */
+  async consume(samlResponse: string, ctx: RequestContext): Promise<string> {
+    const user = await this.deps.logins.prove({ kind: 'saml', response: samlResponse }, ctx);
+    return this.deps.store.createSignIn(user.uid, user.tokenEpoch, SIGN_IN_CODE_MS);
+  }
+
+  /** The code, once, for a token: refused when unknown, used, expired, or the user changed since. */
+  async exchange(code: string, ttlSeconds: number): Promise<string> {
+    const signIn = await this.deps.store.takeSignIn(code);
+    const user = signIn && (await this.deps.users.getByUid(signIn.uid));
+    if (!signIn || !user || user.tokenEpoch !== signIn.tokenEpoch) {
+      throw new SsoRefusedError('sso_refused', 'This sign-in is over or was used: sign in again', 'an unknown, used or outdated sign-in code');
+    }
+    const now = new Date(this.deps.clock());
+    if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
+    return this.deps.issuer.issue(user, ttlSeconds);
+  }
+
+  /** Ends the token; where the user signed in with SSO and the identity provider has a logout URL, where to send the browser to end it there. */
+  async logout(principal: Principal, ctx: RequestContext): Promise<string | undefined> {
+    const session = await this.deps.store.takeSession(principal.uid);
+    await this.deps.logins.logout(principal, ctx);
+    return session && this.deps.provider.logoutUrl(session).catch(() => undefined);
+  }
+
+  verifyLogoutResponse(query: Record<string, string>, rawQuery: string): Promise<void> {
+    return this.deps.provider.verifyLogoutResponse(query, rawQuery);
+  }
+}
