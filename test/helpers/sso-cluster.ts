@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { call, login } from './http.js';
+import { IdpBrowser } from './saml-browser.js';
+import { type IdpUser, selfSigned, startIdp, type TestIdp } from './simplesamlphp.js';
+import { type TestTessera, testTessera } from './test-tessera.js';
+
+/** Where the tests' Tessera says it is reached (the identity provider posts there; the tests post for it). */
+export const ADDRESS = 'http://tessera.test';
+export const ACS_URL = `${ADDRESS}/cluster/sso/saml/acs`;
+export const SLO_URL = `${ADDRESS}/cluster/sso/saml/slo`;
+export const ENTITY_ID = `${ADDRESS}/sp`;
+
+export interface SsoCluster {
+  t: TestTessera;
+  idp: TestIdp;
+  /** The admin's Authorization. */
+  admin: string;
+  sp: { certificate: string; key: string };
+  close(): Promise<void>;
+}
+
+/** A Tessera with SSO on, trusting a real SimpleSAMLphp that trusts it back; `users` are the IdP's. */
+export async function ssoCluster(users: IdpUser[], overrides: Parameters<typeof testTessera>[0] = {}, t?: TestTessera): Promise<SsoCluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tessera-sp-'));
+  const sp = selfSigned(dir, 'sp', 'tessera-sp');
+  const idp = await startIdp(users);
+  t ??= await testTessera({ publicUrl: ADDRESS, ...overrides });
+  if (!(await t.tessera.users.findByUsername('root'))) await t.addUser('root', 'root-password', 'admin');
+  const admin = await login(t, 'root', 'root-password');
+  const certs = await call(t, 'PUT', '/v1/cluster/certificates', {
+    auth: admin,
+    body: { certificates: [{ name: 'sso_service', certificate: sp.certificate, key: sp.key }, { name: 'sso_issuer', certificate: idp.certificate }] },
+  });
+  expect(certs.status, JSON.stringify(certs.body)).toBe(200);
+  const metadata = await call(t, 'POST', '/v1/cluster/sso/saml/metadata/idp', { auth: admin, body: { idp_metadata: Buffer.from(await idp.metadataXml()).toString('base64') } });
+  expect(metadata.status, JSON.stringify(metadata.body)).toBe(200);
+  idp.trustSp({ entityId: ENTITY_ID, acsUrl: ACS_URL, sloUrl: SLO_URL, certificate: sp.certificate });
+  const on = await call(t, 'PUT', '/v1/cluster/sso', { auth: admin, body: { control_plane: true } });
+  expect(on.status, JSON.stringify(on.body)).toBe(200);
+  return {
+    t,
+    idp,
+    admin,
+    sp,
+    close: async () => {
+      await idp.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A browser at the identity provider of this cluster. */
+export const browserAt = (c: SsoCluster) => new IdpBrowser(new URL(c.idp.entityId).origin);
+
+/** Where GET /cluster/sso/saml/login sends the browser (the IdP, with a signed AuthnRequest). */
+export async function loginUrl(t: TestTessera): Promise<string> {
+  const res = await t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login' });
+  expect(res.statusCode, res.body).toBe(302);
+  return res.headers.location as string;
+}
+
+/** Posts an answer to the consumer as the IdP's auto-submit form would: where the browser is sent next, and the sign-in cookie. */
+export async function postAnswer(t: TestTessera, SAMLResponse: string): Promise<{ location: string; cookie?: string }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/cluster/sso/saml/acs',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ SAMLResponse }).toString(),
+  });
+  expect(res.statusCode).toBe(303);
+  const setCookie = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('tessera_sso='));
+  return { location: res.headers.location as string, ...(setCookie && { cookie: setCookie.split(';')[0] }) };
+}
+
+/** The console's last step: the cookie's code for a token. */
+export function exchange(t: TestTessera, cookie: string | undefined) {
+  return t.app.inject({ method: 'POST', url: '/v1/sso/exchange', headers: cookie ? { cookie } : {}, payload: '{}' });
+}
+
+/** A whole SP-initiated sign-in of an IdP user: the token, or what the console was told. */
+export async function signIn(c: SsoCluster, username: string, password: string, browser = browserAt(c)): Promise<{ token?: string; location: string; SAMLResponse: string }> {
+  const answer = await browser.signIn(await loginUrl(c.t), username, password);
+  expect(answer.action).toBe(ACS_URL);
+  const { location, cookie } = await postAnswer(c.t, answer.SAMLResponse);
+  if (!cookie) return { location, SAMLResponse: answer.SAMLResponse };
+  const exchanged = await exchange(c.t, cookie);
+  expect(exchanged.statusCode, exchanged.body).toBe(200);
+  return { token: exchanged.json().access_token, location, SAMLResponse: answer.SAMLResponse };
+}
