@@ -16,7 +16,7 @@ export const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAdd
 /** An XML document, or undefined when the text is not one (no DTDs, no entities: xmldom expands none). */
 export function parseXml(text: string): Document | undefined {
   let failed = false;
-  const doc = new DOMParser({ errorHandler: { warning: () => {}, error: () => (failed = true), fatalError: () => (failed = true) } }).parseFromString(text, 'text/xml');
+  const doc = new DOMParser({ errorHandler: { warning: () => (failed = true), error: () => (failed = true), fatalError: () => (failed = true) } }).parseFromString(text, 'text/xml');
   return failed || !doc?.documentElement || doc.doctype ? undefined : (doc as unknown as Document);
 }
 
