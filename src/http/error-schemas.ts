@@ -15,7 +15,7 @@ declare module 'fastify' {
 
 /** What presenting credentials can answer, by the route's access. */
 const PASSWORD_OR_TOKEN: ErrorCode[] = [
-  ...['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_credentials', 'password_expired'] as const,
+  ...['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_credentials', 'password_expired', 'sso_required'] as const,
   ...['account_locked', 'basic_auth_disabled', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable'] as const,
   ...['certificate_untrusted', 'certificate_expired', 'certificate_not_yet_valid', 'certificate_subject_unknown', 'cross_site_request'] as const,
 ];

@@ -214,7 +214,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   revokeSsoUsers(): Promise<void> {
-    return this.revokeWhere((eb) => eb('auth_method', '=', 'sso'));
+    // SSO's own users, and any other user whose last sign-in was by SSO (its session is recorded).
+    return this.revokeWhere((eb) => eb.or([eb('auth_method', '=', 'sso'), eb('uid', 'in', eb.selectFrom('sso_sessions').select('uid'))]));
   }
 
   /** Ends the tokens of every user the condition picks, in one transaction. */

@@ -76,7 +76,7 @@ export interface UserStore {
   revokeDirectoryUsers(): Promise<void>;
   /** Ends the tokens of every certificate user (the trust in client certificates changed). */
   revokeCertificateUsers(): Promise<void>;
-  /** Ends the tokens of every SSO user (what lets them in changed: SSO off, another identity provider). */
+  /** Ends the tokens of every SSO user and every user whose last sign-in was by SSO (what let them in changed: SSO off, another identity provider). */
   revokeSsoUsers(): Promise<void>;
   /** Which of these logins another user than `exceptUid` has: 'name' or 'email' of the given ones. */
   takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<'name' | 'email' | undefined>;

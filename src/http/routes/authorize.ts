@@ -23,7 +23,7 @@ export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pic
   app.post(
     '/v1/users/authorize',
     {
-      config: { access: 'public', errors: ['missing_credentials', 'invalid_credentials', 'password_expired', 'account_locked', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable', 'issuer_moved', 'malformed_authorization_header', 'cross_site_request', ...CERTIFICATE_REFUSALS] },
+      config: { access: 'public', errors: ['missing_credentials', 'invalid_credentials', 'password_expired', 'sso_required', 'account_locked', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable', 'issuer_moved', 'malformed_authorization_header', 'cross_site_request', ...CERTIFICATE_REFUSALS] },
       schema: {
         tags: ['tokens'],
         summary: 'Log in: a username and password for a token',
