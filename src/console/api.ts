@@ -14,9 +14,9 @@ export class ApiError extends Error {
  * One API call with the person's own token (the console has no powers of its own). The
  * X-Requested-With header makes a 401 challenge without Basic, so the browser never opens
  * its own credentials dialog; credentials: 'omit' keeps cookies and the browser's Basic
- * cache out of it.
+ * cache out of it — but for the one call that takes the SSO sign-in's cookie (`cookie`).
  */
-export async function api<T>(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
+export async function api<T>(method: string, path: string, options: { token?: string; body?: unknown; cookie?: boolean; text?: boolean } = {}): Promise<T> {
   const headers: Record<string, string> = { 'x-requested-with': 'tessera-console' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -26,13 +26,14 @@ export async function api<T>(method: string, path: string, options: { token?: st
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      credentials: 'omit',
+      credentials: options.cookie ? 'same-origin' : 'omit',
       cache: 'no-store',
     });
   } catch {
     throw new ApiError(0, 'unreachable', 'Tessera cannot be reached. Check the connection and try again.');
   }
   const text = await res.text();
+  if (res.ok && options.text) return text as T;
   let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError } from './api.js';
+import { api, ApiError, explain } from './api.js';
 import { Done } from './components.js';
 import { PasswordForm } from './password-form.js';
 import { KeysPage } from './pages/keys.js';
@@ -8,7 +8,8 @@ import { PolicyPage } from './pages/policy.js';
 import { RolesPage } from './pages/roles.js';
 import { SignIn } from './pages/sign-in.js';
 import { UsersPage } from './pages/users.js';
-import { isAdmin, mayManageUsers, renew, RENEW_BEFORE_MS, type Session, signIn, signOut } from './session.js';
+import { SsoPage } from './pages/sso.js';
+import { isAdmin, mayManageUsers, renew, RENEW_BEFORE_MS, type Session, signIn, signOut, ssoExchange, ssoProblem } from './session.js';
 
 /** An API call as the signed-in person. */
 export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -18,16 +19,43 @@ const route = () => location.hash.replace(/^#\/?/, '') || 'home';
 export function App(props: { idleMinutes: number }) {
   const [session, setSession] = useState<Session>();
   const [notice, setNotice] = useState<string>();
+  const [problem, setProblem] = useState<string>();
   const [page, setPage] = useState(route());
   const lastActive = useRef(Date.now());
   const current = useRef<Session>();
   current.current = session;
 
-  const end = useCallback(async (why: string) => {
+  /** Signed out: the token ends; asked for by the person, the identity provider's session too (after an SSO sign-in). */
+  const end = useCallback(async (why: string, asked = false) => {
     const s = current.current;
     setSession(undefined);
     setNotice(why);
-    if (s) await signOut(s);
+    const idpLogout = s && (await signOut(s));
+    if (asked && idpLogout) location.assign(idpLogout);
+  }, []);
+
+  // Back from the identity provider: ?sso=signed_in (a one-time code in a cookie to take), signed_out, or ?sso_error=<code>.
+  useEffect(() => {
+    const query = new URLSearchParams(location.search);
+    const [step, error] = [query.get('sso'), query.get('sso_error')];
+    if (!step && !error) return;
+    history.replaceState(null, '', location.pathname + location.hash);
+    if (error) setProblem(ssoProblem(error));
+    else if (step === 'signed_out') setNotice('Signed out, at your identity provider too.');
+    else if (step === 'signed_in') {
+      setNotice('Signing you in…');
+      ssoExchange().then(
+        (s) => {
+          lastActive.current = Date.now();
+          setNotice(undefined);
+          setSession(s);
+        },
+        (err) => {
+          setNotice(undefined);
+          setProblem(explain(err));
+        },
+      );
+    }
   }, []);
 
   // Idle for the cluster's cm_session_timeout_minutes: signed out. Active: the token is renewed before it ends.
@@ -74,9 +102,11 @@ export function App(props: { idleMinutes: number }) {
     return (
       <SignIn
         notice={notice}
+        problem={problem}
         onSignedIn={(s, message) => {
           lastActive.current = Date.now();
           setNotice(message);
+          setProblem(undefined);
           setSession(s);
         }}
       />
@@ -85,7 +115,7 @@ export function App(props: { idleMinutes: number }) {
 
   const links = [
     ...(mayManageUsers(session) ? [['users', 'Users'], ['roles', 'Roles']] : []),
-    ...(isAdmin(session) ? [['policy', 'Policy'], ['ldap', 'LDAP'], ['keys', 'Keys']] : []),
+    ...(isAdmin(session) ? [['policy', 'Policy'], ['ldap', 'LDAP'], ['sso', 'SSO'], ['keys', 'Keys']] : []),
     ['password', 'My password'],
   ];
   const shown = links.some(([id]) => id === page) ? page : 'home';
@@ -103,7 +133,7 @@ export function App(props: { idleMinutes: number }) {
         <span class="who">
           Signed in as <strong>{session.username}</strong> ({session.role})
         </span>
-        <button type="button" onClick={() => end('Signed out.')}>
+        <button type="button" onClick={() => end('Signed out.', true)}>
           Sign out
         </button>
       </header>
@@ -114,6 +144,7 @@ export function App(props: { idleMinutes: number }) {
         {shown === 'roles' && <RolesPage call={call} session={session} />}
         {shown === 'policy' && <PolicyPage call={call} />}
         {shown === 'ldap' && <LdapPage call={call} />}
+        {shown === 'sso' && <SsoPage call={call} token={session.token} />}
         {shown === 'keys' && <KeysPage call={call} />}
         {shown === 'password' && (
           <section>

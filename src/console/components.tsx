@@ -102,4 +102,18 @@ export function RoleChoice(props: { legend: string; roles: ClusterRole[]; value:
   );
 }
 
-/** Users: list with search, create (a generated password shown once), edit, set a password, expire, unlock, delete. */
+/** A checkbox (or a radio button) with its label after it. */
+export function Check(props: { id: string; label: string; checked: boolean; onChange: (checked: boolean) => void; radio?: boolean; name?: string }) {
+  return (
+    <div class="field check">
+      <input
+        id={props.id}
+        type={props.radio ? 'radio' : 'checkbox'}
+        name={props.name}
+        checked={props.checked}
+        onChange={(e) => props.onChange((e.target as HTMLInputElement).checked)}
+      />
+      <label for={props.id}>{props.label}</label>
+    </div>
+  );
+}

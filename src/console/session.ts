@@ -47,9 +47,44 @@ export async function renew(session: Session): Promise<Session> {
   return sessionOf(access_token);
 }
 
-/** Ends the token on the server too; a failure changes nothing for the person, who is signed out. */
-export async function signOut(session: Session): Promise<void> {
-  await api('POST', '/v1/users/logout', { token: session.token }).catch(() => undefined);
+/**
+ * Ends the token on the server too; a failure changes nothing for the person, who is signed
+ * out. After an SSO sign-in, the answer says where the identity provider ends its session.
+ */
+export async function signOut(session: Session): Promise<string | undefined> {
+  const answer = await api<{ logout_url?: string }>('POST', '/v1/sso/logout', { token: session.token }).catch(() => undefined);
+  return answer?.logout_url && /^https?:\/\//.test(answer.logout_url) ? answer.logout_url : undefined;
+}
+
+/** Whether the cluster offers SSO sign-in, and requires it of users who are not admins. */
+export interface SsoStatus {
+  control_plane: boolean;
+  enforce_control_plane: boolean;
+  login_url: string;
+}
+
+export const ssoStatus = () => api<SsoStatus>('GET', '/v1/sso');
+
+/** The last step of an SSO sign-in: the HttpOnly cookie the identity provider's answer left, for a token, once. */
+export async function ssoExchange(): Promise<Session> {
+  const { access_token } = await api<{ access_token: string }>('POST', '/v1/sso/exchange', { body: { ttl: TOKEN_TTL_SECONDS }, cookie: true });
+  return sessionOf(access_token);
+}
+
+/** What the console tells a person the identity provider's way in ended with (the consumer's sso_error codes). */
+export function ssoProblem(code: string): string {
+  switch (code) {
+    case 'sso_no_role':
+      return 'Your identity provider gives you no role in this cluster (redisRoleMapping). Ask an admin to map you to one.';
+    case 'sso_refused':
+      return 'The sign-in through your identity provider was not accepted (it may have taken too long, or SSO is off or not set up). Try again; if it keeps failing, ask an admin to check the SSO settings.';
+    case 'account_locked':
+      return 'This account is locked. Ask an admin to unlock it.';
+    case 'idp_logout_unsupported':
+      return 'Signing out from the identity provider\'s side is not supported: sign out here.';
+    default:
+      return `The sign-in through your identity provider failed (${code}). Try again in a moment.`;
+  }
 }
 
 export const mayManageUsers = (s: Session) => s.rights.includes('admin') || s.rights.includes('user_manager');

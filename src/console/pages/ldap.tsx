@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Done, Field, Problem, RoleChoice } from '../components.js';
+import { Check, Done, Field, Problem, RoleChoice } from '../components.js';
 import type { ClusterRole } from '../roles.js';
 
 interface Query {
@@ -252,20 +252,5 @@ function QueryFields(props: { prefix: string; value: Required<Query>; hint: stri
         </select>
       </label>
     </>
-  );
-}
-
-function Check(props: { id: string; label: string; checked: boolean; onChange: (checked: boolean) => void; radio?: boolean; name?: string }) {
-  return (
-    <div class="field check">
-      <input
-        id={props.id}
-        type={props.radio ? 'radio' : 'checkbox'}
-        name={props.name}
-        checked={props.checked}
-        onChange={(e) => props.onChange((e.target as HTMLInputElement).checked)}
-      />
-      <label for={props.id}>{props.label}</label>
-    </div>
   );
 }

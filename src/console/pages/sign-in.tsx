@@ -1,16 +1,20 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, explain } from '../api.js';
 import { Field, Problem } from '../components.js';
 import { PasswordForm } from '../password-form.js';
-import { type Session, signIn } from '../session.js';
+import { type Session, signIn, type SsoStatus, ssoStatus } from '../session.js';
 
-/** Sign in; a right but expired password leads straight to choosing a new one. */
-export function SignIn(props: { notice?: string; onSignedIn: (session: Session, notice?: string) => void }) {
+/** Sign in with a password or, where the cluster has it, through its identity provider (SSO); a right but expired password leads straight to choosing a new one. */
+export function SignIn(props: { notice?: string; problem?: string; onSignedIn: (session: Session, notice?: string) => void }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<{ title?: string; text: string }>();
   const [expired, setExpired] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState<SsoStatus>();
+  useEffect(() => {
+    ssoStatus().then(setSso, () => setSso(undefined));
+  }, []);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -47,6 +51,15 @@ export function SignIn(props: { notice?: string; onSignedIn: (session: Session, 
       {props.notice && (
         <p class="notice" role="status">
           {props.notice}
+        </p>
+      )}
+      <Problem title="SSO">{props.problem}</Problem>
+      {sso?.control_plane && (
+        <p>
+          <a class="button" href={sso.login_url}>
+            Sign in with SSO
+          </a>
+          {sso.enforce_control_plane && <small class="hint"> Users who are not admins sign in with SSO only.</small>}
         </p>
       )}
       <form onSubmit={submit} aria-label="Sign in">
