@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, explain } from './api.js';
 import type { ClusterRole } from './roles.js';
 
 /** A labelled input: the label is what a person, a screen reader and a test all call it. */
@@ -116,4 +116,27 @@ export function Check(props: { id: string; label: string; checked: boolean; onCh
       <label for={props.id}>{props.label}</label>
     </div>
   );
+}
+
+/**
+ * A page's actions: each clears the last outcome, runs, says it is done and reloads the page's
+ * data, or shows the refusal in the server's words (and answers whether it went through).
+ */
+export function useActions(reload: () => Promise<unknown>) {
+  const [problem, setProblem] = useState('');
+  const [done, setDone] = useState('');
+  const act = async (what: () => Promise<unknown>, success: string): Promise<boolean> => {
+    setProblem('');
+    setDone('');
+    try {
+      await what();
+      setDone(success);
+      await reload();
+      return true;
+    } catch (err) {
+      setProblem(explain(err));
+      return false;
+    }
+  };
+  return { problem, setProblem, done, act };
 }

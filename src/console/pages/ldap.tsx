@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Check, Done, Field, Problem, RoleChoice } from '../components.js';
+import { Check, Done, Field, Problem, RoleChoice, useActions } from '../components.js';
 import type { ClusterRole } from '../roles.js';
 
 interface Query {
@@ -95,8 +95,7 @@ export function LdapPage(props: { call: Call }) {
   const [draft, setDraft] = useState<Draft>();
   const [mappings, setMappings] = useState<Mapping[]>([]);
   const [roles, setRoles] = useState<ClusterRole[]>([]);
-  const [problem, setProblem] = useState('');
-  const [done, setDone] = useState('');
+  const { problem, setProblem, done, act } = useActions(() => load());
   const load = () =>
     Promise.all([props.call<Ldap>('GET', '/v1/cluster/ldap'), props.call<Mapping[]>('GET', '/v1/ldap_mappings'), props.call<ClusterRole[]>('GET', '/v1/roles')]).then(
       ([ldap, m, r]) => {
@@ -107,17 +106,6 @@ export function LdapPage(props: { call: Call }) {
       (err) => setProblem(explain(err)),
     );
   useEffect(() => void load(), []);
-  const act = async (what: () => Promise<unknown>, success: string) => {
-    setProblem('');
-    setDone('');
-    try {
-      await what();
-      await load();
-      setDone(success);
-    } catch (err) {
-      setProblem(explain(err));
-    }
-  };
   const set = (changes: Partial<Draft>) => setDraft({ ...draft!, ...changes });
   return (
     <section>
@@ -212,7 +200,7 @@ export function LdapPage(props: { call: Call }) {
   );
 }
 
-function NewMapping(props: { roles: ClusterRole[]; onCreate: (m: { name: string; dn: string; role_uids: number[] }) => Promise<void> }) {
+function NewMapping(props: { roles: ClusterRole[]; onCreate: (m: { name: string; dn: string; role_uids: number[] }) => Promise<boolean> }) {
   const [name, setName] = useState('');
   const [dn, setDn] = useState('');
   const [roleUids, setRoleUids] = useState<number[]>([]);
@@ -222,7 +210,8 @@ function NewMapping(props: { roles: ClusterRole[]; onCreate: (m: { name: string;
       class="card"
       onSubmit={(e) => {
         e.preventDefault();
-        void props.onCreate({ name, dn, role_uids: roleUids }).then(() => {
+        void props.onCreate({ name, dn, role_uids: roleUids }).then((created) => {
+          if (!created) return; // kept for a correction
           setName('');
           setDn('');
           setRoleUids([]);

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Done, Field, Problem } from '../components.js';
+import { Done, Field, Problem, useActions } from '../components.js';
 import { type ClusterRole, LEVELS } from '../roles.js';
 import type { Role, Session } from '../session.js';
 
@@ -10,21 +10,9 @@ export function RolesPage(props: { call: Call; session: Session }) {
   const [roles, setRoles] = useState<ClusterRole[]>([]);
   const [name, setName] = useState('');
   const [management, setManagement] = useState<Role>('db_viewer');
-  const [problem, setProblem] = useState('');
-  const [done, setDone] = useState('');
+  const { problem, setProblem, done, act } = useActions(() => load());
   const load = () => props.call<ClusterRole[]>('GET', '/v1/roles').then(setRoles, (err) => setProblem(explain(err)));
   useEffect(() => void load(), []);
-  const act = async (what: () => Promise<unknown>, success: string) => {
-    setProblem('');
-    setDone('');
-    try {
-      await what();
-      setDone(success);
-      await load();
-    } catch (err) {
-      setProblem(explain(err));
-    }
-  };
   return (
     <section>
       <h1>Roles</h1>

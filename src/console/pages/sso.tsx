@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Check, Done, Field, Problem } from '../components.js';
+import { Check, Done, Field, Problem, useActions } from '../components.js';
 
 /** The product's `sso` object, as GET /v1/cluster/sso answers it. */
 interface Sso {
@@ -32,8 +32,7 @@ export function SsoPage(props: { call: Call; token: string }) {
   const [serviceKey, setServiceKey] = useState('');
   const [issuerCert, setIssuerCert] = useState('');
   const [metadata, setMetadata] = useState<File>();
-  const [problem, setProblem] = useState('');
-  const [done, setDone] = useState('');
+  const { problem, setProblem, done, act } = useActions(() => load());
   const load = () =>
     Promise.all([props.call<Sso>('GET', '/v1/cluster/sso'), props.call<Certificates>('GET', '/v1/cluster/certificates')]).then(
       ([s, c]) => {
@@ -43,17 +42,6 @@ export function SsoPage(props: { call: Call; token: string }) {
       (err) => setProblem(explain(err)),
     );
   useEffect(() => void load(), []);
-  const act = async (what: () => Promise<unknown>, success: string) => {
-    setProblem('');
-    setDone('');
-    try {
-      await what();
-      await load();
-      setDone(success);
-    } catch (err) {
-      setProblem(explain(err));
-    }
-  };
   const downloadMetadata = () =>
     act(async () => {
       const xml = await api<string>('GET', '/v1/cluster/sso/saml/metadata/sp', { token: props.token, text: true });

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Done, Field, Problem, RoleChoice } from '../components.js';
+import { Done, Field, Problem, RoleChoice, useActions } from '../components.js';
 import { type ClusterRole, LEVELS } from '../roles.js';
 import type { Role, Session } from '../session.js';
 
@@ -46,28 +46,12 @@ export function UsersPage(props: { call: Call; session: Session }) {
   const [users, setUsers] = useState<User[]>([]);
   const [roles, setRoles] = useState<ClusterRole[]>([]);
   const [search, setSearch] = useState('');
-  const [problem, setProblem] = useState('');
-  const [done, setDone] = useState('');
+  const { problem, setProblem, done, act } = useActions(() => load());
   const load = () => props.call<User[]>('GET', '/v1/users').then(setUsers, (err) => setProblem(explain(err)));
   useEffect(() => {
     void load();
     props.call<ClusterRole[]>('GET', '/v1/roles').then(setRoles, (err) => setProblem(explain(err)));
   }, []);
-
-  /** Runs an action on a user; its refusal is shown next to the list, in the server's words. */
-  const act = async (what: () => Promise<unknown>, success: string): Promise<boolean> => {
-    setProblem('');
-    setDone('');
-    try {
-      await what();
-      setDone(success);
-      await load();
-      return true;
-    } catch (err) {
-      setProblem(explain(err));
-      return false;
-    }
-  };
 
   const needle = search.trim().toLowerCase();
   const shown = users.filter((u) => !needle || `${u.name}\n${u.email}`.toLowerCase().includes(needle));
