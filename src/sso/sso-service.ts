@@ -4,13 +4,13 @@ import { SsoConfigError } from '../errors.js';
 import { readIdpMetadata } from './idp-metadata.js';
 import type { ServiceProvider } from './service-provider.js';
 import type { SsoCertificateName, SsoCertificates } from './sso-certificates.js';
-import { mergeSso, type SsoConfig, type SsoPatch, ssoView } from './sso-config.js';
+import { addressOf, mergeSso, type SsoConfig, type SsoPatch, ssoView } from './sso-config.js';
 import type { SsoSettings } from './sso-settings.js';
 
 type Actor = { uid: number; username: string };
 
-/** What lets an SSO user in: a change of any of it ends their tokens (they sign in again under the new one). */
-const TRUST = (c: SsoConfig) => [c.control_plane, c.issuer.id, c.issuer.login_url, c.service.address];
+/** SSO required of users who are not admins: from then on their passwords let them in no longer. */
+const enforced = (c: SsoConfig) => c.control_plane && c.enforce_control_plane;
 
 /**
  * The cluster's SSO settings as the product's requests change them (/v1/cluster/sso, its IdP
@@ -23,7 +23,7 @@ export class SsoService {
     private readonly settings: SsoSettings,
     private readonly certificates: SsoCertificates,
     private readonly provider: Pick<ServiceProvider, 'metadata'>,
-    private readonly users: { revokeSsoUsers(): Promise<void> },
+    private readonly users: { revokeSsoUsers(): Promise<void>; revokePasswordUsers(): Promise<void> },
     private readonly audit: AuditLog,
     private readonly publicUrl: string,
   ) {}
@@ -84,6 +84,11 @@ export class SsoService {
     this.audit.record(ctx, { event: 'sso_certificate_delete', outcome: 'success', ...actorOf(actor), target: name });
   }
 
+  /** What lets an SSO user in: a change of any of it ends their tokens (they sign in again under the new one). */
+  private trust(c: SsoConfig) {
+    return [c.control_plane, c.issuer.id, c.issuer.login_url, addressOf(c, this.publicUrl)];
+  }
+
   private async assertComplete(next: SsoConfig): Promise<void> {
     const missing = [!next.issuer.id && 'issuer.id', !next.issuer.login_url && 'issuer.login_url'].filter(Boolean);
     if (missing.length > 0) {
@@ -96,7 +101,9 @@ export class SsoService {
 
   private async store(actor: Actor, before: SsoConfig, next: SsoConfig, changes: string[], ctx: RequestContext): Promise<void> {
     await this.settings.put(next);
-    if (!isDeepStrictEqual(TRUST(before), TRUST(next))) await this.users.revokeSsoUsers();
+    if (!isDeepStrictEqual(this.trust(before), this.trust(next))) await this.users.revokeSsoUsers();
+    // The sessions their passwords started end too, and with them what the nodes remember of those passwords.
+    if (enforced(next) && !enforced(before)) await this.users.revokePasswordUsers();
     this.audit.record(ctx, { event: 'sso_update', outcome: 'success', ...actorOf(actor), target: 'sso', changes });
   }
 }

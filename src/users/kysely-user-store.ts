@@ -5,7 +5,7 @@ import { rightsFrom } from '../access/management.js';
 import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
-import { AUTH_METHODS, type AuthMethod, type User } from './user.js';
+import { AUTH_METHODS, type AuthMethod, realmOf, type User } from './user.js';
 import { isRole, type Role } from '../access/management.js';
 import type { EventHub } from '../events.js';
 import type { CredentialStore, DirectoryAccount, NewUser, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
@@ -216,6 +216,11 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   revokeSsoUsers(): Promise<void> {
     // SSO's own users, and any other user whose last sign-in was by SSO (its session is recorded).
     return this.revokeWhere((eb) => eb.or([eb('auth_method', '=', 'sso'), eb('uid', 'in', eb.selectFrom('sso_sessions').select('uid'))]));
+  }
+
+  async revokePasswordUsers(): Promise<void> {
+    const uids = (await this.list()).filter((u) => realmOf(u) === 'local' && !u.rights.includes('admin')).map((u) => u.uid);
+    if (uids.length > 0) await this.revokeWhere((eb) => eb('uid', 'in', uids));
   }
 
   /** Ends the tokens of every user the condition picks, in one transaction. */

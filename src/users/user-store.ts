@@ -78,6 +78,8 @@ export interface UserStore {
   revokeCertificateUsers(): Promise<void>;
   /** Ends the tokens of every SSO user and every user whose last sign-in was by SSO (what let them in changed: SSO off, another identity provider). */
   revokeSsoUsers(): Promise<void>;
+  /** Ends the tokens of every user who is not an admin and signs in with a password kept here (SSO became required of them). */
+  revokePasswordUsers(): Promise<void>;
   /** Which of these logins another user than `exceptUid` has: 'name' or 'email' of the given ones. */
   takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<'name' | 'email' | undefined>;
   delete(uid: number, guard?: UserGuard): Promise<boolean>;

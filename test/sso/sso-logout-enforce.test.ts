@@ -60,9 +60,15 @@ describe.runIf(here)('SSO: signing out at the identity provider, SSO required, a
     expect((await slo(c, `${SLO_URL}?SAMLRequest=abc`)).headers.location).toBe('/?sso_error=idp_logout_unsupported');
   });
 
-  it('with enforce_control_plane, refuses passwords to users who are not admins (a login or Basic), never to an admin', async () => {
+  it('with enforce_control_plane, refuses passwords to users who are not admins (a login or Basic, remembered or not) and ends their password sessions, never an admin\'s', async () => {
+    // Before: the viewer's password is remembered (a Basic call) and has a session.
+    expect((await call(c.t, 'GET', '/v1/users/permissions', { auth: basic('viewer', 'viewer-password-1') })).status).toBe(200);
+    const before = (await call(c.t, 'POST', '/v1/users/authorize', { body: { username: 'viewer', password: 'viewer-password-1' } })).body.access_token;
     expect((await call(c.t, 'PUT', '/v1/cluster/sso', { auth: c.admin, body: { enforce_control_plane: true } })).status).toBe(200);
     try {
+      expect((await call(c.t, 'GET', '/v1/users/permissions', { auth: basic('viewer', 'viewer-password-1') })).body.error_code).toBe('sso_required');
+      expect((await call(c.t, 'POST', '/v1/users/refresh_jwt', { auth: `JWT ${before}`, body: {} })).status).toBe(401);
+      expect((await call(c.t, 'GET', '/v1/users', { auth: c.admin })).status).toBe(200); // the admin who turned it on stays signed in
       const login = await call(c.t, 'POST', '/v1/users/authorize', { body: { username: 'viewer', password: 'viewer-password-1' } });
       expect([login.status, login.body.error_code]).toEqual([401, 'sso_required']);
       const wrong = await call(c.t, 'POST', '/v1/users/authorize', { body: { username: 'viewer', password: 'not-the-password' } });
