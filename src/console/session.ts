@@ -71,15 +71,17 @@ export async function ssoExchange(): Promise<Session> {
   return sessionOf(access_token);
 }
 
-/** What the console tells a person the identity provider's way in ended with (the consumer's sso_error codes). */
+/** What the console tells a person an SSO step ended with (the codes of the consumer's and the logout's `sso_error`). */
 export function ssoProblem(code: string): string {
   switch (code) {
     case 'sso_no_role':
-      return 'Your identity provider gives you no role in this cluster (redisRoleMapping). Ask an admin to map you to one.';
+      return 'Your identity provider gives you no role in this cluster. Ask its administrator to assign you one.';
     case 'sso_refused':
-      return 'The sign-in through your identity provider was not accepted (it may have taken too long, or SSO is off or not set up). Try again; if it keeps failing, ask an admin to check the SSO settings.';
+      return 'The sign-in through your identity provider was not accepted: it may have taken too long, SSO may be off here, or your email may belong to an account that signs in another way. Try again; if it keeps failing, ask an admin of this cluster.';
     case 'account_locked':
       return 'This account is locked. Ask an admin to unlock it.';
+    case 'idp_logout_refused':
+      return 'You are signed out here, but the identity provider\'s answer to the sign-out was not accepted: your session there may still be open.';
     case 'idp_logout_unsupported':
       return 'Signing out from the identity provider\'s side is not supported: sign out here.';
     default:

@@ -126,4 +126,24 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
     await page.getByRole('alert').filter({ hasText: 'gives you no role' }).waitFor();
     expect(await page.getByLabel('Username').isVisible()).toBe(true);
   });
+
+  it('clears SSO only when asked twice; then the sign-in page offers it no more', async () => {
+    const page = await newPage();
+    await page.goto(site);
+    await page.getByLabel('Username').fill(ADMIN);
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'SSO' }).click();
+    await page.getByRole('button', { name: 'Clear SSO' }).click();
+    await page.getByRole('button', { name: 'Keep SSO' }).click();
+    expect((await request(`${server.url}/v1/sso`)).json.control_plane).toBe(true);
+    await page.getByRole('button', { name: 'Clear SSO' }).click();
+    await page.getByRole('button', { name: 'Yes, clear SSO' }).click();
+    await page.getByText('SSO cleared: no one signs in with it.').waitFor();
+    expect((await request(`${server.url}/v1/sso`)).json.control_plane).toBe(false);
+    const other = await newPage();
+    await other.goto(site);
+    await other.getByLabel('Username').waitFor();
+    expect(await other.getByRole('link', { name: 'Sign in with SSO' }).count()).toBe(0);
+  });
 });

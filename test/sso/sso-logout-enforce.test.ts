@@ -52,10 +52,10 @@ describe.runIf(here)('SSO: signing out at the identity provider, SSO required, a
     const answer = new URL(next!);
     const unsigned = new URL(answer);
     unsigned.searchParams.delete('Signature');
-    expect((await slo(c, unsigned.toString())).headers.location).toBe('/?sso_error=sso_refused');
+    expect((await slo(c, unsigned.toString())).headers.location).toBe('/?sso_error=idp_logout_refused');
     const changed = new URL(answer);
     changed.searchParams.set('RelayState', 'elsewhere');
-    expect((await slo(c, changed.toString())).headers.location).toBe('/?sso_error=sso_refused');
+    expect((await slo(c, changed.toString())).headers.location).toBe('/?sso_error=idp_logout_refused');
     // A LogoutRequest of the IdP's own (IdP-initiated logout) is not supported, as in the product.
     expect((await slo(c, `${SLO_URL}?SAMLRequest=abc`)).headers.location).toBe('/?sso_error=idp_logout_unsupported');
   });

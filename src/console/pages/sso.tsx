@@ -24,7 +24,7 @@ async function base64Of(file: File): Promise<string> {
   return btoa(binary);
 }
 
-/** SSO: the identity provider this console trusts, this cluster's side of it, and the two SSO certificates. */
+/** SSO, in the order it is set up: this cluster's certificate, the identity provider's certificate and metadata, then the settings that turn it on. */
 export function SsoPage(props: { call: Call; token: string }) {
   const [sso, setSso] = useState<Sso>();
   const [certs, setCerts] = useState<Certificates>({});
@@ -32,6 +32,7 @@ export function SsoPage(props: { call: Call; token: string }) {
   const [serviceKey, setServiceKey] = useState('');
   const [issuerCert, setIssuerCert] = useState('');
   const [metadata, setMetadata] = useState<File>();
+  const [clearing, setClearing] = useState(false);
   const { problem, setProblem, done, act } = useActions(() => load());
   const load = () =>
     Promise.all([props.call<Sso>('GET', '/v1/cluster/sso'), props.call<Certificates>('GET', '/v1/cluster/certificates')]).then(
@@ -83,6 +84,51 @@ export function SsoPage(props: { call: Call; token: string }) {
             {!certs.sso_service_cert && <small class="hint"> needs the service certificate below</small>}
           </div>
           <form
+            aria-label="Service certificate"
+            class="card"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void uploadCertificate({ name: 'sso_service', certificate: serviceCert, key: serviceKey }, 'Service certificate set.').then(() => setServiceKey(''));
+            }}
+          >
+            <h2>1. Service certificate {certs.sso_service_cert ? '(set)' : '(not set)'}</h2>
+            <p class="hint">signs this cluster's requests and metadata; its key is never shown again</p>
+            <PemArea id="sso-service-cert" label="Certificate (PEM)" value={serviceCert} onInput={setServiceCert} />
+            <PemArea id="sso-service-key" label="Private key (PEM)" value={serviceKey} onInput={setServiceKey} />
+            <button type="submit">Set service certificate</button>
+          </form>
+          <form
+            aria-label="Identity provider certificate"
+            class="card"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void uploadCertificate({ name: 'sso_issuer', certificate: issuerCert }, 'Identity provider certificate set.');
+            }}
+          >
+            <h2>2. Identity provider certificate {certs.sso_issuer_cert ? '(set)' : '(not set)'}</h2>
+            <p class="hint">the only signer whose answers are taken</p>
+            <PemArea id="sso-issuer-cert" label="Identity provider certificate (PEM)" value={issuerCert} onInput={setIssuerCert} />
+            <button type="submit">Set identity provider certificate</button>
+          </form>
+          <form
+            aria-label="Identity provider metadata"
+            class="card"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (metadata) void act(async () => props.call('POST', '/v1/cluster/sso/saml/metadata/idp', { idp_metadata: await base64Of(metadata) }), 'Identity provider metadata read.');
+            }}
+          >
+            <h2>3. Identity provider metadata</h2>
+            <div class="field">
+              <label for="sso-idp-metadata">Metadata file (XML)</label>
+              <input id="sso-idp-metadata" type="file" accept=".xml,application/xml,application/samlmetadata+xml" onChange={(e) => setMetadata((e.target as HTMLInputElement).files?.[0])} />
+              <small class="hint">fills in the identity provider's entity ID and URLs in the settings below; its signing certificate is step 2</small>
+            </div>
+            <button type="submit" disabled={!metadata}>
+              Upload metadata
+            </button>
+          </form>
+          <form
             aria-label="SSO settings"
             class="card"
             onSubmit={(e) => {
@@ -91,7 +137,8 @@ export function SsoPage(props: { call: Call; token: string }) {
               void act(() => props.call('PUT', '/v1/cluster/sso', { control_plane, enforce_control_plane, issuer: { id: issuer.id, login_url: issuer.login_url, logout_url: issuer.logout_url }, service: { address: service.address } }), 'SSO settings saved.');
             }}
           >
-            <h2>Settings</h2>
+            <h2>4. Settings</h2>
+            <p class="hint">turn SSO on once the identity provider knows this cluster (the URLs above)</p>
             <Field label="Identity provider entity ID" value={sso.issuer.id} onInput={(id) => setIssuer({ id })} autoComplete="off" />
             <Field label="Identity provider sign-in URL" value={sso.issuer.login_url} onInput={(login_url) => setIssuer({ login_url })} hint="its single sign-on service (HTTP-Redirect)" autoComplete="off" />
             <Field label="Identity provider sign-out URL" value={sso.issuer.logout_url} onInput={(logout_url) => setIssuer({ logout_url })} hint="its single logout service; empty: sign out here only" autoComplete="off" />
@@ -110,54 +157,21 @@ export function SsoPage(props: { call: Call; token: string }) {
               onChange={(enforce_control_plane) => setSso({ ...sso, enforce_control_plane })}
             />
             <button type="submit">Save SSO</button>{' '}
-            <button type="button" onClick={() => void act(() => props.call('DELETE', '/v1/cluster/sso'), 'SSO cleared: no one signs in with it.')}>
-              Clear SSO
-            </button>
-          </form>
-          <form
-            aria-label="Identity provider metadata"
-            class="card"
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (metadata) void act(async () => props.call('POST', '/v1/cluster/sso/saml/metadata/idp', { idp_metadata: await base64Of(metadata) }), 'Identity provider metadata read.');
-            }}
-          >
-            <h2>Identity provider metadata</h2>
-            <div class="field">
-              <label for="sso-idp-metadata">Metadata file (XML)</label>
-              <input id="sso-idp-metadata" type="file" accept=".xml,application/xml,application/samlmetadata+xml" onChange={(e) => setMetadata((e.target as HTMLInputElement).files?.[0])} />
-              <small class="hint">fills in the entity ID and the URLs above; upload the provider's signing certificate below too</small>
-            </div>
-            <button type="submit" disabled={!metadata}>
-              Upload metadata
-            </button>
-          </form>
-          <form
-            aria-label="Service certificate"
-            class="card"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void uploadCertificate({ name: 'sso_service', certificate: serviceCert, key: serviceKey }, 'Service certificate set.').then(() => setServiceKey(''));
-            }}
-          >
-            <h2>Service certificate {certs.sso_service_cert ? '(set)' : '(not set)'}</h2>
-            <p class="hint">signs this cluster's requests and metadata; its key is never shown again</p>
-            <PemArea id="sso-service-cert" label="Certificate (PEM)" value={serviceCert} onInput={setServiceCert} />
-            <PemArea id="sso-service-key" label="Private key (PEM)" value={serviceKey} onInput={setServiceKey} />
-            <button type="submit">Set service certificate</button>
-          </form>
-          <form
-            aria-label="Identity provider certificate"
-            class="card"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void uploadCertificate({ name: 'sso_issuer', certificate: issuerCert }, 'Identity provider certificate set.');
-            }}
-          >
-            <h2>Identity provider certificate {certs.sso_issuer_cert ? '(set)' : '(not set)'}</h2>
-            <p class="hint">the only signer whose answers are taken</p>
-            <PemArea id="sso-issuer-cert" label="Identity provider certificate (PEM)" value={issuerCert} onInput={setIssuerCert} />
-            <button type="submit">Set identity provider certificate</button>
+            {clearing ? (
+              <span role="group" aria-label="Clear SSO?">
+                Clear SSO: its settings and both certificates, and sign out everyone it signed in?{' '}
+                <button type="button" class="danger" onClick={() => void act(() => props.call('DELETE', '/v1/cluster/sso'), 'SSO cleared: no one signs in with it.').then(() => setClearing(false))}>
+                  Yes, clear SSO
+                </button>
+                <button type="button" onClick={() => setClearing(false)}>
+                  Keep SSO
+                </button>
+              </span>
+            ) : (
+              <button type="button" onClick={() => setClearing(true)}>
+                Clear SSO
+              </button>
+            )}
           </form>
         </>
       )}

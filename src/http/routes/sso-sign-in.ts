@@ -132,7 +132,9 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
         await ssoSignIn.verifyLogoutResponse(query, request.url.slice(request.url.indexOf('?') + 1));
         return toConsole(reply, 'sso=signed_out');
       } catch (err) {
-        return toConsole(reply, `sso_error=${codeOf(err)}`);
+        // Signed out here already (the token ended before the browser left); the IdP's answer is what failed.
+        request.log.warn({ reason: err instanceof SsoRefusedError ? err.auditReason : codeOf(err) }, 'an identity provider\'s logout answer was refused');
+        return toConsole(reply, 'sso_error=idp_logout_refused');
       }
     },
   );
