@@ -67,6 +67,7 @@ export type ErrorCode =
   | 'sso_required'
   | 'sso_refused'
   | 'sso_no_role'
+  | 'sso_confirm'
   | 'internal_error';
 
 /**
@@ -395,5 +396,15 @@ export class SsoRefusedError extends DomainError {
     readonly auditReason?: string,
   ) {
     super(code, message);
+  }
+}
+
+/**
+ * An SSO sign-in that nobody asked for here (IdP-initiated) waits for the person to say it is
+ * theirs: a page of another site could otherwise sign a browser in as someone else.
+ */
+export class SsoConfirmError extends DomainError {
+  constructor(readonly username: string) {
+    super('sso_confirm', `Your identity provider signed you in as ${username}. Continue as ${username}?`);
   }
 }

@@ -20,6 +20,7 @@ export function App(props: { idleMinutes: number }) {
   const [session, setSession] = useState<Session>();
   const [notice, setNotice] = useState<string>();
   const [problem, setProblem] = useState<string>();
+  const [confirm, setConfirm] = useState<string>();
   const [page, setPage] = useState(route());
   const lastActive = useRef(Date.now());
   const current = useRef<Session>();
@@ -44,19 +45,24 @@ export function App(props: { idleMinutes: number }) {
     else if (step === 'signed_out') setNotice('Signed out, at your identity provider too.');
     else if (step === 'signed_in') {
       setNotice('Signing you in…');
-      ssoExchange().then(
-        (s) => {
-          lastActive.current = Date.now();
-          setNotice(undefined);
-          setSession(s);
-        },
-        (err) => {
-          setNotice(undefined);
-          setProblem(explain(err));
-        },
-      );
+      void takeSsoSignIn(false);
     }
   }, []);
+
+  /** The SSO sign-in's cookie for a session; one this browser did not start is confirmed first. */
+  const takeSsoSignIn = async (confirmed: boolean) => {
+    setConfirm(undefined);
+    try {
+      const s = await ssoExchange(confirmed);
+      lastActive.current = Date.now();
+      setNotice(undefined);
+      setSession(s);
+    } catch (err) {
+      setNotice(undefined);
+      if (err instanceof ApiError && err.code === 'sso_confirm') setConfirm(err.message);
+      else setProblem(explain(err));
+    }
+  };
 
   // Idle for the cluster's cm_session_timeout_minutes: signed out. Active: the token is renewed before it ends.
   useEffect(() => {
@@ -98,6 +104,21 @@ export function App(props: { idleMinutes: number }) {
     [end],
   );
 
+  if (!session && confirm) {
+    return (
+      <main class="narrow">
+        <h1>Sign in with SSO</h1>
+        <p role="status">{confirm}</p>
+        <p class="hint">You did not start this sign-in from this page: continue only if this is your account.</p>
+        <button type="button" class="primary" onClick={() => void takeSsoSignIn(true)}>
+          Continue
+        </button>
+        <button type="button" onClick={() => setConfirm(undefined)}>
+          Cancel
+        </button>
+      </main>
+    );
+  }
   if (!session) {
     return (
       <SignIn

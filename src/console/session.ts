@@ -65,9 +65,13 @@ export interface SsoStatus {
 
 export const ssoStatus = () => api<SsoStatus>('GET', '/v1/sso');
 
-/** The last step of an SSO sign-in: the HttpOnly cookie the identity provider's answer left, for a token, once. */
-export async function ssoExchange(): Promise<Session> {
-  const { access_token } = await api<{ access_token: string }>('POST', '/v1/sso/exchange', { body: { ttl: TOKEN_TTL_SECONDS }, cookie: true });
+/**
+ * The last step of an SSO sign-in: the HttpOnly cookie the identity provider's answer left, for
+ * a token, once. A sign-in this browser did not start (IdP-initiated) answers sso_confirm until
+ * the person confirms the account it names.
+ */
+export async function ssoExchange(confirm = false): Promise<Session> {
+  const { access_token } = await api<{ access_token: string }>('POST', '/v1/sso/exchange', { body: { ttl: TOKEN_TTL_SECONDS, ...(confirm && { confirm }) }, cookie: true });
   return sessionOf(access_token);
 }
 
@@ -85,7 +89,7 @@ export function ssoProblem(code: string): string {
     case 'idp_logout_unsupported':
       return 'Signing out from the identity provider\'s side is not supported: sign out here.';
     default:
-      return `The sign-in through your identity provider failed (${code}). Try again in a moment.`;
+      return 'The sign-in through your identity provider failed. Try again in a moment.';
   }
 }
 

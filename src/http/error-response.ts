@@ -71,6 +71,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   sso_required: 401,
   sso_refused: 401,
   sso_no_role: 401,
+  sso_confirm: 409,
   invalid_certificate: 400,
   expired_certificate: 406,
   internal_error: 500,

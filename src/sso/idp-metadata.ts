@@ -1,6 +1,9 @@
 import { SsoConfigError } from '../errors.js';
 import { parseXml, REDIRECT_BINDING, select, textOf } from './saml-xml.js';
 
+/** One identity provider's metadata is a few dozen elements; a federation's thousands of entities are not taken. */
+const METADATA_ELEMENTS = 5000;
+
 /** What the product takes from an identity provider's metadata. */
 export interface IdpFacts {
   id: string;
@@ -15,8 +18,8 @@ export interface IdpFacts {
  */
 export function readIdpMetadata(base64: string): IdpFacts {
   const text = /^[A-Za-z0-9+/=\s]+$/.test(base64) ? Buffer.from(base64, 'base64').toString('utf8') : '';
-  const doc = text.trimStart().startsWith('<') ? parseXml(text) : undefined;
-  if (!doc) throw new SsoConfigError('saml_metadata_parsing_error', 'idp_metadata must be the identity provider\'s metadata XML, base64-encoded');
+  const doc = text.trimStart().startsWith('<') ? parseXml(text, METADATA_ELEMENTS) : undefined;
+  if (!doc) throw new SsoConfigError('saml_metadata_parsing_error', `idp_metadata must be the identity provider's metadata XML (one identity provider, at most ${METADATA_ELEMENTS} elements), base64-encoded`);
   const entity = (select('//md:EntityDescriptor[md:IDPSSODescriptor]', doc) as Node[])[0];
   if (!entity) throw new SsoConfigError('saml_metadata_validation_error', 'The metadata describes no identity provider (an EntityDescriptor with an IDPSSODescriptor)');
   const id = textOf('@entityID', entity);

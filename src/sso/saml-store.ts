@@ -13,7 +13,14 @@ export interface SsoSession {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const hashOf = (code: string) => createHash('sha256').update(code).digest('base64url');
+export const hashOf = (secret: string) => createHash('sha256').update(secret).digest('base64url');
+
+/** A sign-in waiting for the console: whose, at which token epoch, and for which browser (null: nobody asked for it). */
+export interface PendingSignIn {
+  uid: number;
+  tokenEpoch: number;
+  browserHash: string | null;
+}
 
 /**
  * What SSO keeps in the store, so that any node answers any step of a sign-in and each step
@@ -41,12 +48,20 @@ export class SamlStore {
         const row = await this.db.selectFrom('saml_requests').select('issued_at').where('id', '=', key).where('expires_at', '>', iso(this.clock())).executeTakeFirst();
         return row?.issued_at ?? null;
       },
-      removeAsync: async (key: string | null): Promise<string | null> => {
-        if (key === null) return null;
-        const row = await this.db.deleteFrom('saml_requests').where('id', '=', key).returning('issued_at').executeTakeFirst();
-        return row?.issued_at ?? null;
-      },
+      // Kept until it expires: the consumer reads which browser asked after node-saml's check (an answer is used once by its assertion's ID).
+      removeAsync: async (key: string | null): Promise<string | null> => key,
     };
+  }
+
+  /** The browser that sent this request: the hash of the nonce in its cookie. */
+  async bindRequest(id: string, browserHash: string): Promise<void> {
+    await this.db.updateTable('saml_requests').set({ browser_hash: browserHash }).where('id', '=', id).execute();
+  }
+
+  /** A request sent within the last three minutes (undefined: never sent here, or too old), and the browser that sent it. */
+  async requestOf(id: string): Promise<{ browserHash: string | null } | undefined> {
+    const row = await this.db.selectFrom('saml_requests').select('browser_hash').where('id', '=', id).where('expires_at', '>', iso(this.clock())).executeTakeFirst();
+    return row && { browserHash: row.browser_hash };
   }
 
   /** Uses an assertion once, on every node: false when it was used before. Kept until it expires anyway. */
@@ -63,23 +78,24 @@ export class SamlStore {
   }
 
   /** A one-time code for a sign-in, good for `ttlMs`; only its hash is kept. */
-  async createSignIn(uid: number, tokenEpoch: number, ttlMs: number): Promise<string> {
+  async createSignIn({ uid, tokenEpoch, browserHash }: PendingSignIn, ttlMs: number): Promise<string> {
     const now = this.clock();
     const code = randomBytes(32).toString('base64url');
     await this.db.deleteFrom('sso_sign_ins').where('expires_at', '<=', iso(now)).execute();
-    await this.db.insertInto('sso_sign_ins').values({ code_hash: hashOf(code), uid, token_epoch: tokenEpoch, expires_at: iso(now + ttlMs) }).execute();
+    await this.db.insertInto('sso_sign_ins').values({ code_hash: hashOf(code), uid, token_epoch: tokenEpoch, browser_hash: browserHash, expires_at: iso(now + ttlMs) }).execute();
     return code;
   }
 
-  /** The sign-in a code stands for, once: undefined when unknown, used or expired. */
-  async takeSignIn(code: string): Promise<{ uid: number; tokenEpoch: number } | undefined> {
-    const row = await this.db
-      .deleteFrom('sso_sign_ins')
-      .where('code_hash', '=', hashOf(code))
-      .where('expires_at', '>', iso(this.clock()))
-      .returning(['uid', 'token_epoch'])
-      .executeTakeFirst();
-    return row && { uid: Number(row.uid), tokenEpoch: Number(row.token_epoch) };
+  /** The sign-in a code stands for, left in place: undefined when unknown, used or expired. */
+  async signInOf(code: string): Promise<PendingSignIn | undefined> {
+    const row = await this.db.selectFrom('sso_sign_ins').select(['uid', 'token_epoch', 'browser_hash']).where('code_hash', '=', hashOf(code)).where('expires_at', '>', iso(this.clock())).executeTakeFirst();
+    return row && { uid: Number(row.uid), tokenEpoch: Number(row.token_epoch), browserHash: row.browser_hash };
+  }
+
+  /** Uses the code: false when another request used it first. */
+  async takeSignIn(code: string): Promise<boolean> {
+    const row = await this.db.deleteFrom('sso_sign_ins').where('code_hash', '=', hashOf(code)).where('expires_at', '>', iso(this.clock())).returning('code_hash').executeTakeFirst();
+    return row !== undefined;
   }
 
   async saveSession(uid: number, session: SsoSession): Promise<void> {
@@ -91,9 +107,12 @@ export class SamlStore {
       .execute();
   }
 
-  /** The user's last SSO session, once (its logout names it). */
-  async takeSession(uid: number): Promise<SsoSession | undefined> {
-    const row = await this.db.deleteFrom('sso_sessions').where('uid', '=', uid).returning('session').executeTakeFirst();
+  /**
+   * The user's last SSO session (its logout names it). Kept after a logout: the row also says
+   * that the user signed in by SSO, whose tokens a change of the identity provider ends.
+   */
+  async sessionOf(uid: number): Promise<SsoSession | undefined> {
+    const row = await this.db.selectFrom('sso_sessions').select('session').where('uid', '=', uid).executeTakeFirst();
     return row && (JSON.parse(row.session) as SsoSession);
   }
 }

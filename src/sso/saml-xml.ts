@@ -13,8 +13,23 @@ export const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redir
 export const POST_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 export const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
-/** An XML document, or undefined when the text is not one (no DTDs, no entities: xmldom expands none). */
-export function parseXml(text: string): Document | undefined {
+/**
+ * At most this many elements in a message of the identity provider: a real answer has a few
+ * dozen to a few hundred; the XPath queries that node-saml, xml-crypto and Tessera run cost
+ * the square of the siblings, so a flat list of tens of thousands would hold a node for minutes.
+ */
+export const MAX_ELEMENTS = 1000;
+
+/** Whether the text has more elements than `max` (start tags counted, before any parsing). */
+export function tooManyElements(text: string, max = MAX_ELEMENTS): boolean {
+  let count = 0;
+  for (const _ of text.matchAll(/<[A-Za-z_]/g)) if (++count > max) return true;
+  return false;
+}
+
+/** An XML document, or undefined when the text is not one (no DTDs, no entities: xmldom expands none; more than `maxElements`). */
+export function parseXml(text: string, maxElements = MAX_ELEMENTS): Document | undefined {
+  if (tooManyElements(text, maxElements)) return undefined;
   let failed = false;
   const doc = new DOMParser({ errorHandler: { warning: () => (failed = true), error: () => (failed = true), fatalError: () => (failed = true) } }).parseFromString(text, 'text/xml');
   return failed || !doc?.documentElement || doc.doctype ? undefined : (doc as unknown as Document);

@@ -1,18 +1,22 @@
+import { inflateRawSync } from 'node:zlib';
 import { type Profile, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Clock } from '../clock.js';
 import { SsoConfigError, SsoRefusedError } from '../errors.js';
 import type { SamlStore, SsoSession } from './saml-store.js';
-import { EMAIL_NAME_ID, parseXml, select, textOf } from './saml-xml.js';
+import { EMAIL_NAME_ID, MAX_ELEMENTS, parseXml, select, textOf, tooManyElements } from './saml-xml.js';
 import type { SsoCertificates, SsoCertificateSet } from './sso-certificates.js';
 import { addressOf, type SsoConfig, spUrls } from './sso-config.js';
 import type { SsoSettings } from './sso-settings.js';
 import { spMetadata } from './sp-metadata.js';
+import { validateEmail } from '../users/username.js';
 
 /** How long an authentication request may be answered (the product's three minutes). */
 export const REQUEST_MS = 3 * 60_000;
 /** The clocks of Tessera and the identity provider may differ by this much. */
 const CLOCK_SKEW_MS = 60_000;
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+/** A logout answer by HTTP-Redirect, inflated: a few KB in practice. */
+const MAX_REDIRECT_BYTES = 65_536;
 
 /** Who an identity provider's answer says the person is, once every check passed. */
 export interface Asserted {
@@ -22,6 +26,8 @@ export interface Asserted {
   /** redisRoleMapping: the role uids the identity provider gives (for a first sign-in only). */
   roleUids: number[];
   session: SsoSession;
+  /** The browser whose request this answers (the hash of its nonce); null: an answer nobody here asked for (IdP-initiated). */
+  browserHash: string | null;
 }
 
 interface Setup {
@@ -29,6 +35,16 @@ interface Setup {
   certs: SsoCertificateSet;
   saml: SAML;
   urls: ReturnType<typeof spUrls>;
+}
+
+/** An email an SSO user can be named by: what a user's email may be here, in ASCII (the lookup key is then unambiguous). */
+function isSsoEmail(email: string): boolean {
+  try {
+    // eslint-disable-next-line no-control-regex
+    return /^[\x21-\x7e]+$/.test(email) && validateEmail(email) === email;
+  } catch {
+    return false;
+  }
 }
 
 const refused = (auditReason: string) => new SsoRefusedError('sso_refused', 'The identity provider\'s answer could not be verified: sign in again', auditReason);
@@ -54,15 +70,20 @@ export class ServiceProvider {
     private readonly clock: Clock,
   ) {}
 
-  /** The identity provider's sign-in URL with a signed AuthnRequest (HTTP-Redirect). */
-  async loginUrl(): Promise<string> {
+  /** The identity provider's sign-in URL with a signed AuthnRequest (HTTP-Redirect), and that request's ID. */
+  async loginRequest(): Promise<{ url: string; requestId: string }> {
     const { saml } = await this.setup();
-    return saml.getAuthorizeUrlAsync('', undefined, {});
+    const url = await saml.getAuthorizeUrlAsync('', undefined, {});
+    const request = parseXml(inflateRawSync(Buffer.from(new URL(url).searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8'));
+    const requestId = request ? textOf('/samlp:AuthnRequest/@ID', request) : '';
+    if (!requestId) throw new Error('node-saml made an AuthnRequest without an ID');
+    return { url, requestId };
   }
 
   /** The person an HTTP-POST answer (its SAMLResponse field) proves, or a refusal (why: for the audit line). */
   async verify(samlResponse: string): Promise<Asserted> {
     const { saml, config, urls } = await this.setup();
+    if (tooManyElements(Buffer.from(samlResponse, 'base64').toString('utf8'))) throw refused(`the answer has more than ${MAX_ELEMENTS} elements`);
     let profile: Profile | null;
     try {
       ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
@@ -78,13 +99,17 @@ export class ServiceProvider {
     const assertion = parseXml(profile.getAssertionXml?.() ?? ''); // the bytes the signature covers
     if (!assertion) throw refused('the signed assertion cannot be read');
     const until = this.confirmedUntil(assertion, urls.acs_url, now);
+    // Which request the signed assertion answers (node-saml reads the Response's copy, which an attacker may remove).
+    const inResponseTo = textOf(`/saml:Assertion/saml:Subject/saml:SubjectConfirmation[@Method='${BEARER}']/saml:SubjectConfirmationData/@InResponseTo`, assertion);
+    const request = inResponseTo ? await this.store.requestOf(inResponseTo) : undefined;
+    if (inResponseTo && !request) throw refused(`the assertion answers a request never sent here or over three minutes old (${inResponseTo})`);
     const id = textOf('/saml:Assertion/@ID', assertion);
     const conditionsEnd = Date.parse(textOf('/saml:Assertion/saml:Conditions/@NotOnOrAfter', assertion));
     if (!id) throw refused('the assertion has no ID');
     if (!(await this.store.consumeAssertion(id, Math.max(until, Number.isNaN(conditionsEnd) ? until : conditionsEnd) + CLOCK_SKEW_MS))) {
       throw refused(`assertion ${id} was used before (a replay)`);
     }
-    return this.person(profile);
+    return { ...this.person(profile), browserHash: request?.browserHash ?? null };
   }
 
   /** The identity provider's logout URL for this session (a signed LogoutRequest), when it has one. */
@@ -98,6 +123,14 @@ export class ServiceProvider {
   async verifyLogoutResponse(query: Record<string, string>, rawQuery: string): Promise<void> {
     const { saml } = await this.setup();
     if (typeof query.SAMLResponse !== 'string' || typeof query.Signature !== 'string') throw refused('an unsigned logout answer');
+    // node-saml inflates it without a bound (a 10 KB URL can be 8 MB of XML) and parses it before the signature is checked.
+    let xml: string;
+    try {
+      xml = inflateRawSync(Buffer.from(query.SAMLResponse, 'base64'), { maxOutputLength: MAX_REDIRECT_BYTES }).toString('utf8');
+    } catch {
+      throw refused(`a logout answer that is not deflated XML of at most ${MAX_REDIRECT_BYTES} bytes`);
+    }
+    if (tooManyElements(xml)) throw refused(`a logout answer with more than ${MAX_ELEMENTS} elements`);
     try {
       await saml.validateRedirectAsync(query, rawQuery);
     } catch (err) {
@@ -125,11 +158,10 @@ export class ServiceProvider {
     return until;
   }
 
-  private person(profile: Profile): Asserted {
+  private person(profile: Profile): Omit<Asserted, 'browserHash'> {
     const attribute = (name: string) => [profile.attributes && (profile.attributes as Record<string, unknown>)[name]].flat().filter((v): v is string => typeof v === 'string');
     const email = (profile.nameIDFormat === EMAIL_NAME_ID ? profile.nameID : attribute('email')[0] ?? '').trim();
-    // eslint-disable-next-line no-control-regex
-    if (!/^[\x21-\x7e]+@[\x21-\x7e]+$/.test(email)) throw refused('the assertion names no ASCII email address (NameID emailAddress, or the email attribute)');
+    if (!isSsoEmail(email)) throw refused('the assertion names no email address that can be a user here (NameID emailAddress, or the email attribute: ASCII, no ":", at most 256 characters)');
     return {
       email,
       firstName: attribute('firstName')[0] ?? '',

@@ -44,7 +44,13 @@ export class SsoService {
   async uploadIdpMetadata(actor: Actor, base64: string, ctx: RequestContext) {
     const facts = readIdpMetadata(base64);
     const before = await this.settings.reload();
-    const next: SsoConfig = { ...before, issuer: { ...facts, metadata: base64.replace(/\s+/g, '') } };
+    let checked: SsoConfig;
+    try {
+      checked = mergeSso(before, { issuer: facts }); // the URLs as a PUT would check them
+    } catch (err) {
+      throw new SsoConfigError('saml_metadata_validation_error', `The metadata's ${(err as Error).message}`);
+    }
+    const next: SsoConfig = { ...checked, issuer: { ...checked.issuer, metadata: base64.replace(/\s+/g, '') } };
     await this.store(actor, before, next, ['issuer'], ctx);
     return ssoView(next, this.publicUrl);
   }

@@ -1,12 +1,14 @@
 import type { RequestContext } from '../audit/audit-log.js';
 import type { Logins } from '../auth/logins.js';
 import type { Principal } from '../auth/principal.js';
-import { AccountLockedError, SsoRefusedError } from '../errors.js';
+import { randomBytes } from 'node:crypto';
+import type { SamlProof } from '../auth/realms/realm.js';
+import { AccountLockedError, SsoConfirmError, SsoRefusedError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
 import { isLocked, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
-import type { SamlStore } from './saml-store.js';
+import { hashOf, type SamlStore } from './saml-store.js';
 import type { ServiceProvider } from './service-provider.js';
 
 /** How long the console has to take a sign-in the identity provider's answer made. */
@@ -23,40 +25,56 @@ export class SsoSignIn {
   constructor(
     private readonly deps: {
       logins: Pick<Logins, 'prove' | 'logout'>;
-      provider: Pick<ServiceProvider, 'loginUrl' | 'logoutUrl' | 'verifyLogoutResponse'>;
-      store: Pick<SamlStore, 'createSignIn' | 'takeSignIn' | 'takeSession'>;
+      provider: Pick<ServiceProvider, 'loginRequest' | 'logoutUrl' | 'verifyLogoutResponse'>;
+      store: Pick<SamlStore, 'bindRequest' | 'createSignIn' | 'signInOf' | 'takeSignIn' | 'sessionOf'>;
       users: Pick<UserStore, 'getByUid'>;
       issuer: Pick<TokenIssuer, 'issue'>;
       clock: Clock;
     },
   ) {}
 
-  /** Where the browser goes to sign in: the identity provider, with a signed request. */
-  loginUrl(): Promise<string> {
-    return this.deps.provider.loginUrl();
+  /**
+   * Where the browser goes to sign in (the identity provider, with a signed request), and the
+   * nonce for its cookie: the sign-in that answers this request is handed to that browser only.
+   */
+  async start(): Promise<{ url: string; nonce: string }> {
+    const { url, requestId } = await this.deps.provider.loginRequest();
+    const nonce = randomBytes(32).toString('base64url');
+    await this.deps.store.bindRequest(requestId, hashOf(nonce));
+    return { url, nonce };
   }
 
   /** The identity provider's answer (its SAMLResponse) in, a one-time code for the console out. */
   async consume(samlResponse: string, ctx: RequestContext): Promise<string> {
-    const user = await this.deps.logins.prove({ kind: 'saml', response: samlResponse }, ctx);
-    return this.deps.store.createSignIn(user.uid, user.tokenEpoch, SIGN_IN_CODE_MS);
+    const proof: SamlProof = { kind: 'saml', response: samlResponse };
+    const user = await this.deps.logins.prove(proof, ctx);
+    return this.deps.store.createSignIn({ uid: user.uid, tokenEpoch: user.tokenEpoch, browserHash: proof.browserHash ?? null }, SIGN_IN_CODE_MS);
   }
 
-  /** The code, once, for a token: refused when unknown, used, expired, or the user changed since. */
-  async exchange(code: string, ttlSeconds: number): Promise<string> {
-    const signIn = await this.deps.store.takeSignIn(code);
+  /**
+   * The code, once, for a token: refused when unknown, used, expired, the user changed since,
+   * or the sign-in answers another browser's request (its `nonce` is not this one's). One
+   * that nobody asked for (IdP-initiated) waits until the person confirms it (`confirmed`).
+   */
+  async exchange(code: string, nonce: string | undefined, confirmed: boolean, ttlSeconds: number): Promise<string> {
+    const signIn = await this.deps.store.signInOf(code);
     const user = signIn && (await this.deps.users.getByUid(signIn.uid));
     if (!signIn || !user || user.tokenEpoch !== signIn.tokenEpoch) {
       throw new SsoRefusedError('sso_refused', 'This sign-in is over or was used: sign in again', 'an unknown, used or outdated sign-in code');
     }
+    if (signIn.browserHash !== null && (nonce === undefined || hashOf(nonce) !== signIn.browserHash)) {
+      throw new SsoRefusedError('sso_refused', 'This sign-in was started in another browser or tab: sign in again', 'a sign-in code presented without the nonce of the browser that asked');
+    }
+    if (signIn.browserHash === null && !confirmed) throw new SsoConfirmError(user.username);
     const now = new Date(this.deps.clock());
     if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
+    if (!(await this.deps.store.takeSignIn(code))) throw new SsoRefusedError('sso_refused', 'This sign-in was used: sign in again', 'a sign-in code used meanwhile');
     return this.deps.issuer.issue(user, ttlSeconds);
   }
 
   /** Ends the token; where the user signed in with SSO and the identity provider has a logout URL, where to send the browser to end it there. */
   async logout(principal: Principal, ctx: RequestContext): Promise<string | undefined> {
-    const session = await this.deps.store.takeSession(principal.uid);
+    const session = await this.deps.store.sessionOf(principal.uid);
     await this.deps.logins.logout(principal, ctx);
     return session && this.deps.provider.logoutUrl(session).catch(() => undefined);
   }

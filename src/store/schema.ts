@@ -105,6 +105,8 @@ export interface SamlRequestsTable {
   id: string;
   /** The request's IssueInstant, as node-saml compares it. */
   issued_at: string;
+  /** SHA-256 of the nonce in the cookie of the browser that asked (the sign-in is handed to that browser only). */
+  browser_hash: string | null;
   expires_at: string;
 }
 
@@ -118,6 +120,8 @@ export interface SsoSignInsTable {
   code_hash: string;
   uid: number;
   token_epoch: number;
+  /** The browser that asked for the answer; null: an answer nobody asked for (IdP-initiated), taken once confirmed. */
+  browser_hash: string | null;
   expires_at: string;
 }
 

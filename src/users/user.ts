@@ -63,8 +63,8 @@ export type UserStatus = (typeof USER_STATUSES)[number];
 const DAY_MS = 86_400_000;
 
 export function isPasswordExpired(user: User, policy: Policy, now: Date): boolean {
-  // A directory user's password lives in the directory; a certificate user has none.
-  if (user.realm !== 'local' || user.authMethod === 'certificate') return false;
+  // A directory user's password lives in the directory; a certificate or SSO user has none.
+  if (user.realm !== 'local' || user.authMethod !== 'regular') return false;
   const t = now.getTime();
   if (user.passwordExpiresAt !== null && user.passwordExpiresAt.getTime() <= t) return true;
   const days = policy.password_expiration_duration;

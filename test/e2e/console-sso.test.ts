@@ -127,6 +127,18 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
     expect(await page.getByLabel('Username').isVisible()).toBe(true);
   });
 
+  it('asks before taking a sign-in this browser did not start (IdP-initiated), naming the account', async () => {
+    const page = await newPage();
+    await page.goto(`${new URL(idp.entityId).origin}/simplesaml/saml2/idp/SSOService.php?spentityid=${encodeURIComponent(`${site}/sp`)}`);
+    await page.locator('input[name="username"]').fill('alice');
+    await page.locator('input[name="password"]').fill('alice-pw');
+    await page.locator('input[name="password"]').press('Enter');
+    await page.getByText('Continue as alice@example.com?').waitFor();
+    expect(await page.locator('header .who').count()).toBe(0);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.locator('header .who').textContent()).toContain('alice@example.com');
+  });
+
   it('clears SSO only when asked twice; then the sign-in page offers it no more', async () => {
     const page = await newPage();
     await page.goto(site);

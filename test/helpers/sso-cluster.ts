@@ -55,12 +55,17 @@ export async function ssoCluster(users: IdpUser[], overrides: Parameters<typeof 
 /** A browser at the identity provider of this cluster. */
 export const browserAt = (c: SsoCluster) => new IdpBrowser(new URL(c.idp.entityId).origin);
 
-/** Where GET /cluster/sso/saml/login sends the browser (the IdP, with a signed AuthnRequest). */
-export async function loginUrl(t: TestTessera): Promise<string> {
+/** What GET /cluster/sso/saml/login does: where it sends the browser (the IdP, with a signed AuthnRequest), and the cookie of the browser that asked. */
+export async function startSignIn(t: TestTessera): Promise<{ url: string; start: string }> {
   const res = await t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login' });
   expect(res.statusCode, res.body).toBe(302);
-  return res.headers.location as string;
+  const setCookie = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('tessera_sso_start='));
+  expect(setCookie).toMatch(/^tessera_sso_start=[\w-]{43}; Path=\/v1\/sso; Max-Age=180; HttpOnly; SameSite=Strict/);
+  return { url: res.headers.location as string, start: setCookie!.split(';')[0]! };
 }
+
+/** Where GET /cluster/sso/saml/login sends the browser. */
+export const loginUrl = async (t: TestTessera): Promise<string> => (await startSignIn(t)).url;
 
 /** Posts an answer to the consumer as the IdP's auto-submit form would: where the browser is sent next, and the sign-in cookie. */
 export async function postAnswer(t: TestTessera, SAMLResponse: string): Promise<{ location: string; cookie?: string }> {
@@ -75,18 +80,20 @@ export async function postAnswer(t: TestTessera, SAMLResponse: string): Promise<
   return { location: res.headers.location as string, ...(setCookie && { cookie: setCookie.split(';')[0] }) };
 }
 
-/** The console's last step: the cookie's code for a token. */
-export function exchange(t: TestTessera, cookie: string | undefined) {
-  return t.app.inject({ method: 'POST', url: '/v1/sso/exchange', headers: cookie ? { cookie } : {}, payload: '{}' });
+/** The console's last step: the browser's cookies (the code's, and the one of the browser that started the sign-in) for a token. */
+export function exchange(t: TestTessera, cookies: (string | undefined)[], body: Record<string, unknown> = {}) {
+  const cookie = cookies.filter(Boolean).join('; ');
+  return t.app.inject({ method: 'POST', url: '/v1/sso/exchange', headers: cookie ? { cookie } : {}, payload: JSON.stringify(body) });
 }
 
 /** A whole SP-initiated sign-in of an IdP user: the token, or what the console was told. */
 export async function signIn(c: SsoCluster, username: string, password: string, browser = browserAt(c)): Promise<{ token?: string; location: string; SAMLResponse: string }> {
-  const answer = await browser.signIn(await loginUrl(c.t), username, password);
+  const { url, start } = await startSignIn(c.t);
+  const answer = await browser.signIn(url, username, password);
   expect(answer.action).toBe(ACS_URL);
   const { location, cookie } = await postAnswer(c.t, answer.SAMLResponse);
   if (!cookie) return { location, SAMLResponse: answer.SAMLResponse };
-  const exchanged = await exchange(c.t, cookie);
+  const exchanged = await exchange(c.t, [cookie, start]);
   expect(exchanged.statusCode, exchanged.body).toBe(200);
   return { token: exchanged.json().access_token, location, SAMLResponse: answer.SAMLResponse };
 }

@@ -6,6 +6,7 @@ import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
 import { ACS_URL, browserAt, loginUrl, postAnswer, type SsoCluster, ssoCluster } from '../helpers/sso-cluster.js';
 import { selfSigned } from '../helpers/simplesamlphp.js';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -134,5 +135,17 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
     around.documentElement!.replaceChild(wrapper, signedAssertion);
     byTag(wrapper as unknown as Document, SAML, 'Subject')[0]!.appendChild(signedAssertion);
     await refused(encodeAnswer(around), /signature/i);
+  });
+
+  it('refuses, before any XPath runs over it, an answer of more elements than any real one, and a logout answer that inflates past 64 KiB', async () => {
+    const text = Buffer.from(captured, 'base64').toString('utf8');
+    const flat = text.replace(/<\/samlp:Response>\s*$/, `${'<a/>'.repeat(20_000)}</samlp:Response>`);
+    await refused(Buffer.from(flat).toString('base64'), /more than 1000 elements/);
+    const bomb = deflateRawSync(`<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">${' '.repeat(8_000_000)}</samlp:LogoutResponse>`).toString('base64');
+    expect(bomb.length).toBeLessThan(20_000);
+    const res = await c.t.app.inject({ method: 'GET', url: `/cluster/sso/saml/slo?${new URLSearchParams({ SAMLResponse: bomb, SigAlg: 'x', Signature: 'x' })}` });
+    expect([res.statusCode, res.headers.location]).toEqual([303, '/?sso_error=idp_logout_refused']);
+    const query = { SAMLResponse: bomb, SigAlg: 'x', Signature: 'x' };
+    await expect(c.t.tessera.ssoSignIn.verifyLogoutResponse(query, new URLSearchParams(query).toString())).rejects.toMatchObject({ auditReason: /at most 65536 bytes/ });
   });
 });

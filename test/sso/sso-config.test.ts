@@ -85,6 +85,9 @@ describe('/v1/cluster/sso', () => {
     expect((await upload(base64('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e "boom">]><x>&e;</x>'))).body.error_code).toBe('saml_metadata_parsing_error');
     expect((await upload(base64('<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="x"/>'))).body.error_code).toBe('saml_metadata_validation_error');
     expect((await upload(base64(IDP_METADATA.replace(/<md:SingleSignOnService Binding="[^"]*HTTP-Redirect"[^>]*>/, '')))).body).toMatchObject({ error_code: 'saml_metadata_validation_error', message: expect.stringContaining('HTTP-Redirect') });
+    // Its URLs are checked as a PUT checks them: a script URL is no sign-in URL (and would block every later PUT).
+    const script = await upload(base64(IDP_METADATA.replace(/(<md:SingleSignOnService Binding="[^"]*HTTP-Redirect" Location=")[^"]*/, '$1javascript:alert(1)')));
+    expect(script.body).toMatchObject({ error_code: 'saml_metadata_validation_error', message: expect.stringContaining('issuer.login_url') });
     expect((await call(t, 'GET', '/v1/cluster/sso', { auth: admin })).body.issuer.id).toBe(''); // nothing changed
   });
 

@@ -16,6 +16,7 @@ describe.runIf(here)('SSO: signing out at the identity provider, SSO required, a
       { username: 'alice', password: 'alice-pw', email: 'alice@example.com', roles: ['3'] },
       { username: 'erin', password: 'erin-pw', email: 'erin@example.com', roles: ['3'] },
       { username: 'frank', password: 'frank-pw', email: 'frank@example.com', roles: [] },
+      { username: 'odd', password: 'odd-pw', email: 'o:dd@example.com', roles: ['3'] },
     ]);
     expect((await call(c.t, 'POST', '/v1/users', { auth: c.admin, body: { email: 'frank@example.com', password: 'frank-local-password-1', role: 'db_viewer' } })).status).toBe(200);
     await c.t.addUser('viewer', 'viewer-password-1', 'db_viewer');
@@ -60,6 +61,11 @@ describe.runIf(here)('SSO: signing out at the identity provider, SSO required, a
     expect((await slo(c, `${SLO_URL}?SAMLRequest=abc`)).headers.location).toBe('/?sso_error=idp_logout_unsupported');
   });
 
+  it('makes no user of an email that could not be one here (a ":" cannot travel in Basic credentials)', async () => {
+    const { token, location } = await signIn(c, 'odd', 'odd-pw');
+    expect([token, location]).toEqual([undefined, '/?sso_error=sso_refused']);
+    expect(await c.t.tessera.users.findByUsername('o:dd@example.com')).toBeUndefined();
+  });
   it('with enforce_control_plane, refuses passwords to users who are not admins (a login or Basic, remembered or not) and ends their password sessions, never an admin\'s', async () => {
     // Before: the viewer's password is remembered (a Basic call) and has a session.
     expect((await call(c.t, 'GET', '/v1/users/permissions', { auth: basic('viewer', 'viewer-password-1') })).status).toBe(200);
@@ -94,10 +100,14 @@ describe.runIf(here)('SSO: signing out at the identity provider, SSO required, a
 
     const second = (await signIn(c, 'alice', 'alice-pw')).token!;
     const local = (await signIn(c, 'frank', 'frank-pw')).token!; // a user of Tessera's own, signed in by SSO
+    // …who also signs in and out with its password elsewhere: that logout does not make its SSO session forgotten.
+    const password = (await call(c.t, 'POST', '/v1/users/authorize', { body: { username: 'frank@example.com', password: 'frank-local-password-1' } })).body.access_token;
+    expect((await call(c.t, 'POST', '/v1/sso/logout', { auth: `JWT ${password}`, body: {} })).status).toBe(200);
     expect((await call(c.t, 'PUT', '/v1/cluster/sso', { auth: c.admin, body: { control_plane: false } })).status).toBe(200);
     expect(await works(second)).toBe(false);
     expect(await works(local)).toBe(false);
     expect(await works(viewer)).toBe(true);
     expect((await c.t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login' })).headers.location).toBe('/?sso_error=sso_refused');
   });
+
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
-import { browserAt, exchange, postAnswer, signIn, type SsoCluster, ssoCluster } from '../helpers/sso-cluster.js';
+import { decodeAnswer, encodeAnswer } from '../helpers/saml-forge.js';
+import { browserAt, exchange, postAnswer, signIn, type SsoCluster, ssoCluster, startSignIn } from '../helpers/sso-cluster.js';
 import { decodeJwt } from '../helpers/test-tessera.js';
 
 const here = simpleSamlPhpHere();
@@ -58,30 +59,58 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
     expect(await c.t.tessera.users.findByUsername('bob@example.com')).toBeUndefined();
   });
 
-  it('takes an answer nobody asked for (IdP-initiated), once', async () => {
+  it('takes an answer nobody asked for (IdP-initiated) once, after the person confirms the account it names', async () => {
     const browser = browserAt(c);
     const started = `${new URL(c.idp.entityId).origin}/simplesaml/saml2/idp/SSOService.php?spentityid=${encodeURIComponent('http://tessera.test/sp')}`;
     const answer = await browser.signIn(started, 'carol', 'carol-pw');
     const first = await postAnswer(c.t, answer.SAMLResponse);
     expect(first.location).toBe('/?sso=signed_in');
-    expect((await exchange(c.t, first.cookie)).statusCode).toBe(200);
+    const unconfirmed = await exchange(c.t, [first.cookie]);
+    expect([unconfirmed.statusCode, unconfirmed.json().error_code]).toEqual([409, 'sso_confirm']);
+    expect(unconfirmed.json().message).toContain('carol@example.com');
+    expect(unconfirmed.headers['set-cookie']).toBeUndefined(); // the code stays for the confirmation
+    expect((await exchange(c.t, [first.cookie], { confirm: true })).statusCode).toBe(200);
     const again = await postAnswer(c.t, answer.SAMLResponse);
     expect([again.location, again.cookie]).toEqual(['/?sso_error=sso_refused', undefined]);
   });
 
-  it('hands a sign-in over once, within a minute, to whoever holds the cookie', async () => {
-    const answer = await browserAt(c).signIn((await c.t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login' })).headers.location as string, 'alice', 'alice-pw');
+  it('hands a sign-in over once, within a minute, to the browser that asked for it', async () => {
+    const { url, start } = await startSignIn(c.t);
+    const answer = await browserAt(c).signIn(url, 'alice', 'alice-pw');
     const { cookie } = await postAnswer(c.t, answer.SAMLResponse);
-    expect((await exchange(c.t, undefined)).statusCode).toBe(401);
-    expect((await exchange(c.t, 'tessera_sso=made-up')).json().error_code).toBe('sso_refused');
-    const taken = await exchange(c.t, cookie);
+    expect((await exchange(c.t, [])).statusCode).toBe(401);
+    expect((await exchange(c.t, ['tessera_sso=made-up', start])).json().error_code).toBe('sso_refused');
+    const taken = await exchange(c.t, [cookie, start]);
     expect(taken.statusCode).toBe(200);
-    expect(taken.headers['set-cookie']).toMatch(/^tessera_sso=; Path=\/v1\/sso; Max-Age=0; HttpOnly; SameSite=Strict/);
-    expect((await exchange(c.t, cookie)).statusCode).toBe(401); // once
-    const later = await browserAt(c).signIn((await c.t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login' })).headers.location as string, 'alice', 'alice-pw');
-    const { cookie: stale } = await postAnswer(c.t, later.SAMLResponse);
+    expect([taken.headers['set-cookie']].flat()).toEqual([
+      expect.stringMatching(/^tessera_sso=; Path=\/v1\/sso; Max-Age=0; HttpOnly; SameSite=Strict/),
+      expect.stringMatching(/^tessera_sso_start=; Path=\/v1\/sso; Max-Age=0; HttpOnly; SameSite=Strict/),
+    ]);
+    expect((await exchange(c.t, [cookie, start])).statusCode).toBe(401); // once
+    const later = await startSignIn(c.t);
+    const { cookie: stale } = await postAnswer(c.t, (await browserAt(c).signIn(later.url, 'alice', 'alice-pw')).SAMLResponse);
     c.t.advance(61);
-    expect((await exchange(c.t, stale)).statusCode).toBe(401);
+    expect((await exchange(c.t, [stale, later.start])).statusCode).toBe(401);
     c.t.advance(-61);
+  });
+
+  it('refuses a sign-in in another browser than the one that asked for it (a page of another site posting its own answer: login CSRF), also with the Response\'s InResponseTo removed', async () => {
+    const attacker = await startSignIn(c.t);
+    const answer = await browserAt(c).signIn(attacker.url, 'alice', 'alice-pw');
+    const victim = await startSignIn(c.t); // the victim's browser, with a sign-in of its own under way (or none)
+    const posted = await postAnswer(c.t, answer.SAMLResponse);
+    for (const cookies of [[posted.cookie, victim.start], [posted.cookie]]) {
+      const res = await exchange(c.t, cookies, { confirm: true });
+      expect([res.statusCode, res.json().error_code]).toEqual([401, 'sso_refused']);
+    }
+    // node-saml checks the Response's InResponseTo only when there is one; the signed assertion's own still binds the answer.
+    const again = await startSignIn(c.t);
+    const stripped = decodeAnswer((await browserAt(c).signIn(again.url, 'alice', 'alice-pw')).SAMLResponse);
+    const responseSignature = Array.from(stripped.documentElement!.childNodes).find((n) => (n as Element).localName === 'Signature');
+    stripped.documentElement!.removeChild(responseSignature!); // the assertion's own signature stays
+    stripped.documentElement!.removeAttribute('InResponseTo');
+    const { location, cookie } = await postAnswer(c.t, encodeAnswer(stripped));
+    expect(location).toBe('/?sso=signed_in');
+    expect((await exchange(c.t, [cookie], { confirm: true })).json().error_code).toBe('sso_refused');
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres, freshRedisPrefix, REDIS_URL } from '../helpers/services.js';
 import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
-import { browserAt, exchange, loginUrl, postAnswer, type SsoCluster, ssoCluster } from '../helpers/sso-cluster.js';
+import { browserAt, exchange, loginUrl, postAnswer, type SsoCluster, ssoCluster, startSignIn } from '../helpers/sso-cluster.js';
 import { ADDRESS } from '../helpers/sso-cluster.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 import { assertionOf, decodeAnswer, signAssertion, unsigned, unsolicited } from '../helpers/saml-forge.js';
@@ -31,12 +31,13 @@ describe.runIf(here)('SSO on two nodes (PostgreSQL, Redis)', () => {
   });
 
   it('answers a request one node sent on the other, and hands the sign-in over on either', async () => {
-    const answer = await browserAt(c).signIn(await loginUrl(a), 'alice', 'alice-pw');
+    const { url, start } = await startSignIn(a);
+    const answer = await browserAt(c).signIn(url, 'alice', 'alice-pw');
     const { location, cookie } = await postAnswer(b, answer.SAMLResponse);
     expect(location).toBe('/?sso=signed_in');
-    const token = await exchange(a, cookie);
+    const token = await exchange(a, [cookie, start]);
     expect(token.statusCode, token.body).toBe(200);
-    expect((await exchange(b, cookie)).statusCode).toBe(401); // once, across nodes
+    expect((await exchange(b, [cookie, start])).statusCode).toBe(401); // once, across nodes
   });
 
   it('lets one node consume an assertion and the other refuse it, 10 times, also when both get it at once', async () => {

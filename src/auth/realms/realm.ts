@@ -23,6 +23,8 @@ export interface CertificateProof {
 export interface SamlProof {
   kind: 'saml';
   response: string;
+  /** Set by the SSO realm once the answer is verified: the browser whose request it answers (null: nobody's). */
+  browserHash?: string | null;
 }
 
 /** What a realm says of a proof. */

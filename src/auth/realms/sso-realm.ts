@@ -50,6 +50,7 @@ export class SsoRealm implements Realm {
       return refusedWith(new SsoRefusedError('sso_refused', `${person.email} is a user who signs in another way (${realm === 'ldap' ? 'the LDAP directory' : 'a client certificate'}): ask an admin`, `the account of ${person.email} is in the ${realm} realm`));
     }
     await this.sessions.saveSession(user.uid, person.session);
+    proof.browserHash = person.browserHash;
     return { outcome: 'success', user, rememberMs: 0 };
   }
 

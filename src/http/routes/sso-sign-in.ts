@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { DomainError, SsoRefusedError } from '../../errors.js';
+import { DomainError, SsoConfirmError, SsoRefusedError } from '../../errors.js';
+import { REQUEST_MS } from '../../sso/service-provider.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import { SIGN_IN_CODE_MS } from '../../sso/sso-sign-in.js';
 import type { HttpServices } from '../services.js';
@@ -11,6 +12,8 @@ import { AccessToken, ANYONE, CALLER, TtlBody } from '../schemas.js';
 
 /** The cookie that carries a sign-in's one-time code from the consumer to the console's exchange, and nowhere else. */
 const COOKIE = 'tessera_sso';
+/** The cookie of the browser that started a sign-in: its nonce, which the exchange must show for an answer to its request. */
+const START_COOKIE = 'tessera_sso_start';
 const COOKIE_PATH = '/v1/sso';
 
 /** Where the browser lands after a step: the console, told what happened by a code (never a secret, never a token). */
@@ -20,15 +23,16 @@ function codeOf(error: unknown): string {
   return error instanceof DomainError ? error.code : 'internal_error';
 }
 
-function cookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  return `${COOKIE}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
+/** Secure whenever the browser reaches the cluster over HTTPS: this listener's, or the address of a proxy in front of it. */
+function cookie(request: FastifyRequest, address: string, name: string, value: string, maxAgeSeconds: number): string {
+  const secure = request.protocol === 'https' || address.startsWith('https:') ? '; Secure' : '';
+  return `${name}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
 }
 
-function cookieOf(request: FastifyRequest): string | undefined {
+function cookieOf(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === COOKIE) return value.join('=');
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
   }
   return undefined;
 }
@@ -59,9 +63,12 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
       return { control_plane, enforce_control_plane, login_url: '/cluster/sso/saml/login' };
     },
   );
-  app.get('/cluster/sso/saml/login', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => {
+  const addressOf = async () => (await sso.get()).service.address;
+  app.get('/cluster/sso/saml/login', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     try {
-      return reply.header('cache-control', 'no-store').redirect(await ssoSignIn.loginUrl(), 302);
+      const { url, nonce } = await ssoSignIn.start();
+      reply.header('set-cookie', cookie(request, await addressOf(), START_COOKIE, nonce, REQUEST_MS / 1000));
+      return reply.header('cache-control', 'no-store').redirect(url, 302);
     } catch (err) {
       return toConsole(reply, `sso_error=${codeOf(err)}`);
     }
@@ -70,16 +77,16 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
     '/cluster/sso/saml/acs',
     {
       config: { access: 'public', formBody: true },
-      schema: { hide: true, body: Type.Object({ SAMLResponse: Type.String({ minLength: 1, maxLength: 1_048_576 }), RelayState: Type.Optional(Type.String({ maxLength: 1024 })) }) },
-      // An answer of an identity provider is often tens of KiB: more than an API body.
-      bodyLimit: 1_500_000,
+      schema: { hide: true, body: Type.Object({ SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }), RelayState: Type.Optional(Type.String({ maxLength: 1024 })) }) },
+      // An answer of an identity provider is often tens of KiB: more than an API body, far less than this.
+      bodyLimit: 300_000,
       attachValidation: true,
     },
     async (request, reply) => {
       if (request.validationError) return toConsole(reply, 'sso_error=sso_refused');
       try {
         const code = await ssoSignIn.consume(request.body.SAMLResponse, contextOf(request));
-        reply.header('set-cookie', cookie(request, code, SIGN_IN_CODE_MS / 1000));
+        reply.header('set-cookie', cookie(request, await addressOf(), COOKIE, code, SIGN_IN_CODE_MS / 1000));
         return toConsole(reply, 'sso=signed_in');
       } catch (err) {
         if (!(err instanceof DomainError)) request.log.error({ err }, 'an SSO sign-in failed');
@@ -90,20 +97,31 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
   app.post(
     '/v1/sso/exchange',
     {
-      config: { access: 'public', errors: ['sso_refused', 'account_locked'] },
+      config: { access: 'public', errors: ['sso_refused', 'sso_confirm', 'account_locked'] },
       schema: {
         ...doc,
         security: ANYONE,
-        summary: 'The console\'s last step of an SSO sign-in: the one-time code of its cookie (HttpOnly, set by the consumer) for a token, once',
-        body: TtlBody,
+        summary:
+          "The console's last step of an SSO sign-in: the one-time code of its cookie (HttpOnly, set by the consumer) for a token, once, in the browser that asked for the sign-in; " +
+          'one that nobody asked for (IdP-initiated) answers 409 sso_confirm, naming the account, until sent again with confirm: true',
+        body: Type.Object({ ...TtlBody.properties, confirm: Type.Optional(Type.Boolean({ description: 'the person confirmed an IdP-initiated sign-in as the account named' })) }, { additionalProperties: false }),
         response: { 200: AccessToken },
       },
     },
     async (request, reply) => {
-      const code = cookieOf(request);
-      reply.header('set-cookie', cookie(request, '', 0)).header('cache-control', 'no-store');
-      if (!code) throw new SsoRefusedError('sso_refused', 'No SSO sign-in to take: sign in again', 'no sign-in cookie');
-      return { access_token: await ssoSignIn.exchange(code, request.body.ttl ?? TTL_DEFAULT_SECONDS) };
+      const address = await addressOf();
+      const clear = (name: string) => cookie(request, address, name, '', 0);
+      reply.header('cache-control', 'no-store');
+      const code = cookieOf(request, COOKIE);
+      try {
+        if (!code) throw new SsoRefusedError('sso_refused', 'No SSO sign-in to take: sign in again', 'no sign-in cookie');
+        const token = await ssoSignIn.exchange(code, cookieOf(request, START_COOKIE), request.body.confirm === true, request.body.ttl ?? TTL_DEFAULT_SECONDS);
+        reply.header('set-cookie', [clear(COOKIE), clear(START_COOKIE)]);
+        return { access_token: token };
+      } catch (err) {
+        if (!(err instanceof SsoConfirmError)) reply.header('set-cookie', clear(COOKIE)); // kept for the confirmation
+        throw err;
+      }
     },
   );
   app.post(

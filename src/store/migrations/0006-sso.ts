@@ -2,7 +2,7 @@ import type { Kysely, Migration } from 'kysely';
 
 /**
  * SAML single sign-on, shared by every node: the authentication requests sent (for the
- * answers' InResponseTo, three minutes), the assertions consumed (each once, until it
+ * answers' InResponseTo, three minutes, with the browser that asked), the assertions consumed (each once, until it
  * expires), the one-time codes that hand a sign-in to the console (a minute), and each
  * user's last SSO session (for its logout at the identity provider).
  */
@@ -13,6 +13,7 @@ export function sso(): Migration {
         .createTable('saml_requests')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('issued_at', 'text', (c) => c.notNull())
+        .addColumn('browser_hash', 'text')
         .addColumn('expires_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema
@@ -26,6 +27,7 @@ export function sso(): Migration {
         .addColumn('code_hash', 'text', (c) => c.primaryKey())
         .addColumn('uid', 'integer', (c) => c.notNull())
         .addColumn('token_epoch', 'integer', (c) => c.notNull())
+        .addColumn('browser_hash', 'text')
         .addColumn('expires_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { isPasswordExpired, type User } from '../../src/users/user.js';
+import type { Policy } from '../../src/policy/policy.js';
+
+const DAY = 86_400_000;
+const now = new Date('2026-11-25T12:00:00Z');
+const policy = { password_expiration_duration: 30 } as Policy;
+const made = (authMethod: User['authMethod'], realm: User['realm'] = 'local') =>
+  ({ authMethod, realm, passwordExpiresAt: null, passwordIssueDate: new Date(now.getTime() - 31 * DAY) }) as User;
+
+describe('password expiry', () => {
+  it('ends a password kept here after password_expiration_duration days, and nothing of users who have none', () => {
+    expect(isPasswordExpired(made('regular'), policy, now)).toBe(true);
+    expect(isPasswordExpired(made('regular'), { ...policy, password_expiration_duration: 0 }, now)).toBe(false);
+    // A certificate or SSO user has no password: its "issue date" is when it was made, and must not end its sessions.
+    expect(isPasswordExpired(made('certificate'), policy, now)).toBe(false);
+    expect(isPasswordExpired(made('sso'), policy, now)).toBe(false);
+    expect(isPasswordExpired(made('regular', 'ldap'), policy, now)).toBe(false);
+  });
+});
