@@ -98,6 +98,7 @@ describe('GET /v1/openapi.json', () => {
       'invalid_credentials',
       'missing_credentials',
       'password_expired',
+      'sso_required',
     ]);
     expect(codes('/v1/roles/{uid}', 'delete', '406')).toEqual(['role_in_use']);
     expect(codes('/v1/users/authorize', 'post', '403')).toEqual(['cross_site_request']); // Basic or a certificate from a page of another site
