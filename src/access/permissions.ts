@@ -56,7 +56,29 @@ export function holds(rights: readonly Role[], permission: Permission): boolean 
   return rights.some((r) => allowed.includes(r));
 }
 
-/** The table by management level: what GET /v1/users/permissions answers. */
+/**
+ * What each management level sees of the web console (the product's `ui_permissions`, here
+ * Tessera's own pages): the console shows a page to whoever holds its entry.
+ */
+export const UI_PERMISSIONS = {
+  view_users_page: ['admin', 'user_manager'],
+  view_roles_page: ['admin', 'user_manager'],
+  view_policy_page: ['admin'],
+  view_ldap_page: ['admin'],
+  view_sso_page: ['admin'],
+  view_keys_page: ['admin'],
+  change_own_password: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'token_verifier', 'none'],
+} as const satisfies Record<string, readonly Role[]>;
+
+/** A management level's permissions in the product's shape (GET /v1/users/permissions). */
+export function permissionsOf(level: Role): { api_permissions: Permission[]; ui_permissions: string[] } {
+  return {
+    api_permissions: (Object.entries(PERMISSIONS) as [Permission, readonly Role[]][]).filter(([, levels]) => levels.includes(level)).map(([p]) => p),
+    ui_permissions: (Object.entries(UI_PERMISSIONS) as [string, readonly Role[]][]).filter(([, levels]) => levels.includes(level)).map(([p]) => p),
+  };
+}
+
+/** The table by management level: what every route's check uses. */
 export function permissionsByLevel(): Record<Role, Permission[]> {
   const table = Object.fromEntries(ROLES.map((r) => [r, [] as Permission[]])) as Record<Role, Permission[]>;
   for (const [permission, levels] of Object.entries(PERMISSIONS) as [Permission, readonly Role[]][]) {

@@ -65,11 +65,21 @@ describe('who may do what, decided by the one permissions table', () => {
     }
   });
 
-  it('serves the same table at GET /v1/users/permissions', async () => {
+  it('serves the same table at GET /v1/users/permissions, in the product\'s shape; one level at /{role}; the caller\'s own at /v1/users/role', async () => {
     const res = await call(t, 'GET', '/v1/users/permissions', { auth: tokens.get('db_viewer') });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(permissionsByLevel());
-    expect(res.body.user_manager).toEqual(expect.arrayContaining(['create_new_user', 'update_role', 'view_all_users_info']));
-    expect(res.body.none).toEqual([]);
+    const table = permissionsByLevel();
+    expect(Object.keys(res.body).sort()).toEqual([...ROLES].sort());
+    for (const level of ROLES) expect(res.body[level].api_permissions).toEqual(table[level]);
+    expect(res.body.user_manager.api_permissions).toEqual(expect.arrayContaining(['create_new_user', 'update_role', 'view_all_users_info']));
+    expect(res.body.user_manager.ui_permissions).toEqual(expect.arrayContaining(['view_users_page', 'view_roles_page']));
+    expect(res.body.user_manager.ui_permissions).not.toContain('view_keys_page');
+    expect(res.body.none).toEqual({ api_permissions: [], ui_permissions: ['change_own_password'] });
+    const one = await call(t, 'GET', '/v1/users/permissions/admin', { auth: tokens.get('none') });
+    expect([one.status, Object.keys(one.body)]).toEqual([200, ['admin']]);
+    expect(one.body.admin).toEqual(res.body.admin);
+    expect((await call(t, 'GET', '/v1/users/permissions/superuser', { auth: tokens.get('admin') })).body.error_code).toBe('role_not_found');
+    for (const level of ROLES) expect((await call(t, 'GET', '/v1/users/role', { auth: tokens.get(level) })).body).toEqual({ role: level });
+    expect((await call(t, 'GET', '/v1/users/role', {})).status).toBe(401);
   });
 });
