@@ -68,6 +68,7 @@ export type ErrorCode =
   | 'sso_refused'
   | 'sso_no_role'
   | 'sso_confirm'
+  | 'uid_already_exists'
   | 'internal_error';
 
 /**
@@ -159,7 +160,7 @@ export class UserNotFoundError extends DomainError {
 }
 
 export class UserAlreadyExistsError extends DomainError {
-  constructor(code: 'name_already_exists' | 'email_already_exists' = 'name_already_exists', message = 'A user with this name already exists') {
+  constructor(code: 'name_already_exists' | 'email_already_exists' | 'uid_already_exists' = 'name_already_exists', message = 'A user with this name already exists') {
     super(code, message);
   }
 }

@@ -72,6 +72,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   sso_refused: 401,
   sso_no_role: 401,
   sso_confirm: 409,
+  uid_already_exists: 409,
   invalid_certificate: 400,
   expired_certificate: 406,
   internal_error: 500,

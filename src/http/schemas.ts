@@ -114,11 +114,12 @@ export const DryRunQuery = Type.Object(
 );
 
 export const RoleView = Type.Object({ uid: Type.Integer(), name: Type.String(), management: Role });
+const RoleFields = { name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }), management: Role };
 export const CreateRoleBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }), management: Role },
+  { ...RoleFields, uid: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'the uid to give the role (the product, 8.0); 409 uid_already_exists when taken' })) },
   { additionalProperties: false },
 );
-export const UpdateRoleBody = Type.Partial(CreateRoleBody, { additionalProperties: false });
+export const UpdateRoleBody = Type.Partial(Type.Object(RoleFields), { additionalProperties: false });
 
 export const PasswordBody = Type.Object(
   {

@@ -1,11 +1,11 @@
-import type { Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import { LastAdminError, RoleInUseError, RoleNotFoundError, UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { serialized } from '../store/serialized.js';
 import { countAdmins } from '../users/kysely-user-store.js';
 import { isRole } from '../access/management.js';
-import { usernameKey } from '../users/username.js';
+import { roleNameKey } from '../users/username.js';
 import type { Role } from './role.js';
 import type { RoleGuard, RoleStore } from './role-store.js';
 
@@ -28,20 +28,27 @@ export class KyselyRoleStore implements RoleStore {
     return row && toRole(row);
   }
 
-  async create(role: { name: string; management: string }): Promise<Role> {
+  async create(role: { name: string; management: string; uid?: number }): Promise<Role> {
     const row = await this.db
       .insertInto('roles')
-      .values({ name: role.name, name_key: usernameKey(role.name), management: role.management })
-      .onConflict((oc) => oc.column('name_key').doNothing())
+      .values({ ...(role.uid !== undefined && { uid: role.uid }), name: role.name, name_key: roleNameKey(role.name), management: role.management })
+      .onConflict((oc) => oc.doNothing())
       .returning(['uid', 'name', 'management'])
       .executeTakeFirst();
-    if (!row) throw new UserAlreadyExistsError('name_already_exists', 'A role with this name already exists');
+    if (!row) {
+      if (role.uid !== undefined && (await this.get(role.uid))) throw new UserAlreadyExistsError('uid_already_exists', `A role with uid ${role.uid} already exists`);
+      throw new UserAlreadyExistsError('name_already_exists', 'A role with this name already exists');
+    }
+    // A uid given by hand: PostgreSQL's sequence moves past it, so that the next role made without one does not collide.
+    if (role.uid !== undefined && this.db.getExecutor().adapter instanceof PostgresAdapter) {
+      await sql`select setval(pg_get_serial_sequence('roles', 'uid'), (select max(uid) from roles))`.execute(this.db);
+    }
     return toRole(row);
   }
 
   async update(uid: number, changes: { name?: string; management?: string }, guard?: RoleGuard): Promise<boolean> {
     const set = {
-      ...(changes.name !== undefined && { name: changes.name, name_key: usernameKey(changes.name) }),
+      ...(changes.name !== undefined && { name: changes.name, name_key: roleNameKey(changes.name) }),
       ...(changes.management !== undefined && { management: changes.management }),
     };
     if (Object.keys(set).length === 0) return false;
@@ -99,7 +106,7 @@ export class KyselyRoleStore implements RoleStore {
   }
 
   async nameTaken(name: string, exceptUid?: number): Promise<boolean> {
-    let query = this.db.selectFrom('roles').select('uid').where('name_key', '=', usernameKey(name));
+    let query = this.db.selectFrom('roles').select('uid').where('name_key', '=', roleNameKey(name));
     if (exceptUid !== undefined) query = query.where('uid', '!=', exceptUid);
     return (await query.executeTakeFirst()) !== undefined;
   }

@@ -8,7 +8,7 @@ import type { Role } from './role.js';
 import type { RoleStore } from './role-store.js';
 
 /**
- * Roles: names unique regardless of case, only an admin makes or changes a role that grants
+ * Roles: names unique with their case (as the product: "admin" is not the built-in "Admin"), only an admin makes or changes a role that grants
  * admin, a role in use is not deleted, the last admin is never lost through a role, and a
  * role whose management changes ends its holders' tokens (their rights changed).
  */
@@ -29,12 +29,13 @@ export class RoleService {
     return role;
   }
 
-  async create(actor: Actor, input: { name: string; management: Management }, ctx: RequestContext, dryRun = false): Promise<Role | undefined> {
+  async create(actor: Actor, input: { name: string; management: Management; uid?: number }, ctx: RequestContext, dryRun = false): Promise<Role | undefined> {
     const name = validateName(input.name);
     this.assertMayGrant(actor, input.management);
     if (await this.roles.nameTaken(name)) throw nameTaken();
+    if (input.uid !== undefined && (await this.roles.get(input.uid))) throw new UserAlreadyExistsError('uid_already_exists', `A role with uid ${input.uid} already exists`);
     if (dryRun) return undefined;
-    const role = await this.roles.create({ name, management: input.management });
+    const role = await this.roles.create({ name, management: input.management, ...(input.uid !== undefined && { uid: input.uid }) });
     this.record(ctx, actor, 'role_create', role, ['name', 'management']);
     return role;
   }

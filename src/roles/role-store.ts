@@ -9,7 +9,8 @@ export interface RoleStore {
   list(): Promise<Role[]>;
   get(uid: number): Promise<Role | undefined>;
   /** Throws UserAlreadyExistsError(name_already_exists) when the name is taken. */
-  create(role: { name: string; management: Management }): Promise<Role>;
+  /** A new role; `uid` chosen by the caller (the product's, 8.0) or the next one. Name or uid taken: 409. */
+  create(role: { name: string; management: Management; uid?: number }): Promise<Role>;
   /** Throws UserAlreadyExistsError(name_already_exists) when the name is taken; whether the management changed. */
   update(uid: number, changes: { name?: string; management?: Management }, guard?: RoleGuard): Promise<boolean>;
   /**

@@ -21,6 +21,11 @@ export function usernameKey(username: string): string {
   return canonicalName(username).toLowerCase().normalize('NFKC');
 }
 
+/** The lookup key of a role's name: its canonical form with its case (role names compare with their case, as the product's). */
+export function roleNameKey(name: string): string {
+  return canonicalName(name);
+}
+
 export function isEmail(value: string): boolean {
   return EMAIL.test(value);
 }

@@ -34,17 +34,20 @@ describe('/v1/roles', () => {
     expect((await call(t, 'GET', '/v1/roles/99', { auth: admin })).body.error_code).toBe('role_not_found');
   });
 
-  it('creates, renames, changes and deletes a role; names are unique regardless of case', async () => {
+  it('creates, renames, changes and deletes a role; names are unique with their case, as the product\'s', async () => {
     const created = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'DBA', management: 'db_member' } });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({ uid: expect.any(Number), name: 'DBA', management: 'db_member' });
     expect(created.body.uid).toBeGreaterThan(100);
     const uid = created.body.uid as number;
-    const dup = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'dba', management: 'none' } });
+    const dup = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'DBA', management: 'none' } });
     expect([dup.status, dup.body.error_code]).toEqual([409, 'name_already_exists']);
+    expect((await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: ' DBA ', management: 'none' } })).body.error_code).toBe('invalid_request'); // outer spaces: no name of its own
+    const lower = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'dba', management: 'none' } });
+    expect([lower.status, lower.body]).toEqual([200, {}]);
     const renamed = await call(t, 'PUT', `/v1/roles/${uid}`, { auth: manager, body: { name: 'Database admins', management: 'cluster_member' } });
     expect(renamed.body).toEqual({ uid, name: 'Database admins', management: 'cluster_member' });
-    expect((await call(t, 'PUT', `/v1/roles/${uid}`, { auth: admin, body: { name: 'admin' } })).body.error_code).toBe('name_already_exists');
+    expect((await call(t, 'PUT', `/v1/roles/${uid}`, { auth: admin, body: { name: 'Admin' } })).body.error_code).toBe('name_already_exists');
     expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: manager })).status).toBe(200);
     expect((await call(t, 'GET', `/v1/roles/${uid}`, { auth: admin })).status).toBe(404);
     expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(404);
@@ -54,7 +57,7 @@ describe('/v1/roles', () => {
     const dry = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'Ghost', management: 'db_viewer' } });
     expect([dry.status, dry.body]).toEqual([200, {}]);
     expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toHaveLength(BUILT_IN.length);
-    const dryDup = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'admin', management: 'db_viewer' } });
+    const dryDup = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'Admin', management: 'db_viewer' } });
     expect(dryDup.body.error_code).toBe('name_already_exists');
     const dryPut = await call(t, 'PUT', '/v1/roles/5?dry_run=true', { auth: admin, body: { name: 'Readers' } });
     expect(dryPut.status).toBe(200);
@@ -127,5 +130,19 @@ describe('users with roles', () => {
     const res = await call(t, 'PUT', `/v1/users/${user.uid}`, { auth: admin, body: { role_uids: [5] } });
     expect(res.body).toMatchObject({ role: 'db_viewer', role_uids: [5] });
     expect((await call(t, 'GET', `/v1/users/${user.uid}`, { auth: token })).status).toBe(401);
+  });
+
+  it('makes a role named "admin" beside the built-in "Admin" (what clients of the product do), and one with the uid asked for (8.0)', async () => {
+    const named = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'admin', management: 'admin' } });
+    expect([named.status, named.body.name]).toEqual([200, 'admin']);
+    const chosen = await call(t, 'POST', '/v1/roles', { auth: admin, body: { uid: 4242, name: 'Chosen', management: 'db_viewer' } });
+    expect(chosen.body).toEqual({ uid: 4242, name: 'Chosen', management: 'db_viewer' });
+    const taken = await call(t, 'POST', '/v1/roles', { auth: admin, body: { uid: 4242, name: 'Other', management: 'db_viewer' } });
+    expect([taken.status, taken.body.error_code]).toEqual([409, 'uid_already_exists']);
+    // The next role made without a uid takes a free one.
+    const next = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Next', management: 'db_viewer' } });
+    expect(next.status).toBe(200);
+    expect(next.body.uid).not.toBe(4242);
+    for (const uid of [named.body.uid, 4242, next.body.uid]) expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(200);
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
 import { DEFAULT_POLICY } from '../../src/policy/policy.js';
 import { KyselyPolicyStore } from '../../src/policy/policy-store.js';
 import { type Db, openDatabase } from '../../src/store/database.js';
@@ -53,6 +54,15 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     for (const other of again) await other.destroy();
     const rows = await db.selectFrom('tessera_migrations' as never).selectAll().execute();
     expect(rows).toHaveLength(Object.keys(migrationsFor(dialect)).length);
+  });
+
+  it('makes roles with a uid asked for and then without one (the sequence moves past it), names compared with their case', async () => {
+    const roles = new KyselyRoleStore(db);
+    expect(await roles.create({ uid: 500, name: 'Chosen', management: 'db_viewer' })).toMatchObject({ uid: 500 });
+    const made = await Promise.all([roles.create({ name: 'admin', management: 'admin' }), roles.create({ name: 'Next', management: 'none' })]);
+    expect(made.map((r) => r.uid).every((uid) => uid > 500)).toBe(true);
+    await expect(roles.create({ name: 'Admin', management: 'admin' })).rejects.toMatchObject({ code: 'name_already_exists' });
+    await expect(roles.create({ uid: 500, name: 'Again', management: 'none' })).rejects.toMatchObject({ code: 'uid_already_exists' });
   });
 
   it('creates users with unique normalized names and reads them back', async () => {

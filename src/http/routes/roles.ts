@@ -22,7 +22,7 @@ export function rolesRoutes(app: TesseraApp, { roles }: Pick<HttpServices, 'role
   app.post(
     '/v1/roles',
     {
-      config: { access: 'create_role', errors: ['name_already_exists', 'unauthorized_action'] },
+      config: { access: 'create_role', errors: ['name_already_exists', 'uid_already_exists', 'unauthorized_action'] },
       schema: {
         ...doc,
         summary: 'Add a role (create_role: admin, user_manager; admin management: admin only)',

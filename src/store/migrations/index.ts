@@ -5,6 +5,7 @@ import { ldap } from './0003-ldap.js';
 import { certificateUsers } from './0004-certificate-users.js';
 import { oneIdentity } from './0005-one-identity.js';
 import { sso } from './0006-sso.js';
+import { roleNames } from './0007-role-names.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -22,5 +23,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0004-certificate-users': certificateUsers(),
     '0005-one-identity': oneIdentity(),
     '0006-sso': sso(),
+    '0007-role-names': roleNames(),
   };
 }
