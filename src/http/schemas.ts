@@ -71,12 +71,14 @@ export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
 const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
-const Login = (what: string) => Type.Union([Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH }), Type.Null()], { description: what });
+/** A login or null (one JSON Schema type list, so that a refusal names the length, not "must be null"); `minLength` 0: "" means none. */
+const Login = (what: string, minLength = 1) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], minLength, maxLength: USERNAME_MAX_LENGTH, description: what });
 
 /** The writable fields of a user object; read-only ones (uid, status, dates) are refused by name. */
 const UserFields = {
   name: Type.Optional(Login('a login, unique regardless of case')),
-  email: Type.Optional(Login('a login too, an address, unique regardless of case')),
+  email: Type.Optional(Login('a login too, an address, unique regardless of case; "" or null: none', 0)),
   role: Type.Optional(Role),
   role_uids: Type.Optional(RoleUids),
   auth_method: Type.Optional(StringEnum(AUTH_METHODS)),

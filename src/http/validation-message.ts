@@ -37,7 +37,8 @@ function fieldName(instancePath: string, part: string): string {
 
 function describe(field: string, errs: SchemaError[]): string {
   // Alternatives (anyOf: "a string or null", constants) are told together.
-  const types = errs.filter((e) => e.keyword === 'type').map((e) => TYPE_NAMES[String(e.params.type)] ?? String(e.params.type));
+  // A type list (["string", "null"]) is one error naming them all.
+  const types = errs.filter((e) => e.keyword === 'type').flatMap((e) => String(e.params.type).split(',')).map((t) => TYPE_NAMES[t] ?? t);
   const consts = errs.filter((e) => e.keyword === 'const').map((e) => String(e.params.allowedValue));
   if (consts.length > 0) return `${field} must be one of ${consts.join(', ')}`;
   if (types.length > 0) return `${field} must be ${[...new Set(types)].join(' or ')}`;

@@ -89,11 +89,20 @@ const OWN_FIELDS = new Set(['password', 'old_password', 'email_alerts', 'cluster
  * admin, and one audit line per change — the same rules on every endpoint. `actor` is
  * whoever asks; null for the local CLI, which has the data directory and so every right.
  */
+/** A user made with neither `role` nor `role_uids` gets the product's default: db_viewer. */
+const DEFAULT_ROLE = 'db_viewer';
+
+/** `email: ""` is the product's "no email". */
+function withoutEmptyEmail<T extends { email?: string | null }>(input: T): T {
+  return input.email === '' ? { ...input, email: null } : input;
+}
+
 export class AccountService {
   constructor(private readonly deps: AccountDeps) {}
 
   /** Creates a user, or with `dryRun` checks everything and creates nothing (undefined). */
-  async create(actor: Actor | null, input: NewAccount, ctx: RequestContext, dryRun = false): Promise<User | undefined> {
+  async create(actor: Actor | null, given: NewAccount, ctx: RequestContext, dryRun = false): Promise<User | undefined> {
+    const input = withoutEmptyEmail(given);
     const certificate = input.auth_method === 'certificate';
     const sso = input.auth_method === 'sso';
     if (certificate && input.password !== undefined) throw new CertificateUserError('A user with auth_method "certificate" logs in with its client certificate: give no password');
@@ -106,14 +115,15 @@ export class AccountService {
     const subjectLine = certificate ? checkSubjectLine(input.certificate_subject_line) : undefined;
     // A certificate user may come without a name (the product's example has none): its CN is.
     const logins = loginsOf(subjectLine && input.name === undefined && input.email === undefined && input.username === undefined ? { ...input, name: commonName(subjectLine) } : input);
-    if (input.role === undefined && (input.role_uids ?? []).length === 0) throw new InvalidRequestError('Give "role" or "role_uids"');
+    // Neither: the product's default role (objects/user.md).
+    const role = input.role ?? ((input.role_uids ?? []).length === 0 ? DEFAULT_ROLE : 'none');
     const roleUids = [...new Set(input.role_uids ?? [])];
-    const rights = await this.rightsOf(input.role ?? 'none', roleUids);
+    const rights = await this.rightsOf(role, roleUids);
     this.assertMayGrant(actor, rights);
     if (input.password !== undefined) await checkNewPassword(input.password, (logins.name ?? logins.email)!, await this.deps.policy.get());
     const profile: UserProfile = {
       ...logins,
-      role: input.role ?? 'none',
+      role,
       roleUids,
       authMethod: input.auth_method ?? 'regular',
       emailAlerts: input.email_alerts ?? true,
@@ -136,7 +146,8 @@ export class AccountService {
   }
 
   /** Changes what the request names; with `dryRun` checks everything and changes nothing. */
-  async update(actor: Actor | null, uid: number, changes: AccountChanges, ctx: RequestContext, dryRun = false): Promise<User> {
+  async update(actor: Actor | null, uid: number, given: AccountChanges, ctx: RequestContext, dryRun = false): Promise<User> {
+    const changes = withoutEmptyEmail(given);
     const self = actor?.uid === uid;
     const named = Object.keys(changes).filter((k) => changes[k as keyof AccountChanges] !== undefined);
     const manager = actor === null || holds(actor.rights, 'update_user');

@@ -98,8 +98,20 @@ describe('clients of the product\'s REST API, unchanged', () => {
     const roles = await rust('GET', '/v1/roles');
     expect(roles.every((r: { uid: number; name: string }) => typeof r.uid === 'number' && typeof r.name === 'string')).toBe(true);
     expect((await rust('GET', `/v1/roles/${roles[0].uid}`)).uid).toBe(roles[0].uid);
-    expect((await rust('GET', '/v1/users/permissions')).admin).toContain('update_user');
+    expect((await rust('GET', '/v1/users/permissions')).admin.api_permissions).toContain('update_user');
     await rust('DELETE', `/v1/users/${created.uid}`);
+  });
+
+  it('the calls of product clients that broke before: a role named "admin", a user without a role, email "", the caller\'s role', async () => {
+    const client = goClient(ADMIN, ADMIN_PASSWORD);
+    const role = await client('POST', '/v1/roles', { name: 'admin', management: 'admin' });
+    expect(role).toMatchObject({ name: 'admin', management: 'admin' });
+    const user = await client('POST', '/v1/users', { name: 'no-role', email: '', password: 'No-role-password-1' });
+    expect(user).toMatchObject({ role: 'db_viewer', email: '' });
+    expect(await client('GET', '/v1/users/role')).toEqual({ role: 'admin' });
+    expect(Object.keys(await client('GET', '/v1/users/permissions/db_viewer'))).toEqual(['db_viewer']);
+    await client('DELETE', `/v1/users/${user.uid}`);
+    await client('DELETE', `/v1/roles/${role.uid}`);
   });
 
   it('the samples of the product\'s REST API pages (curl and Python requests): users, roles, own password', async () => {

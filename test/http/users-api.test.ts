@@ -73,17 +73,29 @@ describe('POST /v1/users', () => {
     expect((await call(t, 'POST', '/v1/users', { auth: manager, body })).status).toBe(200);
   });
 
-  it('answers 400 for a bad role, no login, no role at all, an email that is not one, or username beside what it sets', async () => {
+  it('answers 400 for a bad role, no login, an email that is not one, or username beside what it sets', async () => {
     for (const body of [
       { username: 'x', password: 'new-password-1', role: 'root' },
       { username: 'x', name: 'y', password: 'new-password-1', role: 'none' },
       { username: 'x@y.io', email: 'x@y.io', password: 'new-password-1', role: 'none' },
       { email: 'not-an-address', password: 'new-password-1', role: 'none' },
       { password: 'new-password-1', role: 'none' },
-      { name: 'x', password: 'new-password-1' },
+      { name: 'x'.repeat(257), password: 'new-password-1', role: 'none' },
     ]) {
       expect((await call(t, 'POST', '/v1/users', { auth: admin, body })).status).toBe(400);
     }
+    const long = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'x'.repeat(257), password: 'new-password-1', role: 'none' } });
+    expect(long.body.message).toMatch(/name .*256 characters/);
+  });
+
+  it('gives a user made with neither role nor role_uids the product\'s default, db_viewer; takes email "" as no email', async () => {
+    const made = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'defaulted', email: '', password: 'Defaulted-password-1' } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(made.body).toMatchObject({ name: 'defaulted', email: '', role: 'db_viewer', role_uids: [] });
+    const emailed = await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { email: 'defaulted@example.com' } });
+    expect(emailed.body.email).toBe('defaulted@example.com');
+    expect((await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { email: '' } })).body.email).toBe('');
+    expect((await call(t, 'DELETE', `/v1/users/${made.body.uid}`, { auth: admin })).status).toBe(200);
   });
 });
 
