@@ -120,7 +120,7 @@ export class AccountService {
     const roleUids = [...new Set(input.role_uids ?? [])];
     const rights = await this.rightsOf(role, roleUids);
     this.assertMayGrant(actor, rights);
-    if (input.password !== undefined) await checkNewPassword(input.password, (logins.name ?? logins.email)!, await this.deps.policy.get());
+    if (input.password !== undefined) await checkNewPassword(input.password, logins, await this.deps.policy.get());
     const profile: UserProfile = {
       ...logins,
       role,
@@ -374,7 +374,7 @@ export class AccountService {
   }
 
   private async checkCandidate(target: User, password: string): Promise<void> {
-    await checkNewPassword(password, target.username, await this.deps.policy.get());
+    await checkNewPassword(password, target, await this.deps.policy.get());
     const credential = await this.deps.users.getCredential(target.uid);
     if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored) throw new NewPasswordSameAsCurrentError();
   }

@@ -80,6 +80,11 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     expect((await create('Judy-Is-My-N4me-Here')).body.error_code).toBe('password_not_complex');
     expect((await create('Baaaa-4-very-long-one')).body.error_code).toBe('password_not_complex');
     expect((await create('Tr1cky-Long-Phrase!')).status).toBe(200);
+    // The product's rule: not the user's email, nor the email reversed (whether the user has a name or not).
+    const withEmail = (password: string) => call(t, 'POST', '/v1/users', { auth: root, body: { name: 'ops7', email: 'kim@ex.io', password, role: 'none' } });
+    expect((await withEmail('X1-kim@ex.io-Long!')).body.message).toContain('email');
+    expect((await withEmail('X1-oi.xe@mik-Long!')).body.message).toContain('email reversed');
+    expect((await withEmail('X1-mik-Long-Phrase!')).status).toBe(200);
   });
 
   it('expires passwords older than password_expiration_duration days', async () => {
