@@ -51,7 +51,7 @@ describe('the routes the console needs', () => {
     const res = await call(t, 'GET', '/v1/password-rules');
     expect(res.status).toBe(200);
     expect(res.body.min_length).toBe(12);
-    expect(res.body.rules).toEqual(expect.arrayContaining(['at least 12 characters', 'not one of the most common passwords', 'not the username']));
+    expect(res.body.rules).toEqual(expect.arrayContaining(['at least 12 characters', 'not one of the most common passwords', "not containing the user's name, its email or the email reversed"]));
   });
 
   it('GET /v1/keys lists the key ring for admins only', async () => {

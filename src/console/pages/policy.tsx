@@ -15,7 +15,7 @@ type Home = typeof CLUSTER | typeof LOCKOUT;
  */
 const SETTINGS: { key: string; home: Home; label: string; meaning: string; min?: number; max?: number }[] = [
   { key: 'password_min_length', home: CLUSTER, label: 'Minimum password length', meaning: 'characters, 8 to 256', min: 8, max: 256 },
-  { key: 'password_complexity', home: CLUSTER, label: 'Require complex passwords', meaning: 'upper and lower case, a digit, a special character, not the username' },
+  { key: 'password_complexity', home: CLUSTER, label: 'Require complex passwords', meaning: 'upper and lower case, a digit, a special character, not the user\'s name, email or email reversed' },
   { key: 'password_expiration_duration', home: CLUSTER, label: 'Password lifetime (days)', meaning: '0 to 3650; 0: passwords never expire', min: 0, max: 3650 },
   { key: 'cm_session_timeout_minutes', home: CLUSTER, label: 'Console idle sign-out (minutes)', meaning: '1 to 1440 minutes without a key or a click', min: 1, max: 1440 },
   { key: 'control_plane_basic_authentication', home: CLUSTER, label: 'Accept Basic credentials on every route', meaning: 'off: only the login takes a password; every other call needs a token' },
