@@ -24,6 +24,7 @@ export type AuditEvent =
   | 'password_add'
   | 'password_delete'
   | 'password_expire'
+  | 'password_hashing_algorithm'
   | 'user_create'
   | 'user_update'
   | 'user_delete'

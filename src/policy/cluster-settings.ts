@@ -26,4 +26,14 @@ export class ClusterSettings {
     this.audit.record(ctx, { event: 'policy_update', outcome: 'success', ...actorOf(actor), target: 'policy', changes: Object.keys(patch) });
     return after;
   }
+
+  /**
+   * PATCH /v1/cluster/change_password_hashing_algorithm: the product's choice between SHA-256
+   * and PBKDF2. Tessera hashes every password with argon2id (memory-hard, stronger than
+   * either) and keeps doing so: the request is taken, so that the clients that send it after
+   * an upgrade go on, and audited with what was asked; nothing is rehashed.
+   */
+  changePasswordHashingAlgorithm(actor: { uid: number; username: string }, algorithm: string, ctx: RequestContext): void {
+    this.audit.record(ctx, { event: 'password_hashing_algorithm', outcome: 'success', ...actorOf(actor), target: 'policy', changes: [`algorithm ${algorithm} asked; argon2id kept`] });
+  }
 }

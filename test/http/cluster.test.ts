@@ -72,6 +72,22 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
   });
 
+  it('takes the product\'s PATCH change_password_hashing_algorithm (the documented body), keeps argon2id, and audits what was asked', async () => {
+    const audited: string[] = [];
+    t.tessera.events.on('audited', (r: { event: string; changes?: string[] }) => r.event === 'password_hashing_algorithm' && audited.push(...(r.changes ?? [])));
+    const patch = (body: unknown, auth = root) => t.app.inject({ method: 'PATCH', url: '/v1/cluster/change_password_hashing_algorithm', headers: { authorization: auth }, payload: JSON.stringify(body) });
+    const ok = await patch({ algorithm: 'PBKDF2' });
+    expect([ok.statusCode, ok.json()]).toEqual([200, {}]);
+    expect(audited).toEqual(['algorithm PBKDF2 asked; argon2id kept']);
+    expect((await patch({ algorithm: 'MD5' })).json().error_code).toBe('invalid_request');
+    expect((await patch({})).json().error_code).toBe('invalid_request');
+    const user = await login(t, 'ivan', 'ivan-password-1');
+    expect((await patch({ algorithm: 'SHA-256' }, user)).statusCode).toBe(403);
+    // Passwords are argon2id still: a new one is hashed so.
+    const uid = await t.addUser('hashed', 'Hashed-password-1', 'none');
+    expect((await t.tessera.users.getCredential(uid))?.passwords[0]?.hash).toMatch(/^\$argon2id\$/);
+  });
+
   it('is effective at once for new passwords', async () => {
     await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_min_length: 16, password_complexity: true } });
     const create = (password: string) => call(t, 'POST', '/v1/users', { auth: root, body: { name: 'judy', password, role: 'none' } });

@@ -6,7 +6,7 @@ import type { Policy } from '../../policy/policy.js';
 import { ClusterFieldsSchema } from '../../policy/policy.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER } from '../schemas.js';
+import { CALLER, StringEnum } from '../schemas.js';
 
 /**
  * GET and PUT /v1/cluster: the fields of the product's cluster object that Tessera keeps —
@@ -46,6 +46,23 @@ export function clusterRoutes(app: TesseraApp, { cluster, config, policy }: Pick
     },
     async (request) => {
       return view(await cluster.update(callerOf(request), request.body, contextOf(request)));
+    },
+  );
+  app.patch(
+    '/v1/cluster/change_password_hashing_algorithm',
+    {
+      config: { access: 'update_cluster' },
+      schema: {
+        ...doc,
+        summary:
+          "The product's choice of password hashing (7.8.6+): taken and audited, but Tessera keeps argon2id for every password, stronger than SHA-256 or PBKDF2 — nothing is rehashed (update_cluster: admin)",
+        body: Type.Object({ algorithm: StringEnum(['SHA-256', 'PBKDF2'] as const) }, { additionalProperties: false }),
+        response: { 200: Type.Object({}) },
+      },
+    },
+    async (request) => {
+      cluster.changePasswordHashingAlgorithm(callerOf(request), request.body.algorithm, contextOf(request));
+      return {};
     },
   );
 }
