@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog, START_CONTEXT } from './audit/audit-log.js';
+import { LastLogins } from './users/last-logins.js';
 import { Callers } from './auth/callers.js';
 import { Logins } from './auth/logins.js';
 import { RealmChain } from './auth/realm-chain.js';
@@ -144,7 +145,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const origins = new AcceptedIssuers({ issuer: iss, audiences: aud, audiencesGiven: config.audiences.length > 0 }, () => readIssuer(db), clock, await readIssuer(db));
     const issuer = new TokenIssuer(keys, iss, aud, origins, clock, events);
     const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
-    const callers = new Callers({ chain, verifier, revocations, events });
+    const callers = new Callers({ chain, verifier, revocations, events, lastLogins: new LastLogins(users, clock) });
     const logins = new Logins({ chain, users, issuer, revocations, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
     const ssoSignIn = new SsoSignIn({ logins, provider: core.serviceProvider, store: core.samlStore, users, issuer, clock });
     const readiness = async () => {

@@ -8,6 +8,7 @@ import type { TokenVerifier } from '../tokens/token-verifier.js';
 import type { Presented } from './credentials.js';
 import type { Principal } from './principal.js';
 import type { Authenticated, RealmChain } from './realm-chain.js';
+import type { LastLogins } from '../users/last-logins.js';
 
 /**
  * Who is calling, from what a request presents: a token Tessera issued (verified, not
@@ -22,6 +23,7 @@ export class Callers {
       verifier: Pick<TokenVerifier, 'known' | 'check'>;
       revocations: Pick<RevocationList, 'knownRevoked' | 'isRevoked'>;
       events: EventHub;
+      lastLogins: Pick<LastLogins, 'touch'>;
     },
   ) {}
 
@@ -33,12 +35,15 @@ export class Callers {
       return tokenPrincipal(claims);
     }
     const found = this.deps.chain.known(presented);
+    if (found) this.deps.lastLogins.touch(found.user.uid);
     return found && principalOf(found, presented.kind);
   }
 
   async identify(presented: Presented, ctx: RequestContext): Promise<Principal> {
     if (presented.kind === 'token') return this.checkToken(presented.token);
-    return principalOf(await this.deps.chain.authenticate(presented, ctx, { purpose: 'request' }), presented.kind);
+    const found = await this.deps.chain.authenticate(presented, ctx, { purpose: 'request' });
+    this.deps.lastLogins.touch(found.user.uid);
+    return principalOf(found, presented.kind);
   }
 
   /** A verified, unrevoked token's identity; InvalidTokenError says why not. */
