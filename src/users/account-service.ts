@@ -27,7 +27,7 @@ import { checkNewPassword } from './password-rules.js';
 import type { AuthMethod, User } from './user.js';
 import type { Role } from '../access/management.js';
 import type { CredentialStore, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
-import { isEmail, usernameKey, validateEmail, validateName } from './username.js';
+import { isEmail, usernameKey, validateEmail, validateUserName } from './username.js';
 
 
 /** The fields of the product's user object that a client writes. */
@@ -159,7 +159,7 @@ export class AccountService {
     const target = localOnly(await this.mustGet(uid));
     if (!self) this.assertMayManage(actor, target);
     const profile: ProfileChanges = {};
-    if (changes.name !== undefined) profile.name = changes.name === null ? null : validateName(changes.name);
+    if (changes.name !== undefined) profile.name = changes.name === null ? null : validateUserName(changes.name);
     if (changes.email !== undefined) profile.email = changes.email === null ? null : validateEmail(changes.email);
     const name = profile.name === undefined ? target.name : profile.name;
     const email = profile.email === undefined ? target.email : profile.email;
@@ -400,7 +400,7 @@ function loginsOf(input: NewAccount): { name: string | null; email: string | nul
     else throw new InvalidRequestError(`"username" sets the ${isEmail(input.username) ? 'email' : 'name'}, which the request also gives`);
   }
   if (name === null && email === null) throw new InvalidRequestError('Give "name", "email" or both');
-  return { name: name === null ? null : validateName(name), email: email === null ? null : validateEmail(email) };
+  return { name: name === null ? null : validateUserName(name), email: email === null ? null : validateEmail(email) };
 }
 
 function found(user: User | undefined): User {

@@ -2,7 +2,10 @@ import { InvalidRequestError } from '../errors.js';
 
 export const USERNAME_MAX_LENGTH = 256;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The product's email pattern (objects/user.md, its OpenAPI document): ASCII letters, digits and _.+- before the @. */
+const EMAIL = /^[a-zA-Z0-9_.+-]+@[a-zA-Z0-9-]+\.[a-zA-Z0-9.-]+$/;
+/** The product's name pattern: printable ASCII but " & < > (and ":", which cannot travel in Basic credentials). */
+const USER_NAME = /^[ !#-%'-9;=?-~]+$/;
 
 /**
  * A login as a directory matches it (RFC 4518's insignificant space handling): NFKC, every
@@ -55,9 +58,20 @@ export function validateName(name: string, field = 'name'): string {
   return nfkc;
 }
 
-/** Checks an email given for a user: a login as a name is, and shaped like an address. */
+/**
+ * Checks a name chosen for a user: a login (validateName), in the product's characters only —
+ * no letters of other scripts, no zero-width or right-to-left marks that make one name look
+ * like another on screen.
+ */
+export function validateUserName(name: string): string {
+  const nfkc = validateName(name);
+  if (!USER_NAME.test(nfkc)) throw new InvalidRequestError('name may hold printable ASCII characters only, without " & < > or ":"');
+  return nfkc;
+}
+
+/** Checks an email given for a user: a login as a name is, and shaped like an address (ASCII, as the product). */
 export function validateEmail(email: string): string {
   const nfkc = validateName(email, 'email');
-  if (!isEmail(nfkc)) throw new InvalidRequestError('email must be an address like ops@example.com');
+  if (!isEmail(nfkc)) throw new InvalidRequestError('email must be an address like ops@example.com (ASCII letters, digits and _.+- before the @)');
   return nfkc;
 }

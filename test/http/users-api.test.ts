@@ -88,6 +88,20 @@ describe('POST /v1/users', () => {
     expect(long.body.message).toMatch(/name .*256 characters/);
   });
 
+  it('takes names and emails in the product\'s ASCII only: no other scripts, zero-width or right-to-left marks, " & < >', async () => {
+    for (const name of ['émile', 'ad\u200bmin', '\u202eadmin', 'a<b', 'Tom & Jerry', 'say "hi"']) {
+      const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { name, password: 'Ascii-only-pass-1', role: 'none' } });
+      expect([name, res.status, res.body.message]).toEqual([name, 400, expect.stringContaining('printable ASCII')]);
+    }
+    for (const email of ['zoë@example.com', 'ops@exämple.com', 'o p@example.com']) {
+      const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { email, password: 'Ascii-only-pass-1', role: 'none' } });
+      expect([email, res.status]).toEqual([email, 400]);
+    }
+    const fine = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: "O'Brien (ops) #1", email: 'o.brien+ops@example.co.uk', password: 'Ascii-only-pass-1', role: 'none' } });
+    expect(fine.status, JSON.stringify(fine.body)).toBe(200);
+    expect((await call(t, 'DELETE', `/v1/users/${fine.body.uid}`, { auth: admin })).status).toBe(200);
+  });
+
   it('gives a user made with neither role nor role_uids the product\'s default, db_viewer; takes email "" as no email', async () => {
     const made = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'defaulted', email: '', password: 'Defaulted-password-1' } });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
