@@ -1,4 +1,4 @@
-import type { AuditRecord } from './audit/audit-log.js';
+import type { AuditRecord, RequestContext } from './audit/audit-log.js';
 import type { RealmName } from './auth/realms/realm.js';
 
 /** How a token check ended. */
@@ -19,7 +19,7 @@ export interface TesseraEvents {
   loginRecorded: [uid: number, at: Date];
   /** This process ended every token of a user (its token epoch rose). */
   tokensRevoked: [uid: number];
-  audited: [record: AuditRecord];
+  audited: [record: AuditRecord, ctx?: RequestContext];
   tokenIssued: [alg: string];
   tokenChecked: [result: TokenCheck, cached: boolean];
   /** Right credentials, from the verified-credentials cache or checked by their realm in full. */

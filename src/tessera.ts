@@ -1,9 +1,12 @@
+import type { EventLogStore } from './event-log/event-log.js';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog, START_CONTEXT } from './audit/audit-log.js';
 import { LastLogins } from './users/last-logins.js';
+import { EventLogWriter } from './event-log/event-log-writer.js';
+import { KyselyEventLog } from './event-log/kysely-event-log.js';
 import { Callers } from './auth/callers.js';
 import { Logins } from './auth/logins.js';
 import { RealmChain } from './auth/realm-chain.js';
@@ -98,6 +101,9 @@ export interface Accounts {
   sso: SsoService;
   /** What SSO keeps in the store (requests, assertions used, sign-in codes, sessions). */
   samlStore: SamlStore;
+  /** The event log (GET /v1/logs, tessera events), and its writer (flushed before a read, and at close). */
+  eventLog: EventLogStore;
+  eventWriter: EventLogWriter;
   serviceProvider: ServiceProvider;
   close(): Promise<void>;
 }
@@ -107,6 +113,7 @@ export interface Tessera extends Accounts {
   keys: KeyRing;
   /** The revocation events as services read them (GET /v1/revocations). */
   revocationFeed: Pick<RevocationStore, 'feedAfter'>;
+
   /** Who a request's credentials are (tokens, passwords, certificates). */
   callers: Callers;
   /** Logins, refreshes and logouts. */
@@ -212,13 +219,19 @@ async function openCore(config: Config, options: OpenOptions, events: EventHub, 
       throttle: new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix }),
       loginTimeoutMs: config.loginTimeoutMs,
     });
+    const eventLog = new KyselyEventLog(db);
+    const eventWriter = new EventLogWriter(eventLog, clock, { retentionDays: config.eventLogDays, maxEvents: config.eventLogMax, flushMs: 1000 }, (err) =>
+      options.logger?.warn({ err: String(err) }, 'the event log could not be written'),
+    );
+    events.on('audited', (record, ctx) => eventWriter.add(record, ctx));
     const close = async () => {
+      await eventWriter.close();
       await revocations.stop();
       await argon2.close();
       await db.destroy();
     };
     return {
-      ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, samlStore, serviceProvider, close },
+      ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, samlStore, serviceProvider, eventLog, eventWriter, close },
       accounts: new AccountService({ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain }),
       roles: new RoleService(roleStore, users, audit),
       cluster: new ClusterSettings(policy, users, audit),

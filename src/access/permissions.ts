@@ -31,6 +31,8 @@ export const PERMISSIONS = {
    */
   view_sso: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer'],
   config_sso: ['admin'],
+  /** The event log (GET /v1/logs), as the product's permissions table gives it: not db_viewer. */
+  view_logged_events: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member'],
   /**
    * Tessera's: another user's passwords through /v1/users/password (add, replace, delete), as
    * the product allows only admins ("you can only rotate passwords for your account"); a

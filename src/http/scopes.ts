@@ -2,6 +2,7 @@ import { acceptJsonBodies } from './json-body.js';
 import { collectMethods } from './method-not-allowed.js';
 import { authorizeRoute } from './routes/authorize.js';
 import { clusterRoutes } from './routes/cluster.js';
+import { logsRoute } from './routes/logs.js';
 import { clusterPolicyRoutes } from './routes/cluster-policy.js';
 import { clusterLdapRoutes } from './routes/cluster-ldap.js';
 import { ldapMappingsRoutes } from './routes/ldap-mappings.js';
@@ -53,7 +54,7 @@ export const api = scope(
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
     ...[usersPermissionsRoute, usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute],
     ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, clusterLdapRoutes, ldapMappingsRoutes, clusterCertificatesRoutes, clusterSsoRoutes, ssoSignInRoutes],
-    ...[keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, openApiDocumentRoute],
+    ...[keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, logsRoute, openApiDocumentRoute],
   ],
   (app) => {
     acceptJsonBodies(app);

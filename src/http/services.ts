@@ -1,3 +1,5 @@
+import type { EventLogStore } from '../event-log/event-log.js';
+import type { EventLogWriter } from '../event-log/event-log-writer.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Callers } from '../auth/callers.js';
 import type { Logins } from '../auth/logins.js';
@@ -43,5 +45,8 @@ export interface HttpServices {
   ldapMappings: LdapMappingService;
   keys: KeyRing;
   revocationFeed: Pick<RevocationStore, 'feedAfter'>;
+  /** The event log (GET /v1/logs): what is written, and the writer whose queue a read empties first. */
+  eventLog: Pick<EventLogStore, 'query'>;
+  eventWriter: Pick<EventLogWriter, 'flush'>;
   readiness(): Promise<{ store: boolean; redis?: boolean }>;
 }

@@ -145,4 +145,18 @@ export interface Database {
   saml_assertions: SamlAssertionsTable;
   sso_sign_ins: SsoSignInsTable;
   sso_sessions: SsoSessionsTable;
+  event_log: EventLogTable;
+}
+
+export interface EventLogTable {
+  id: Generated<number>;
+  /** ISO 8601 with milliseconds. */
+  time: string;
+  type: string;
+  severity: string;
+  /** The user the event is about, and the one who acted: what the log is searched by. */
+  uid: number | null;
+  actor_uid: number | null;
+  /** The event's fields (JSON): never a secret, as the audit record has no place for one. */
+  record: string;
 }

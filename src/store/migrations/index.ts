@@ -6,6 +6,7 @@ import { certificateUsers } from './0004-certificate-users.js';
 import { oneIdentity } from './0005-one-identity.js';
 import { sso } from './0006-sso.js';
 import { roleNames } from './0007-role-names.js';
+import { eventLog } from './0008-event-log.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -24,5 +25,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0005-one-identity': oneIdentity(),
     '0006-sso': sso(),
     '0007-role-names': roleNames(),
+    '0008-event-log': eventLog(dialect),
   };
 }

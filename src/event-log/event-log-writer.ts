@@ -1,0 +1,83 @@
+import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import { type EventLogStore, type EventRow, rowOf } from './event-log.js';
+
+/** Events written in one insert at most. */
+const BATCH = 500;
+/** Events waiting at most; past it they are counted, not kept (a flood never grows memory). */
+const MAX_QUEUED = 20_000;
+const PRUNE_EVERY_MS = 60_000;
+
+export interface EventLogLimits {
+  /** Days an event is kept; 0: no event log at all. */
+  retentionDays: number;
+  /** Events kept at most, the newest (a flood never grows the store without bound). */
+  maxEvents: number;
+  /** How often the queue is written. */
+  flushMs: number;
+}
+
+/**
+ * Puts the audit records into the event log without holding up the request that made them:
+ * queued in memory, written in batches every `flushMs`, pruned to `retentionDays` and
+ * `maxEvents` once a minute. A flood (a password-guessing run) costs one insert a batch; past
+ * MAX_QUEUED waiting events, more are counted and one `events_dropped` warning says how many.
+ * A store that fails loses that batch, never a login.
+ */
+export class EventLogWriter {
+  private queue: EventRow[] = [];
+  private dropped = 0;
+  private flushing?: Promise<void>;
+  private lastPrune = 0;
+  private readonly timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: EventLogStore,
+    private readonly clock: Clock,
+    private readonly limits: EventLogLimits,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    if (limits.retentionDays > 0) this.timer = setInterval(() => void this.flush(), limits.flushMs).unref();
+  }
+
+  add(record: AuditRecord, ctx?: RequestContext): void {
+    if (this.limits.retentionDays === 0) return;
+    if (this.queue.length >= MAX_QUEUED) {
+      this.dropped++;
+      return;
+    }
+    this.queue.push(rowOf(record, ctx, this.clock()));
+  }
+
+  /** Writes what waits (and prunes when due); one flush at a time. */
+  flush(): Promise<void> {
+    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private async write(): Promise<void> {
+    const now = this.clock();
+    if (this.dropped > 0) {
+      this.queue.push({ time: now, type: 'events_dropped', severity: 'WARNING', uid: null, actorUid: null, fields: { outcome: 'failure', count: this.dropped } });
+      this.dropped = 0;
+    }
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, BATCH);
+      try {
+        await this.store.append(batch);
+      } catch (err) {
+        this.onError(err);
+        return;
+      }
+    }
+    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await this.store.prune(now - this.limits.retentionDays * 86_400_000, this.limits.maxEvents).catch(this.onError);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import Type from 'typebox';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
+import { CALLER, StringEnum } from '../schemas.js';
+
+const Time = (what: string) => Type.Optional(Type.String({ format: 'date-time', description: `${what} (ISO 8601, like 2026-11-25T09:00:00Z)` }));
+
+/** A whole number in a query string (query strings are text). */
+const Whole = (description: string) => Type.String({ pattern: '^[0-9]{1,9}$', description });
+
+const Event = Type.Object(
+  {
+    time: Type.String({ description: 'when, ISO 8601 to the second' }),
+    type: Type.String({ description: 'user_created, user_updated, user_deleted as the product; otherwise the audit event: authorize, authenticate, lockout, role_update, policy_update, …' }),
+    severity: StringEnum(['INFO', 'WARNING'] as const),
+  },
+  { additionalProperties: true, description: 'and the record\'s fields: outcome, actor_uid, actor, uid, username, target, realm, reason, changes, ip, request_id — never a secret' },
+);
+
+/**
+ * GET /v1/logs: the cluster's event log as the product serves it — every security event of
+ * every node, by time (stime, etime, order, limit, offset), and by Tessera's own filters
+ * (type, uid: events about or by a user).
+ */
+export function logsRoute(app: TesseraApp, { eventLog, eventWriter }: Pick<HttpServices, 'eventLog' | 'eventWriter'>): void {
+  app.get(
+    '/v1/logs',
+    {
+      config: { access: 'view_logged_events' },
+      schema: {
+        tags: ['cluster'],
+        security: CALLER,
+        summary: 'The event log: who did what, when, on every node (view_logged_events: all but db_viewer, none, token_verifier)',
+        querystring: Type.Object(
+          {
+            stime: Time('from'),
+            etime: Time('until'),
+            order: Type.Optional(StringEnum(['asc', 'desc'] as const)),
+            limit: Type.Optional(Whole('at most this many events, 1 to 10000 (default 1000)')),
+            offset: Type.Optional(Whole('skip this many first')),
+            type: Type.Optional(Type.String({ maxLength: 64, description: 'Tessera\'s: events of this type only' })),
+            uid: Type.Optional(Whole('Tessera\'s: events about this user or by it')),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Array(Event) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      await eventWriter.flush(); // this node's latest events too
+      return eventLog.query({
+        ...(q.stime && { stime: q.stime }),
+        ...(q.etime && { etime: q.etime }),
+        ...(q.type && { type: q.type }),
+        ...(q.uid && { uid: Number(q.uid) }),
+        order: q.order ?? 'asc',
+        limit: Math.min(Math.max(Number(q.limit ?? 1000), 1), 10_000),
+        offset: Number(q.offset ?? 0),
+      });
+    },
+  );
+}

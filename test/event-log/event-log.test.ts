@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventLogWriter } from '../../src/event-log/event-log-writer.js';
+import { KyselyEventLog } from '../../src/event-log/kysely-event-log.js';
+import { type Db, openDatabase } from '../../src/store/database.js';
+import { call, login } from '../helpers/http.js';
+import { freshPostgres } from '../helpers/services.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+describe('GET /v1/logs: the event log as the product serves it', () => {
+  let t: TestTessera;
+  let admin: string;
+  let start: string;
+
+  beforeAll(async () => {
+    t = await testTessera();
+    await t.addUser('root', 'root-password', 'admin');
+    await t.addUser('viewer', 'viewer-password-1', 'cluster_viewer');
+    await t.addUser('reader', 'reader-password-1', 'db_viewer');
+    admin = await login(t, 'root', 'root-password');
+    start = new Date(Date.now() - 1000).toISOString();
+  });
+  afterAll(() => t.close());
+
+  it('tells who created, changed and deleted a user and when, as the product names them; a refused login as a WARNING; never a password', async () => {
+    const made = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'ops', password: 'Ops-password-secret-1', role: 'db_viewer' } });
+    await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { role: 'db_member' } });
+    await call(t, 'POST', '/v1/users/authorize', { body: { username: 'ops', password: 'wrong-password-secret' } });
+    await call(t, 'DELETE', `/v1/users/${made.body.uid}`, { auth: admin });
+    const res = await t.app.inject({ method: 'GET', url: `/v1/logs?stime=${start}&uid=${made.body.uid}`, headers: { authorization: admin } });
+    expect(res.statusCode).toBe(200);
+    const events = res.json();
+    expect(events.map((e: { type: string }) => e.type)).toEqual(['user_created', 'user_updated', 'user_deleted']);
+    expect(events[0]).toMatchObject({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), severity: 'INFO', actor: 'root', uid: made.body.uid, username: 'ops', outcome: 'success' });
+    expect(events[1]).toMatchObject({ changes: ['role'] });
+    const refused = (await t.app.inject({ method: 'GET', url: `/v1/logs?stime=${start}&type=authorize&order=desc`, headers: { authorization: admin } })).json();
+    expect(refused.find((e: { username?: string }) => e.username === 'ops')).toMatchObject({ severity: 'WARNING', outcome: 'failure', reason: 'invalid_credentials' });
+    const everything = (await t.app.inject({ method: 'GET', url: '/v1/logs?limit=10000', headers: { authorization: admin } })).body;
+    expect(everything).not.toMatch(/secret|argon2/);
+  });
+
+  it('filters by time, type, order, limit and offset; for everyone but db_viewer', async () => {
+    const all = (await t.app.inject({ method: 'GET', url: '/v1/logs?order=desc&limit=2', headers: { authorization: admin } })).json();
+    expect(all).toHaveLength(2);
+    expect(all[0].type).toBe('user_deleted');
+    const skipped = (await t.app.inject({ method: 'GET', url: '/v1/logs?order=desc&limit=1&offset=1', headers: { authorization: admin } })).json();
+    expect(skipped[0]).toEqual(all[1]);
+    expect((await t.app.inject({ method: 'GET', url: '/v1/logs?type=user_created', headers: { authorization: admin } })).json().every((e: { type: string }) => e.type === 'user_created')).toBe(true);
+    t.advance(3600);
+    admin = `Basic ${Buffer.from('root:root-password').toString('base64')}`; // the token ended meanwhile
+    const later = new Date(Date.now() + 1800_000).toISOString();
+    expect((await t.app.inject({ method: 'GET', url: `/v1/logs?etime=${start}`, headers: { authorization: admin } })).json()).toEqual([]);
+    await login(t, 'root', 'root-password');
+    const recent = (await t.app.inject({ method: 'GET', url: `/v1/logs?stime=${later}`, headers: { authorization: admin } })).json();
+    expect(recent.map((e: { type: string }) => e.type)).toEqual(['authorize']);
+    const viewer = await login(t, 'viewer', 'viewer-password-1');
+    expect((await t.app.inject({ method: 'GET', url: '/v1/logs', headers: { authorization: viewer } })).statusCode).toBe(200);
+    const reader = await login(t, 'reader', 'reader-password-1');
+    expect((await t.app.inject({ method: 'GET', url: '/v1/logs', headers: { authorization: reader } })).statusCode).toBe(403);
+    expect((await t.app.inject({ method: 'GET', url: '/v1/logs?stime=yesterday', headers: { authorization: admin } })).json().error_code).toBe('invalid_request');
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('the event log store on %s: bounded', (dialect) => {
+  let db: Db;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-events-'));
+    const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+    db = await openDatabase({ dataDir, ...(pg && { databaseUrl: pg.url }) });
+    cleanup = async () => {
+      await db.destroy();
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    };
+  });
+  afterAll(() => cleanup());
+
+  it('keeps the newest events within the retention and the count; a flood past the queue is counted, not kept, and said once', async () => {
+    const log = new KyselyEventLog(db);
+    let now = Date.parse('2026-11-01T00:00:00Z');
+    const writer = new EventLogWriter(log, () => now, { retentionDays: 1, maxEvents: 1000, flushMs: 3_600_000 });
+    for (let i = 0; i < 25_000; i++) writer.add({ event: 'authorize', outcome: 'failure', username: `guess-${i}`, reason: 'invalid_credentials' });
+    await writer.flush();
+    const newest = await log.query({ order: 'desc', limit: 2, offset: 0 });
+    expect(newest[0]).toMatchObject({ type: 'events_dropped', severity: 'WARNING', count: 5000 });
+    expect(newest[1]).toMatchObject({ type: 'authorize', username: 'guess-19999' });
+    expect(await log.query({ order: 'asc', limit: 10_000, offset: 0 })).toHaveLength(1000); // pruned to the newest 1000
+    now += 2 * 86_400_000;
+    writer.add({ event: 'logout', outcome: 'success', uid: 1 });
+    await writer.close();
+    expect((await log.query({ order: 'asc', limit: 10_000, offset: 0 })).map((e) => e.type)).toEqual(['logout']); // older than a day: gone
+  });
+});
