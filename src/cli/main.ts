@@ -7,6 +7,7 @@ import { ConfigError } from '../config/config.js';
 import { DomainError } from '../errors.js';
 import { CliError } from './cli-error.js';
 import { issuerCommand } from './issuer.js';
+import { eventsCommand } from './events.js';
 import { keysCommand } from './keys.js';
 import { passwdCommand } from './passwd.js';
 import { rolesCommand } from './roles-list.js';
@@ -39,6 +40,7 @@ const program = new Command('tessera')
   .addCommand(rolesCommand())
   .addCommand(keysCommand())
   .addCommand(issuerCommand())
+  .addCommand(eventsCommand())
   .addCommand(tokenCommand())
   .addCommand(passwdCommand());
 
