@@ -69,6 +69,7 @@ export const UI_PERMISSIONS = {
   view_ldap_page: ['admin'],
   view_sso_page: ['admin'],
   view_keys_page: ['admin'],
+  view_events_page: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member'],
   change_own_password: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'token_verifier', 'none'],
 } as const satisfies Record<string, readonly Role[]>;
 

@@ -9,7 +9,8 @@ import { RolesPage } from './pages/roles.js';
 import { SignIn } from './pages/sign-in.js';
 import { UsersPage } from './pages/users.js';
 import { SsoPage } from './pages/sso.js';
-import { isAdmin, mayManageUsers, renew, RENEW_BEFORE_MS, type Session, signIn, signOut, ssoExchange, ssoProblem } from './session.js';
+import { EventsPage } from './pages/events.js';
+import { isAdmin, mayManageUsers, mayViewEvents, renew, RENEW_BEFORE_MS, type Session, signIn, signOut, ssoExchange, ssoProblem } from './session.js';
 
 /** An API call as the signed-in person. */
 export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -136,6 +137,7 @@ export function App(props: { idleMinutes: number }) {
 
   const links = [
     ...(mayManageUsers(session) ? [['users', 'Users'], ['roles', 'Roles']] : []),
+    ...(mayViewEvents(session) ? [['events', 'Events']] : []),
     ...(isAdmin(session) ? [['policy', 'Policy'], ['ldap', 'LDAP'], ['sso', 'SSO'], ['keys', 'Keys']] : []),
     ['password', 'My password'],
   ];
@@ -166,6 +168,7 @@ export function App(props: { idleMinutes: number }) {
         {shown === 'policy' && <PolicyPage call={call} />}
         {shown === 'ldap' && <LdapPage call={call} />}
         {shown === 'sso' && <SsoPage call={call} token={session.token} />}
+        {shown === 'events' && <EventsPage call={call} />}
         {shown === 'keys' && <KeysPage call={call} />}
         {shown === 'password' && (
           <section>

@@ -95,3 +95,5 @@ export function ssoProblem(code: string): string {
 
 export const mayManageUsers = (s: Session) => s.rights.includes('admin') || s.rights.includes('user_manager');
 export const isAdmin = (s: Session) => s.rights.includes('admin');
+/** The event log is for every level but db_viewer, none and token_verifier (view_logged_events). */
+export const mayViewEvents = (s: Session) => s.rights.some((r) => ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member'].includes(r));

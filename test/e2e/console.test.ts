@@ -99,12 +99,19 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signedInAs(page, ADMIN);
     expect(await page.locator('header').textContent()).toContain('(admin)');
     expect(await accessibilityViolations(page)).toEqual([]);
-    for (const name of ['Users', 'Roles', 'Policy', 'LDAP', 'Keys', 'My password']) {
+    for (const name of ['Users', 'Roles', 'Events', 'Policy', 'LDAP', 'SSO', 'Keys', 'My password']) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
       expect(await accessibilityViolations(page), name).toEqual([]);
     }
+    // The event log shows the wrong password of a moment ago, and filters by type.
+    await page.getByRole('link', { name: 'Events' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'authorize (refused)' }).filter({ hasText: ADMIN }).count()).toBeGreaterThan(0);
+    await page.getByLabel('Type').fill('user_created');
+    await page.getByRole('button', { name: 'Show events' }).click();
+    await expect.poll(async () => (await page.locator('tbody th').allTextContents()).every((t) => t === 'user_created')).toBe(true);
+    expect(await page.locator('tbody tr').count()).toBeGreaterThan(0);
     // Nothing of the session is kept by the browser.
     expect(await page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length)).toBe(0);
     expect(page.url()).not.toContain('token');
