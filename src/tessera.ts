@@ -139,7 +139,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, metrics, options.logger) : undefined;
   let core: Accounts | undefined;
   try {
-    core = await openCore(config, options, events, metrics, redis);
+    core = await openCore(config, { ...options, server: true }, events, metrics, redis);
     const { db, users, revocations, chain, policy, audit } = core;
     const keys = await loadKeyRing(db, config, clock);
     const settled = await settleIssuer(db, config, clock);
@@ -179,7 +179,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
 }
 
 /** Everything but the tokens: the store, the hasher, the guards, the realms and their chain, the use cases. Each part made once. */
-async function openCore(config: Config, options: OpenOptions, events: EventHub, metrics: Metrics, redis?: Redis): Promise<Accounts> {
+async function openCore(config: Config, options: OpenOptions & { server?: boolean }, events: EventHub, metrics: Metrics, redis?: Redis): Promise<Accounts> {
   const clock = options.clock ?? systemClock;
   const db = await openDatabase(config);
   try {
@@ -220,7 +220,7 @@ async function openCore(config: Config, options: OpenOptions, events: EventHub, 
       loginTimeoutMs: config.loginTimeoutMs,
     });
     const eventLog = new KyselyEventLog(db);
-    const eventWriter = new EventLogWriter(eventLog, clock, { retentionDays: config.eventLogDays, maxEvents: config.eventLogMax, flushMs: 1000 }, (err) =>
+    const eventWriter = new EventLogWriter(eventLog, clock, { retentionDays: config.eventLogDays, maxEvents: config.eventLogMax, flushMs: 1000, prune: options.server === true }, (err) =>
       options.logger?.warn({ err: String(err) }, 'the event log could not be written'),
     );
     events.on('audited', (record, ctx) => eventWriter.add(record, ctx));

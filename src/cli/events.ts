@@ -6,9 +6,10 @@ import { withStore } from './with-store.js';
 /** A time as ISO 8601, or how long ago: 30m, 12h, 7d. */
 function when(value: string): string {
   const ago = /^(\d+)([mhd])$/.exec(value);
-  if (ago) return new Date(Date.now() - Number(ago[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd']).toISOString();
-  if (Number.isNaN(Date.parse(value))) throw new InvalidArgumentError('give a time like 2026-11-25T09:00:00Z, or how long ago: 30m, 12h, 7d');
-  return new Date(value).toISOString();
+  const at = ago ? Date.now() - Number(ago[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd'] : Date.parse(value);
+  const time = new Date(at);
+  if (Number.isNaN(time.getTime())) throw new InvalidArgumentError('give a time like 2026-11-25T09:00:00Z, or how long ago: 30m, 12h, 7d');
+  return time.toISOString();
 }
 
 function whole(value: string): number {

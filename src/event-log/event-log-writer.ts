@@ -15,17 +15,22 @@ export interface EventLogLimits {
   maxEvents: number;
   /** How often the queue is written. */
   flushMs: number;
+  /** Whether this process prunes: a server does; a CLI command, which does not know the server's limits, never. */
+  prune: boolean;
 }
 
 /**
  * Puts the audit records into the event log without holding up the request that made them:
  * queued in memory, written in batches every `flushMs`, pruned to `retentionDays` and
- * `maxEvents` once a minute. A flood (a password-guessing run) costs one insert a batch; past
- * MAX_QUEUED waiting events, more are counted and one `events_dropped` warning says how many.
+ * `maxEvents` once a minute (by a server). A flood of the same refusal within a batch is one
+ * row with a count; past MAX_QUEUED waiting events, more are counted and one `events_dropped`
+ * warning says how many; warnings never take more than half of `maxEvents`.
  * A store that fails loses that batch, never a login.
  */
 export class EventLogWriter {
   private queue: EventRow[] = [];
+  /** Refusals waiting, by what they share (type, reason, address, name typed): a flood of the same one is one row with a count. */
+  private readonly refusals = new Map<string, EventRow>();
   private dropped = 0;
   private flushing?: Promise<void>;
   private lastPrune = 0;
@@ -46,7 +51,17 @@ export class EventLogWriter {
       this.dropped++;
       return;
     }
-    this.queue.push(rowOf(record, ctx, this.clock()));
+    const row = rowOf(record, ctx, this.clock());
+    if (row.severity === 'WARNING') {
+      const key = JSON.stringify([row.type, row.fields.reason, row.fields.ip, row.fields.username, row.uid]);
+      const same = this.refusals.get(key);
+      if (same) {
+        same.fields.count = Number(same.fields.count ?? 1) + 1;
+        return;
+      }
+      this.refusals.set(key, row);
+    }
+    this.queue.push(row);
   }
 
   /** Writes what waits (and prunes when due); one flush at a time. */
@@ -62,6 +77,7 @@ export class EventLogWriter {
 
   private async write(): Promise<void> {
     const now = this.clock();
+    this.refusals.clear(); // those queued keep their counts; new ones start again
     if (this.dropped > 0) {
       this.queue.push({ time: now, type: 'events_dropped', severity: 'WARNING', uid: null, actorUid: null, fields: { outcome: 'failure', count: this.dropped } });
       this.dropped = 0;
@@ -75,7 +91,7 @@ export class EventLogWriter {
         return;
       }
     }
-    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+    if (this.limits.prune && now - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = now;
       await this.store.prune(now - this.limits.retentionDays * 86_400_000, this.limits.maxEvents).catch(this.onError);
     }

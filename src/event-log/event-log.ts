@@ -35,22 +35,42 @@ export interface EventRow {
 export interface EventLogStore {
   append(rows: EventRow[]): Promise<void>;
   query(query: EventQuery): Promise<LoggedEvent[]>;
-  /** Removes events before `before` (ms) and all but the newest `keep`. */
+  /** Removes events before `before` (ms), all but the newest `keep`, and all warnings but the newest `keep / 2` (a flood of refusals never pushes out the rest). */
   prune(before: number, keep: number): Promise<void>;
 }
 
 /** The product's names where it has one (alerts-events.md: user_created, user_updated, user_deleted); Tessera's audit names otherwise. */
 const PRODUCT_TYPES: Partial<Record<AuditRecord['event'], string>> = { user_create: 'user_created', user_update: 'user_updated', user_delete: 'user_deleted' };
 
-/** The row an audit record becomes: a refusal is a WARNING, anything else INFO; where it came from is kept (ip, request id). */
+/** A field's text at most this long: what a request typed (a name, an identity provider's message) never makes a large row. */
+const MAX_TEXT = 256;
+
+/** Text as the log keeps it: control and bidirectional characters shown as \u escapes, cut to MAX_TEXT. */
+export function boundedText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const shown = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return shown.length > MAX_TEXT ? `${shown.slice(0, MAX_TEXT)}…` : shown;
+}
+
+const bounded = (value: unknown): unknown =>
+  typeof value === 'string' ? boundedText(value) : Array.isArray(value) ? value.slice(0, 32).map(bounded) : value;
+
+/** The row an audit record becomes: a refusal is a WARNING, anything else INFO; where it came from is kept (ip, request id); every text bounded. */
 export function rowOf(record: AuditRecord, ctx: RequestContext | undefined, time: number): EventRow {
   const { event, ...fields } = record;
+  const all: Record<string, unknown> = { ...fields, ...(ctx && { ip: ctx.ip, request_id: ctx.requestId }) };
   return {
     time,
     type: PRODUCT_TYPES[event] ?? event,
     severity: record.outcome === 'failure' ? 'WARNING' : 'INFO',
     uid: record.uid ?? null,
     actorUid: record.actor_uid ?? null,
-    fields: { ...fields, ...(ctx && { ip: ctx.ip, request_id: ctx.requestId }) },
+    fields: Object.fromEntries(Object.entries(all).map(([k, v]) => [k, bounded(v)])),
   };
+}
+
+/** What a caller who may not see users (view_all_users_info) reads of an event: what happened, not to or by whom. */
+const NOT_ABOUT_PEOPLE = new Set(['time', 'type', 'severity', 'outcome', 'target', 'changes', 'realm', 'reason', 'count']);
+export function withoutPeople(event: LoggedEvent): LoggedEvent {
+  return Object.fromEntries(Object.entries(event).filter(([k]) => NOT_ABOUT_PEOPLE.has(k))) as LoggedEvent;
 }

@@ -20,8 +20,8 @@ export class KyselyEventLog implements EventLogStore {
   async query(q: EventQuery): Promise<LoggedEvent[]> {
     let query = this.db.selectFrom('event_log').select(['time', 'type', 'severity', 'record']);
     if (q.stime) query = query.where('time', '>=', iso(Date.parse(q.stime)));
-    // Until the end of the second named: the times shown are to the second.
-    if (q.etime) query = query.where('time', '<', iso(Date.parse(q.etime) + 1000 - (Date.parse(q.etime) % 1000)));
+    // Until the end of the second named (the times shown are to the second), and never past the year 9999 (ISO text compares as text).
+    if (q.etime) query = query.where('time', '<', iso(Math.min(Date.parse(q.etime) + 1000 - (Date.parse(q.etime) % 1000), Date.parse('9999-12-31T23:59:59.999Z'))));
     if (q.type) query = query.where('type', '=', q.type);
     if (q.uid !== undefined) query = query.where((eb) => eb.or([eb('uid', '=', q.uid!), eb('actor_uid', '=', q.uid!)]));
     const rows = await query.orderBy('time', q.order).orderBy('id', q.order).limit(q.limit).offset(q.offset).execute();
@@ -30,6 +30,8 @@ export class KyselyEventLog implements EventLogStore {
 
   async prune(before: number, keep: number): Promise<void> {
     await this.db.deleteFrom('event_log').where('time', '<', iso(before)).execute();
+    const warnings = await this.db.selectFrom('event_log').select('id').where('severity', '=', 'WARNING').orderBy('id', 'desc').limit(1).offset(Math.floor(keep / 2)).executeTakeFirst();
+    if (warnings) await this.db.deleteFrom('event_log').where('severity', '=', 'WARNING').where('id', '<=', warnings.id).execute();
     const newest = await this.db.selectFrom('event_log').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
     const top = Number(newest?.id ?? 0);
     if (top > keep) await this.db.deleteFrom('event_log').where('id', '<=', top - keep).execute();

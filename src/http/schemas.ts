@@ -118,7 +118,7 @@ export const DryRunQuery = Type.Object(
 export const RoleView = Type.Object({ uid: Type.Integer(), name: Type.String(), management: Role });
 const RoleFields = { name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }), management: Role };
 export const CreateRoleBody = Type.Object(
-  { ...RoleFields, uid: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'the uid to give the role (the product, 8.0); 409 uid_already_exists when taken' })) },
+  { ...RoleFields, uid: Type.Optional(Type.Integer({ minimum: 101, maximum: 1_000_000_000, description: 'the uid to give the role (the product, 8.0): 101 to 1000000000 (1 to 100 are kept for built-in roles); 409 uid_already_exists when taken' })) },
   { additionalProperties: false },
 );
 export const UpdateRoleBody = Type.Partial(Type.Object(RoleFields), { additionalProperties: false });

@@ -41,7 +41,8 @@ export class KyselyRoleStore implements RoleStore {
     }
     // A uid given by hand: PostgreSQL's sequence moves past it, so that the next role made without one does not collide.
     if (role.uid !== undefined && this.db.getExecutor().adapter instanceof PostgresAdapter) {
-      await sql`select setval(pg_get_serial_sequence('roles', 'uid'), (select max(uid) from roles))`.execute(this.db);
+      // Never backwards: another node may have taken a number meanwhile.
+      await sql`select setval(pg_get_serial_sequence('roles', 'uid'), greatest((select max(uid) from roles), coalesce(pg_sequence_last_value(pg_get_serial_sequence('roles', 'uid')::regclass), 1)))`.execute(this.db);
     }
     return toRole(row);
   }

@@ -159,8 +159,9 @@ export class AccountService {
     const target = localOnly(await this.mustGet(uid));
     if (!self) this.assertMayManage(actor, target);
     const profile: ProfileChanges = {};
-    if (changes.name !== undefined) profile.name = changes.name === null ? null : validateUserName(changes.name);
-    if (changes.email !== undefined) profile.email = changes.email === null ? null : validateEmail(changes.email);
+    // A name or email sent back as it is stored is no change: kept even where today's rules would refuse it (made before them).
+    if (changes.name !== undefined) profile.name = changes.name === null ? null : changes.name === target.name ? target.name : validateUserName(changes.name);
+    if (changes.email !== undefined) profile.email = changes.email === null ? null : changes.email === target.email ? target.email : validateEmail(changes.email);
     const name = profile.name === undefined ? target.name : profile.name;
     const email = profile.email === undefined ? target.email : profile.email;
     if (name === null && email === null) throw new InvalidRequestError('A user keeps a name or an email');

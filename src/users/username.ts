@@ -2,8 +2,9 @@ import { InvalidRequestError } from '../errors.js';
 
 export const USERNAME_MAX_LENGTH = 256;
 
-/** The product's email pattern (objects/user.md, its OpenAPI document): ASCII letters, digits and _.+- before the @. */
-const EMAIL = /^[a-zA-Z0-9_.+-]+@[a-zA-Z0-9-]+\.[a-zA-Z0-9.-]+$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The product's email pattern for a user's email (objects/user.md, its OpenAPI document): ASCII letters, digits and _.+- before the @. */
+const USER_EMAIL = /^[a-zA-Z0-9_.+-]+@[a-zA-Z0-9-]+\.[a-zA-Z0-9.-]+$/;
 /** The product's name pattern: printable ASCII but " & < > (and ":", which cannot travel in Basic credentials). */
 const USER_NAME = /^[ !#-%'-9;=?-~]+$/;
 
@@ -72,6 +73,6 @@ export function validateUserName(name: string): string {
 /** Checks an email given for a user: a login as a name is, and shaped like an address (ASCII, as the product). */
 export function validateEmail(email: string): string {
   const nfkc = validateName(email, 'email');
-  if (!isEmail(nfkc)) throw new InvalidRequestError('email must be an address like ops@example.com (ASCII letters, digits and _.+- before the @)');
+  if (!USER_EMAIL.test(nfkc)) throw new InvalidRequestError('email must be an address like ops@example.com (ASCII letters, digits and _.+- before the @)');
   return nfkc;
 }

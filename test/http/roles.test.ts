@@ -144,5 +144,7 @@ describe('users with roles', () => {
     expect(next.status).toBe(200);
     expect(next.body.uid).not.toBe(4242);
     for (const uid of [named.body.uid, 4242, next.body.uid]) expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(200);
+    // 1 to 100 are kept for built-in roles; a uid near 2^31 would end the sequence for every later role.
+    for (const uid of [50, 2_147_483_647]) expect((await call(t, 'POST', '/v1/roles', { auth: admin, body: { uid, name: `U${uid}`, management: 'none' } })).body.error_code).toBe('invalid_request');
   });
 });

@@ -2,6 +2,10 @@ import Type from 'typebox';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { CALLER, StringEnum } from '../schemas.js';
+import { holds } from '../../access/permissions.js';
+import { InvalidRequestError } from '../../errors.js';
+import { withoutPeople } from '../../event-log/event-log.js';
+import { callerOf } from '../authenticate.js';
 
 const Time = (what: string) => Type.Optional(Type.String({ format: 'date-time', description: `${what} (ISO 8601, like 2026-11-25T09:00:00Z)` }));
 
@@ -26,18 +30,19 @@ export function logsRoute(app: TesseraApp, { eventLog, eventWriter }: Pick<HttpS
   app.get(
     '/v1/logs',
     {
-      config: { access: 'view_logged_events' },
+      config: { access: 'view_logged_events', errors: ['invalid_request'] },
       schema: {
         tags: ['cluster'],
         security: CALLER,
-        summary: 'The event log: who did what, when, on every node (view_logged_events: all but db_viewer, none, token_verifier)',
+        summary:
+          'The event log: who did what, when, on every node (view_logged_events: all but db_viewer, none, token_verifier; who may not list users — cluster_member, cluster_viewer, db_member — reads no names, uids or addresses)',
         querystring: Type.Object(
           {
             stime: Time('from'),
             etime: Time('until'),
             order: Type.Optional(StringEnum(['asc', 'desc'] as const)),
             limit: Type.Optional(Whole('at most this many events, 1 to 10000 (default 1000)')),
-            offset: Type.Optional(Whole('skip this many first')),
+            offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', description: 'skip this many first (at most 999999)' })),
             type: Type.Optional(Type.String({ maxLength: 64, description: 'Tessera\'s: events of this type only' })),
             uid: Type.Optional(Whole('Tessera\'s: events about this user or by it')),
           },
@@ -48,8 +53,11 @@ export function logsRoute(app: TesseraApp, { eventLog, eventWriter }: Pick<HttpS
     },
     async (request) => {
       const q = request.query;
+      for (const time of [q.stime, q.etime]) if (time !== undefined && Number.isNaN(Date.parse(time))) throw new InvalidRequestError(`${time} is no time: give one like 2026-11-25T09:00:00Z`);
       await eventWriter.flush(); // this node's latest events too
-      return eventLog.query({
+      // Who may not see users (cluster_member, cluster_viewer, db_member) reads what happened, not to or by whom.
+      const seesPeople = holds(callerOf(request).rights, 'view_all_users_info');
+      const events = await eventLog.query({
         ...(q.stime && { stime: q.stime }),
         ...(q.etime && { etime: q.etime }),
         ...(q.type && { type: q.type }),
@@ -58,6 +66,7 @@ export function logsRoute(app: TesseraApp, { eventLog, eventWriter }: Pick<HttpS
         limit: Math.min(Math.max(Number(q.limit ?? 1000), 1), 10_000),
         offset: Number(q.offset ?? 0),
       });
+      return seesPeople ? events : events.map(withoutPeople);
     },
   );
 }

@@ -19,6 +19,11 @@ export function eventLog(dialect: Dialect): Migration {
         .addColumn('record', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('event_log_time').on('event_log').column('time').execute();
+      // What the log is searched and pruned by: a user's events, a type's, the warnings.
+      await db.schema.createIndex('event_log_uid').on('event_log').columns(['uid', 'time']).execute();
+      await db.schema.createIndex('event_log_actor_uid').on('event_log').columns(['actor_uid', 'time']).execute();
+      await db.schema.createIndex('event_log_type').on('event_log').columns(['type', 'time']).execute();
+      await db.schema.createIndex('event_log_severity').on('event_log').columns(['severity', 'id']).execute();
     },
   };
 }
