@@ -101,7 +101,8 @@ describe('one issuer per store', () => {
     const late = await node(where, 9004, OLD);
     expect(late.tessera.issuer.movingTo).toEqual({ issuer: NEW, until: expect.any(Number) });
 
-    for (const n of [a, c, late]) n.advance(3601);
+    // Past the overlap on every node's clock: a's stood still from its start, before the CLI (a subprocess, seconds on a busy machine) began it.
+    for (const n of [a, c, late]) n.advance(3660);
     expect(await usersWith(c, fromA)).toBe(401); // verified (and cached) before: refused once the overlap ends
     expect((await call(as(c), 'GET', '/v1/users', { auth: fromA })).body.error_code).toBe('invalid_token');
     expect(await usersWith(a, fromC)).toBe(200);
