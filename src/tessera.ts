@@ -57,6 +57,7 @@ import { SsoSettings } from './sso/sso-settings.js';
 import { SsoSignIn } from './sso/sso-sign-in.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
 import { AccountService } from './users/account-service.js';
+import { clusterNameOf } from './policy/policy.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
 import { UserReadCache } from './users/user-read-cache.js';
@@ -232,7 +233,10 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
     };
     return {
       ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, samlStore, serviceProvider, eventLog, eventWriter, close },
-      accounts: new AccountService({ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain }),
+      accounts: new AccountService({
+        ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
+        clusterName: async () => clusterNameOf(await policy.get(), publicUrlOf(config)),
+      }),
       roles: new RoleService(roleStore, users, audit),
       cluster: new ClusterSettings(policy, users, audit),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),

@@ -16,6 +16,7 @@ import { tokenCommand } from './token.js';
 import { usersAddCommand } from './users-add.js';
 import { usersDeleteCommand } from './users-delete.js';
 import { usersExpirePasswordCommand } from './users-expire-password.js';
+import { usersImportCommand } from './users-import.js';
 import { usersListCommand } from './users-list.js';
 import { usersSetPasswordCommand } from './users-set-password.js';
 import { usersUnlockCommand } from './users-unlock.js';
@@ -35,7 +36,8 @@ const program = new Command('tessera')
       .addCommand(usersSetPasswordCommand())
       .addCommand(usersExpirePasswordCommand())
       .addCommand(usersUnlockCommand())
-      .addCommand(usersDeleteCommand()),
+      .addCommand(usersDeleteCommand())
+      .addCommand(usersImportCommand()),
   )
   .addCommand(rolesCommand())
   .addCommand(keysCommand())

@@ -70,6 +70,13 @@ export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}
 
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
+/** The product's pre-hashed password (1, or "1" as objects/user.md writes it). */
+const PasswordHashMethod = Type.Optional(
+  Type.Unsafe<1 | '1'>({
+    enum: [1, '1'],
+    description: 'the password is pre-hashed as the product exports it: the hex SHA-256 of "username:clustername:password" (username: the user\'s name or email; clustername: GET /v1/cluster\'s name). Kept until the first login with it, which stores argon2id instead. The password rules cannot be checked on it; by who manages users only',
+  }),
+);
 const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
 /** A login or null (one JSON Schema type list, so that a refusal names the length, not "must be null"); `minLength` 0: "" means none. */
 const Login = (what: string, minLength = 1) =>
@@ -94,6 +101,7 @@ export const CreateUserBody = Type.Object(
   {
     ...UserFields,
     password: Type.Optional(Password),
+    password_hash_method: PasswordHashMethod,
     username: Type.Optional(Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH, description: 'Tessera\'s shorthand: an address sets email, anything else name' })),
   },
   { additionalProperties: false },
@@ -103,6 +111,7 @@ export const UpdateUserBody = Type.Object(
   {
     ...UserFields,
     password: Type.Optional(Password),
+    password_hash_method: PasswordHashMethod,
     /** Required when users change their own password with a token. */
     old_password: Type.Optional(Password),
   },
@@ -128,6 +137,7 @@ export const PasswordBody = Type.Object(
     username: Type.Optional(Username),
     old_password: Type.Optional(Password),
     new_password: Password,
+    password_hash_method: PasswordHashMethod,
   },
   { additionalProperties: false },
 );

@@ -53,8 +53,12 @@ function describe(field: string, errs: SchemaError[]): string {
       const known = Object.keys(e.parentSchema?.properties ?? {});
       return `unknown field "${String(p.additionalProperty)}"${known.length ? ` (known: ${known.join(', ')})` : ''}`;
     }
-    case 'enum':
-      return `${field} must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'enum': {
+      // Names as they are (admin, none); values of several types as JSON (1, "1").
+      const values = p.allowedValues as unknown[];
+      const names = values.every((v) => typeof v === 'string');
+      return `${field} must be one of ${values.map((v) => (names ? String(v) : JSON.stringify(v))).join(', ')}`;
+    }
     case 'minimum':
       return `${field} must be at least ${String(p.limit)}`;
     case 'maximum':

@@ -69,3 +69,8 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   login_lockout_counter_reset_after: 900,
   login_lockout_duration: 1800,
 });
+
+/** The cluster's name: the one set, else the host of the public URL. */
+export function clusterNameOf(policy: Policy, publicUrl: string): string {
+  return policy.name || new URL(publicUrl).hostname;
+}

@@ -29,7 +29,8 @@ export class RoleService {
     return role;
   }
 
-  async create(actor: Actor, input: { name: string; management: Management; uid?: number }, ctx: RequestContext, dryRun = false): Promise<Role | undefined> {
+  /** `actor` null: the local CLI, which has the data directory and so every right. */
+  async create(actor: Actor | null, input: { name: string; management: Management; uid?: number }, ctx: RequestContext, dryRun = false): Promise<Role | undefined> {
     const name = validateName(input.name);
     this.assertMayGrant(actor, input.management);
     if (await this.roles.nameTaken(name)) throw nameTaken();
@@ -80,13 +81,13 @@ export class RoleService {
     return holders.filter((u) => u.role !== 'admin' && !u.roleUids.some((r) => adminRoles.has(r))).length;
   }
 
-  private assertMayGrant(actor: Actor, management: Management): void {
-    if (management === 'admin' && !actor.rights.includes('admin')) {
+  private assertMayGrant(actor: Actor | null, management: Management): void {
+    if (management === 'admin' && actor !== null && !actor.rights.includes('admin')) {
       throw new UnauthorizedActionError('Only an admin may make or change a role with admin management');
     }
   }
 
-  private record(ctx: RequestContext, actor: Actor, event: 'role_create' | 'role_update' | 'role_delete', role: Role, changes?: string[]) {
+  private record(ctx: RequestContext, actor: Actor | null, event: 'role_create' | 'role_update' | 'role_delete', role: Role, changes?: string[]) {
     this.audit.record(ctx, { event, outcome: 'success', ...actorOf(actor), target: `role ${role.uid} (${role.name})`, ...(changes && { changes }) });
   }
 }

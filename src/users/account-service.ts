@@ -24,6 +24,7 @@ import type { PolicyService } from '../policy/policy-service.js';
 import { MAX_PASSWORDS, matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
+import { checkPreHashed, type PreHashed, preHashedRecord } from './pre-hashed-password.js';
 import type { AuthMethod, User } from './user.js';
 import type { Role } from '../access/management.js';
 import type { CredentialStore, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
@@ -44,15 +45,37 @@ export interface UserFields {
   certificate_subject_line?: string;
 }
 
+/** `password_hash_method`: 1 (or "1", as objects/user.md writes it): the password is the product's pre-hashed one. */
+export type PasswordHashMethod = 1 | '1';
+
+/** A new password: as typed, or pre-hashed by the product's recipe (a user moved in from a cluster). */
+export type NewPassword = string | PreHashed;
+
+/** The password a request gives, read with its password_hash_method; `clusterName`: of the pre-hashed one's recipe, when not this cluster's. */
+export function newPassword(password: string, method: PasswordHashMethod | undefined, clusterName?: string): NewPassword {
+  return method === undefined ? password : { ...checkPreHashed(password), ...(clusterName !== undefined && { clusterName }) };
+}
+
+export interface CreateOptions {
+  /** Check everything, create nothing. */
+  dryRun?: boolean;
+  /** A user moved in from a cluster: when its password was set there (now by default)… */
+  passwordIssueDate?: Date;
+  /** …and that cluster's name, the "clustername" of its pre-hashed password (this cluster's by default). */
+  clusterName?: string;
+}
+
 export interface NewAccount extends UserFields {
   /** Required, but for a certificate user, who has none. */
   password?: string;
+  password_hash_method?: PasswordHashMethod;
   /** Tessera's shorthand: an e-mail-shaped value is the email, any other the name. */
   username?: string;
 }
 
 export interface AccountChanges extends UserFields {
   password?: string;
+  password_hash_method?: PasswordHashMethod;
   /** The current password, when users change their own with a token. */
   old_password?: string;
 }
@@ -76,13 +99,15 @@ export interface AccountDeps {
   audit: AuditLog;
   clock: Clock;
   identities: Identities;
+  /** The cluster's name as it is now: the "clustername" of the product's pre-hashed passwords. */
+  clusterName(): Promise<string>;
 }
 
 /**
  * What every user may change of itself: its password and alert preferences. Not its name or
  * email (logins: a rename refused as taken would tell who may not see users that a name exists).
  */
-const OWN_FIELDS = new Set(['password', 'old_password', 'email_alerts', 'cluster_email_alerts', 'bdbs_email_alerts']);
+const OWN_FIELDS = new Set(['password', 'password_hash_method', 'old_password', 'email_alerts', 'cluster_email_alerts', 'bdbs_email_alerts']);
 
 /**
  * Users and their passwords: who may change whom, the policy on new passwords, the last
@@ -101,7 +126,7 @@ export class AccountService {
   constructor(private readonly deps: AccountDeps) {}
 
   /** Creates a user, or with `dryRun` checks everything and creates nothing (undefined). */
-  async create(actor: Actor | null, given: NewAccount, ctx: RequestContext, dryRun = false): Promise<User | undefined> {
+  async create(actor: Actor | null, given: NewAccount, ctx: RequestContext, { dryRun = false, ...moved }: CreateOptions = {}): Promise<User | undefined> {
     const input = withoutEmptyEmail(given);
     const certificate = input.auth_method === 'certificate';
     const sso = input.auth_method === 'sso';
@@ -111,6 +136,7 @@ export class AccountService {
       throw new InvalidRequestError('A user with auth_method "sso" needs its "email": the identity provider names it by its email');
     }
     if (!certificate && !sso && input.password === undefined) throw new InvalidRequestError('Give a "password" (or auth_method "certificate" and certificate_subject_line)');
+    if (input.password_hash_method !== undefined && input.password === undefined) throw new InvalidRequestError('password_hash_method goes with a "password" (pre-hashed)');
     if (!certificate && input.certificate_subject_line !== undefined) throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
     const subjectLine = certificate ? checkSubjectLine(input.certificate_subject_line) : undefined;
     // A certificate user may come without a name (the product's example has none): its CN is.
@@ -120,7 +146,9 @@ export class AccountService {
     const roleUids = [...new Set(input.role_uids ?? [])];
     const rights = await this.rightsOf(role, roleUids);
     this.assertMayGrant(actor, rights);
-    if (input.password !== undefined) await checkNewPassword(input.password, logins, await this.deps.policy.get());
+    const password = input.password === undefined ? undefined : newPassword(input.password, input.password_hash_method, moved.clusterName);
+    // A pre-hashed password met the product's rules when it was chosen; its text is not here to check.
+    if (typeof password === 'string') await checkNewPassword(password, logins, await this.deps.policy.get());
     const profile: UserProfile = {
       ...logins,
       role,
@@ -138,10 +166,10 @@ export class AccountService {
     if (dryRun) return undefined;
     const user = await this.deps.users.create({
       ...profile,
-      ...(input.password !== undefined && { passwordHash: await this.deps.hasher.hash(input.password) }),
-      passwordIssueDate: new Date(this.deps.clock()),
+      ...(password !== undefined && { passwordHash: await this.hashOf(password, logins) }),
+      passwordIssueDate: moved.passwordIssueDate ?? new Date(this.deps.clock()),
     });
-    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password').concat(input.password !== undefined ? ['password'] : []) });
+    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password' && k !== 'password_hash_method').concat(input.password !== undefined ? ['password'] : []) });
     return user;
   }
 
@@ -185,19 +213,22 @@ export class AccountService {
       if (target.authMethod !== 'certificate') throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
       profile.certificateSubjectLine = checkSubjectLine(changes.certificate_subject_line);
     }
-    if (changes.password !== undefined) passwordUser(target);
+    if (changes.password_hash_method !== undefined && changes.password === undefined) throw new InvalidRequestError('password_hash_method goes with a "password" (pre-hashed)');
+    const password = changes.password === undefined ? undefined : newPassword(changes.password, changes.password_hash_method);
+    if (password !== undefined) passwordUser(target);
     if (changes.email_alerts !== undefined) profile.emailAlerts = changes.email_alerts;
     if (changes.cluster_email_alerts !== undefined) profile.clusterEmailAlerts = changes.cluster_email_alerts;
     if (changes.bdbs_email_alerts !== undefined) profile.bdbsEmailAlerts = changes.bdbs_email_alerts;
-    if (changes.password !== undefined) {
+    if (password !== undefined) {
+      assertMayPreHash(actor, target, password);
       if (self) await this.proveOwnPassword(actor!, target, changes.old_password, ctx);
-      await this.checkCandidate(target, changes.password);
+      await this.checkCandidate(target, password);
     }
     if (dryRun) return target;
     // The profile first: what it may refuse (a name taken meanwhile, the last admin) leaves the password as it was.
     await this.deps.users.updateProfile(uid, profile, this.guardFor(actor, target));
-    if (changes.password !== undefined) await this.writeNewPassword(actor, target, changes.password, ctx);
-    const changed = named.filter((k) => k !== 'password' && k !== 'old_password');
+    if (password !== undefined) await this.writeNewPassword(actor, target, password, ctx);
+    const changed = named.filter((k) => k !== 'password' && k !== 'old_password' && k !== 'password_hash_method');
     if (changed.length > 0) this.audit(ctx, actor, target, { event: 'user_update', changes: changed });
     return this.mustGet(uid);
   }
@@ -244,20 +275,22 @@ export class AccountService {
   }
 
   /** All of the user's passwords become this one; lifts expiry and lock, ends tokens. */
-  async replacePasswords(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+  async replacePasswords(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext): Promise<void> {
     passwordUser(target);
+    assertMayPreHash(actor, target, password);
     await this.checkCandidate(target, password);
     await this.writeNewPassword(actor, target, password, ctx);
   }
 
   /** A second password beside the current one, for a rotation; one that someone else gives ends the user's tokens. */
-  async addPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
+  async addPassword(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext): Promise<void> {
     passwordUser(target);
+    assertMayPreHash(actor, target, password);
     const credential = await this.deps.users.getCredential(target.uid);
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await this.checkCandidate(target, password);
     const byAnother = actor?.uid !== target.uid;
-    await this.deps.users.addPassword(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()), byAnother, this.guardFor(actor, target));
+    await this.deps.users.addPassword(target.uid, await this.hashOf(password, target), new Date(this.deps.clock()), byAnother, this.guardFor(actor, target));
     this.audit(ctx, actor, target, { event: 'password_add' });
   }
 
@@ -356,8 +389,8 @@ export class AccountService {
     return this.deps.identities.confirmPassword(username, password, ctx);
   }
 
-  private async writeNewPassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
-    await this.deps.users.replacePasswords(target.uid, await this.deps.hasher.hash(password), new Date(this.deps.clock()), this.guardFor(actor, target));
+  private async writeNewPassword(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext): Promise<void> {
+    await this.deps.users.replacePasswords(target.uid, await this.hashOf(password, target), new Date(this.deps.clock()), this.guardFor(actor, target));
     await this.deps.lockout.unlock(target);
     this.audit(ctx, actor, target, { event: 'password_change' });
   }
@@ -374,7 +407,14 @@ export class AccountService {
     if (elsewhere) throw new UserAlreadyExistsError('name_already_exists', `The ${elsewhere === 'ldap' ? 'LDAP directory' : elsewhere} has a user of this name`);
   }
 
-  private async checkCandidate(target: User, password: string): Promise<void> {
+  /** What is stored of a new password: its argon2id hash, or the product's pre-hashed one until its first login. */
+  private async hashOf(password: NewPassword, logins: { name: string | null; email: string | null }): Promise<string> {
+    return typeof password === 'string' ? this.deps.hasher.hash(password) : preHashedRecord(password, logins, password.clusterName ?? (await this.deps.clusterName()));
+  }
+
+  /** The policy's rules and "not the current one", for a password whose text is here; a pre-hashed one has none to check. */
+  private async checkCandidate(target: User, password: NewPassword): Promise<void> {
+    if (typeof password !== 'string') return;
     await checkNewPassword(password, target, await this.deps.policy.get());
     const credential = await this.deps.users.getCredential(target.uid);
     if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored) throw new NewPasswordSameAsCurrentError();
@@ -413,6 +453,16 @@ function found(user: User | undefined): User {
 function localOnly(user: User): User {
   if (user.realm !== 'local') throw new DirectoryUserError();
   return user;
+}
+
+/**
+ * A pre-hashed password skips the rules (its text is not here): it moves a user in, given by
+ * who manages users or the CLI, never chosen by users for themselves.
+ */
+function assertMayPreHash(actor: Actor | null, target: User, password: NewPassword): void {
+  if (typeof password !== 'string' && actor?.uid === target.uid) {
+    throw new UnauthorizedActionError('A pre-hashed password (password_hash_method) moves a user in from a cluster; choose your own as text, so that the password rules are checked');
+  }
 }
 
 /** A user who logs in with a password kept here: not a directory user, not a certificate user. */

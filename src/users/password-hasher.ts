@@ -4,6 +4,7 @@ import { hashSync, parseOptions } from '@node-rs/argon2';
 import type { Argon2Params } from '../config/config.js';
 import type { Deadline } from '../deadline.js';
 import { HashingThreads } from './hashing-threads.js';
+import { isPreHashedRecord, matchesPreHashed } from './pre-hashed-password.js';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -18,7 +19,8 @@ export interface PasswordHasher {
 }
 
 /**
- * argon2id through @node-rs/argon2, on hashing threads below the event loop's priority
+ * argon2id through @node-rs/argon2 (and the product's pre-hashed passwords, until their first
+ * login replaces them: see pre-hashed-password.ts), on hashing threads below the event loop's priority
  * (HashingThreads), `threads` of them at most. A dummy hash made at start-up with the
  * current parameters lets unknown users cost what known ones cost.
  */
@@ -42,6 +44,12 @@ export class Argon2Hasher implements PasswordHasher {
   }
 
   async verify(passwordHash: string, password: string): Promise<boolean> {
+    if (isPreHashedRecord(passwordHash)) {
+      // One SHA-256 would answer in microseconds: the dummy argon2id makes it cost what any check costs.
+      const match = matchesPreHashed(passwordHash, password);
+      await this.verify(this.dummyHash, password);
+      return match;
+    }
     if (!passwordHash.startsWith('$argon2id$')) return false;
     try {
       return (await this.threads.run({ op: 'verify', hash: passwordHash, password })) === true;
@@ -56,6 +64,7 @@ export class Argon2Hasher implements PasswordHasher {
   }
 
   needsRehash(passwordHash: string): boolean {
+    if (isPreHashedRecord(passwordHash)) return true;
     try {
       const current = parseOptions(passwordHash);
       return (

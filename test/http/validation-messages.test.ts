@@ -20,7 +20,7 @@ const CASES: [Method, string, unknown, string | RegExp][] = [
   ['PUT', '/v1/cluster', { password_min_length: 2 }, 'password_min_length must be at least 8'],
   ['PUT', '/v1/cluster', { password_complexity: 'yes' }, 'password_complexity must be true or false'],
   ['PUT', '/v1/cluster/policy', { login_lockout_treshold: 3 }, /^unknown field "login_lockout_treshold" \(known: login_lockout_threshold, /],
-  ['POST', '/v1/users', { name: 'x', password: 'some-password-1', role: 'none', password_hash_method: '1' }, /^unknown field "password_hash_method"/],
+  ['POST', '/v1/users', { name: 'x', password: 'some-password-1', role: 'none', password_hash_method: 2 }, 'password_hash_method must be one of 1, "1"'],
   ['POST', '/v1/users', { name: 'x', password: 'some-password-1', role_uids: ['3'] }, 'role_uids.0 must be a whole number'],
   ['PUT', '/v1/users/1', { uid: 2 }, 'uid is read-only'],
   ['PUT', '/v1/users/1', { status: 'active' }, 'status is read-only'],

@@ -3,7 +3,7 @@ import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { publicUrlOf } from '../../config/config.js';
 import type { Policy } from '../../policy/policy.js';
-import { ClusterFieldsSchema } from '../../policy/policy.js';
+import { ClusterFieldsSchema, clusterNameOf } from '../../policy/policy.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, StringEnum } from '../schemas.js';
@@ -15,10 +15,9 @@ import { CALLER, StringEnum } from '../schemas.js';
  * change of those ends certificate users' tokens. Other fields of the product's object are refused.
  */
 export function clusterRoutes(app: TesseraApp, { cluster, config, policy }: Pick<HttpServices, 'cluster' | 'config' | 'policy'>): void {
-  const host = new URL(publicUrlOf(config)).hostname;
   const doc = { tags: ['cluster'], security: CALLER };
   const view = (p: Policy) => ({
-    name: p.name || host,
+    name: clusterNameOf(p, publicUrlOf(config)),
     password_complexity: p.password_complexity,
     password_min_length: p.password_min_length,
     password_expiration_duration: p.password_expiration_duration,

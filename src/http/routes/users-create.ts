@@ -19,7 +19,7 @@ export function usersCreateRoute(app: TesseraApp, { accounts, clock, policy }: P
         response: { 200: Type.Union([UserView, Type.Object({}, { description: 'dry_run: the request would succeed' })]) },
       },
     }, async (request) => {
-    const user = await accounts.create(callerOf(request), request.body, contextOf(request), request.query.dry_run === 'true');
+    const user = await accounts.create(callerOf(request), request.body, contextOf(request), { dryRun: request.query.dry_run === 'true' });
     return user ? toUserView(user, await policy.get(), new Date(clock())) : {};
   });
 }

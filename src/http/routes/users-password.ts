@@ -3,6 +3,7 @@ import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, DeletePasswordBody, Ok, PasswordBody } from '../schemas.js';
+import { newPassword } from '../../users/account-service.js';
 
 /**
  * PUT (replace all), POST (add one) and DELETE (remove one) /v1/users/password, for the
@@ -23,13 +24,13 @@ export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServ
   app.put('/v1/users/password', { config, schema: { ...schema, summary: 'Replace every password with new_password' } }, async (request) => {
     const ctx = contextOf(request);
     const { actor, target } = await accounts.passwordTarget(request.principal ?? null, request.body.username, request.body.old_password, ctx);
-    await accounts.replacePasswords(actor, target, request.body.new_password, ctx);
+    await accounts.replacePasswords(actor, target, newPassword(request.body.new_password, request.body.password_hash_method), ctx);
     return {};
   });
   app.post('/v1/users/password', { config, schema: { ...schema, summary: 'Add new_password beside the current one (a rotation, two at most)' } }, async (request) => {
     const ctx = contextOf(request);
     const { actor, target } = await accounts.passwordTarget(request.principal ?? null, request.body.username, request.body.old_password, ctx);
-    await accounts.addPassword(actor, target, request.body.new_password, ctx);
+    await accounts.addPassword(actor, target, newPassword(request.body.new_password, request.body.password_hash_method), ctx);
     return {};
   });
   app.delete(
