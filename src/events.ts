@@ -25,6 +25,8 @@ export interface TesseraEvents {
   /** Right credentials, from the verified-credentials cache or checked by their realm in full. */
   credentialsVerified: [realm: RealmName, cached: boolean];
   directoryChecked: [outcome: DirectoryOutcome, seconds: number];
+  /** Events of the event log that never reached the store: a write failed, or the queue was full. */
+  eventsLost: [reason: 'write_failed' | 'queue_full', count: number];
 }
 
 type Listener<K extends keyof TesseraEvents> = (...args: TesseraEvents[K]) => void;

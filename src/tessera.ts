@@ -223,6 +223,7 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
     const eventLog = new KyselyEventLog(db);
     const eventWriter = new EventLogWriter(eventLog, clock, { retentionDays: config.eventLogDays, maxEvents: config.eventLogMax, flushMs: 1000, prune: options.server === true }, (err) =>
       options.logger?.warn({ err: String(err) }, 'the event log could not be written'),
+      events,
     );
     events.on('audited', (record, ctx) => eventWriter.add(record, ctx));
     const close = async () => {

@@ -1,5 +1,6 @@
 import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import type { EventHub } from '../events.js';
 import { type EventLogStore, type EventRow, rowOf } from './event-log.js';
 
 /** Events written in one insert at most. */
@@ -25,7 +26,7 @@ export interface EventLogLimits {
  * `maxEvents` once a minute (by a server). A flood of the same refusal within a batch is one
  * row with a count; past MAX_QUEUED waiting events, more are counted and one `events_dropped`
  * warning says how many; warnings never take more than half of `maxEvents`.
- * A store that fails loses that batch, never a login.
+ * A store that fails loses that batch, never a login; what is lost is counted (tessera_event_log_lost_total).
  */
 export class EventLogWriter {
   private queue: EventRow[] = [];
@@ -41,6 +42,7 @@ export class EventLogWriter {
     private readonly clock: Clock,
     private readonly limits: EventLogLimits,
     private readonly onError: (err: unknown) => void = () => {},
+    private readonly events?: EventHub,
   ) {
     if (limits.retentionDays > 0) this.timer = setInterval(() => void this.flush(), limits.flushMs).unref();
   }
@@ -80,6 +82,7 @@ export class EventLogWriter {
     this.refusals.clear(); // those queued keep their counts; new ones start again
     if (this.dropped > 0) {
       this.queue.push({ time: now, type: 'events_dropped', severity: 'WARNING', uid: null, actorUid: null, fields: { outcome: 'failure', count: this.dropped } });
+      this.events?.emit('eventsLost', 'queue_full', this.dropped);
       this.dropped = 0;
     }
     while (this.queue.length > 0) {
@@ -88,6 +91,7 @@ export class EventLogWriter {
         await this.store.append(batch);
       } catch (err) {
         this.onError(err);
+        this.events?.emit('eventsLost', 'write_failed', batch.length);
         return;
       }
     }

@@ -111,6 +111,12 @@ export class Metrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
+  private readonly eventsLost = new Counter({
+    name: 'tessera_event_log_lost_total',
+    help: 'Events of the event log (GET /v1/logs) that never reached the store: a write failed, or more waited than the queue holds',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   private readonly requestTimes = new RequestTimes(
     this.registry,
     { histogram: 'tessera_http_request_duration_seconds', counter: 'tessera_http_requests_total' },
@@ -126,6 +132,7 @@ export class Metrics {
     events.on('tokenIssued', (alg) => this.tokensIssued.inc({ alg }));
     events.on('tokenChecked', (result, cached) => this.tokenChecked(result, cached));
     events.on('credentialsVerified', (realm, cached) => this.verifiedCredentials.inc({ realm, source: cached ? 'cache' : 'verified' }));
+    events.on('eventsLost', (reason, count) => this.eventsLost.inc({ reason }, count));
     events.on('directoryChecked', (outcome, seconds) => {
       this.directoryChecks.inc({ outcome });
       this.directorySeconds.observe(seconds);

@@ -3,7 +3,7 @@ import { LastAdminError, RoleNotFoundError, UnauthorizedActionError, UserAlready
 import type { Actor } from '../access/actor.js';
 import type { Role as Management } from '../access/management.js';
 import type { UserStore } from '../users/user-store.js';
-import { validateName } from '../users/username.js';
+import { validateRoleName } from '../users/username.js';
 import type { Role } from './role.js';
 import type { RoleStore } from './role-store.js';
 
@@ -31,7 +31,7 @@ export class RoleService {
 
   /** `actor` null: the local CLI, which has the data directory and so every right. */
   async create(actor: Actor | null, input: { name: string; management: Management; uid?: number }, ctx: RequestContext, dryRun = false): Promise<Role | undefined> {
-    const name = validateName(input.name);
+    const name = validateRoleName(input.name);
     this.assertMayGrant(actor, input.management);
     if (await this.roles.nameTaken(name)) throw nameTaken();
     if (input.uid !== undefined && (await this.roles.get(input.uid))) throw new UserAlreadyExistsError('uid_already_exists', `A role with uid ${input.uid} already exists`);
@@ -43,7 +43,8 @@ export class RoleService {
 
   async update(actor: Actor, uid: number, changes: { name?: string; management?: Management }, ctx: RequestContext, dryRun = false): Promise<Role> {
     const role = await this.get(uid);
-    const name = changes.name === undefined ? undefined : validateName(changes.name);
+    // A name sent back as it is stored is no change: kept even where today's rules would refuse it (made before them).
+    const name = changes.name === undefined || changes.name === role.name ? changes.name : validateRoleName(changes.name);
     const mayChange = (r: Role) => {
       if (r.management === 'admin' || changes.management === 'admin') this.assertMayGrant(actor, 'admin');
     };

@@ -222,12 +222,13 @@ export class AccountService {
     if (password !== undefined) {
       assertMayPreHash(actor, target, password);
       if (self) await this.proveOwnPassword(actor!, target, changes.old_password, ctx);
-      await this.checkCandidate(target, password);
+      // Against the name and email the user has after this request, not before.
+      await this.checkCandidate(target, password, { name, email });
     }
     if (dryRun) return target;
     // The profile first: what it may refuse (a name taken meanwhile, the last admin) leaves the password as it was.
     await this.deps.users.updateProfile(uid, profile, this.guardFor(actor, target));
-    if (password !== undefined) await this.writeNewPassword(actor, target, password, ctx);
+    if (password !== undefined) await this.writeNewPassword(actor, target, password, ctx, { name, email });
     const changed = named.filter((k) => k !== 'password' && k !== 'old_password' && k !== 'password_hash_method');
     if (changed.length > 0) this.audit(ctx, actor, target, { event: 'user_update', changes: changed });
     return this.mustGet(uid);
@@ -389,8 +390,8 @@ export class AccountService {
     return this.deps.identities.confirmPassword(username, password, ctx);
   }
 
-  private async writeNewPassword(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext): Promise<void> {
-    await this.deps.users.replacePasswords(target.uid, await this.hashOf(password, target), new Date(this.deps.clock()), this.guardFor(actor, target));
+  private async writeNewPassword(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext, logins: { name: string | null; email: string | null } = target): Promise<void> {
+    await this.deps.users.replacePasswords(target.uid, await this.hashOf(password, logins), new Date(this.deps.clock()), this.guardFor(actor, target));
     await this.deps.lockout.unlock(target);
     this.audit(ctx, actor, target, { event: 'password_change' });
   }
@@ -413,9 +414,9 @@ export class AccountService {
   }
 
   /** The policy's rules and "not the current one", for a password whose text is here; a pre-hashed one has none to check. */
-  private async checkCandidate(target: User, password: NewPassword): Promise<void> {
+  private async checkCandidate(target: User, password: NewPassword, logins: { name: string | null; email: string | null } = target): Promise<void> {
     if (typeof password !== 'string') return;
-    await checkNewPassword(password, target, await this.deps.policy.get());
+    await checkNewPassword(password, logins, await this.deps.policy.get());
     const credential = await this.deps.users.getCredential(target.uid);
     if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored) throw new NewPasswordSameAsCurrentError();
   }

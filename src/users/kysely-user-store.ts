@@ -263,9 +263,16 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     });
   }
 
+  /** Moves last_login forward only: a node whose write arrives late (or whose clock is behind) does not move it back. */
   async recordLogin(uid: number, at: Date): Promise<void> {
-    await this.db.updateTable('users').set({ last_login: at.toISOString() }).where('uid', '=', uid).execute();
-    this.events.emit('loginRecorded', uid, at);
+    const iso = at.toISOString();
+    const result = await this.db
+      .updateTable('users')
+      .set({ last_login: iso })
+      .where('uid', '=', uid)
+      .where((eb) => eb.or([eb('last_login', 'is', null), eb('last_login', '<', iso)]))
+      .executeTakeFirst();
+    if (result.numUpdatedRows > 0n) this.events.emit('loginRecorded', uid, at);
   }
 
   async expirePassword(uid: number, at: Date): Promise<void> {

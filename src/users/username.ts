@@ -76,3 +76,20 @@ export function validateEmail(email: string): string {
   if (!USER_EMAIL.test(nfkc)) throw new InvalidRequestError('email must be an address like ops@example.com (ASCII letters, digits and _.+- before the @)');
   return nfkc;
 }
+
+/** Scripts whose letters look like one another's (а and a, Ο and O): one name holds letters of one of them at most. */
+const LOOKALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u];
+
+/**
+ * Checks a role's name: a name as validateName checks it, in any script (a role is no login),
+ * but nothing that makes it look like another role on screen — no invisible or
+ * direction-changing characters ("Admin\u200b"), no Latin, Cyrillic and Greek letters mixed ("Аdmin").
+ */
+export function validateRoleName(name: string): string {
+  const nfkc = validateName(name);
+  if (/[\p{Default_Ignorable_Code_Point}\p{Cf}]/u.test(nfkc)) throw new InvalidRequestError('name must not hold invisible or direction-changing characters');
+  if (LOOKALIKE_SCRIPTS.filter((script) => script.test(nfkc)).length > 1) {
+    throw new InvalidRequestError('name must not mix Latin, Cyrillic and Greek letters (they make one name look like another)');
+  }
+  return nfkc;
+}

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { EventHub } from '../../src/events.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLogWriter } from '../../src/event-log/event-log-writer.js';
 import { KyselyEventLog } from '../../src/event-log/kysely-event-log.js';
@@ -104,14 +105,38 @@ describe.each(['sqlite', 'postgres'] as const)('the event log store on %s: bound
     expect(String(rows[0]!.username)).not.toMatch(/[\u0000-\u001f\u202e]/);
   });
 
+  it('counts the events a failed write loses, and writes the next ones when the store answers again', async () => {
+    const log = new KyselyEventLog(db);
+    let down = true;
+    const flaky = { ...log, query: log.query.bind(log), prune: log.prune.bind(log), append: (rows: Parameters<typeof log.append>[0]) => (down ? Promise.reject(new Error('store away')) : log.append(rows)) };
+    const hub = new EventHub();
+    const lost: [string, number][] = [];
+    hub.on('eventsLost', (reason, count) => lost.push([reason, count]));
+    const errors: unknown[] = [];
+    const at = Date.parse('2026-10-05T00:00:00Z');
+    const writer = new EventLogWriter(flaky, () => at, { retentionDays: 3650, maxEvents: 1000, flushMs: 3_600_000, prune: false }, (err) => errors.push(err), hub);
+    for (let i = 0; i < 3; i++) writer.add({ event: 'user_create', outcome: 'success', uid: 100 + i, username: `lost-${i}` });
+    await writer.flush();
+    expect([lost, errors.length]).toEqual([[['write_failed', 3]], 1]);
+    down = false;
+    writer.add({ event: 'user_create', outcome: 'success', uid: 200, username: 'kept-after' });
+    await writer.close();
+    const rows = await log.query({ order: 'asc', limit: 10, offset: 0, stime: '2026-10-04T00:00:00Z', etime: '2026-10-06T00:00:00Z' });
+    expect(rows.map((r) => r.username)).toEqual(['kept-after']);
+  });
+
   it('keeps the newest events within the retention and the count; a flood past the queue is counted, not kept, and said once', async () => {
     const log = new KyselyEventLog(db);
     let now = Date.parse('2026-11-01T00:00:00Z');
-    const writer = new EventLogWriter(log, () => now, { retentionDays: 1, maxEvents: 1000, flushMs: 3_600_000, prune: true });
+    const hub = new EventHub();
+    const lost: [string, number][] = [];
+    hub.on('eventsLost', (reason, count) => lost.push([reason, count]));
+    const writer = new EventLogWriter(log, () => now, { retentionDays: 1, maxEvents: 1000, flushMs: 3_600_000, prune: true }, undefined, hub);
     for (let i = 0; i < 25_000; i++) writer.add({ event: i % 2 ? 'authorize' : 'logout', outcome: i % 2 ? 'failure' : 'success', username: `guess-${i}`, reason: 'invalid_credentials' });
     await writer.flush();
     const newest = await log.query({ order: 'desc', limit: 2, offset: 0 });
     expect(newest[0]).toMatchObject({ type: 'events_dropped', severity: 'WARNING', count: 5000 });
+    expect(lost).toEqual([['queue_full', 5000]]); // and counted for the metrics
     expect(newest[1]).toMatchObject({ type: 'authorize', username: 'guess-19999' });
     const kept = await log.query({ order: 'asc', limit: 10_000, offset: 0 });
     expect(kept.length).toBeLessThanOrEqual(1000); // pruned to the newest 1000…

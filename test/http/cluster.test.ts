@@ -100,7 +100,13 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     const withEmail = (password: string) => call(t, 'POST', '/v1/users', { auth: root, body: { name: 'ops7', email: 'kim@ex.io', password, role: 'none' } });
     expect((await withEmail('X1-kim@ex.io-Long!')).body.message).toContain('email');
     expect((await withEmail('X1-oi.xe@mik-Long!')).body.message).toContain('email reversed');
-    expect((await withEmail('X1-mik-Long-Phrase!')).status).toBe(200);
+    const made = await withEmail('X1-mik-Long-Phrase!');
+    expect(made.status).toBe(200);
+    // A new email and a new password in one request: the password is held against the new email.
+    const change = (password: string) => call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: root, body: { email: 'lee@ex.io', password } });
+    expect((await change('X1-lee@ex.io-Long!')).body.message).toContain('email');
+    expect((await call(t, 'GET', `/v1/users/${made.body.uid}`, { auth: root })).body.email).toBe('kim@ex.io');
+    expect((await change('X1-kim@ex.io-Long!')).status).toBe(200);
   });
 
   it('expires passwords older than password_expiration_duration days', async () => {

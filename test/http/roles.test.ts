@@ -53,6 +53,18 @@ describe('/v1/roles', () => {
     expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(404);
   });
 
+  it('refuses a name that looks like another role on screen, and takes names in one other script', async () => {
+    for (const name of ['Admin\u200b', '\u202eAdmin', 'Аdmin' /* Cyrillic А */, 'Αdmin' /* Greek Α */]) {
+      const res = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name, management: 'admin' } });
+      expect([res.status, res.body.error_code], JSON.stringify(name)).toEqual([400, 'invalid_request']);
+    }
+    const renamed = await call(t, 'PUT', '/v1/roles/1', { auth: admin, body: { name: 'Аdmin' } });
+    expect(renamed.status).toBe(400);
+    const cyrillic = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Администраторы БД', management: 'db_member' } });
+    expect(cyrillic.status, JSON.stringify(cyrillic.body)).toBe(200);
+    expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body.map((r: { name: string }) => r.name)).toEqual([...BUILT_IN.map((r) => r.name), 'Администраторы БД']);
+  });
+
   it('validates with dry_run and changes nothing', async () => {
     const dry = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'Ghost', management: 'db_viewer' } });
     expect([dry.status, dry.body]).toEqual([200, {}]);

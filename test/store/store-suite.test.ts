@@ -56,6 +56,16 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     expect(rows).toHaveLength(Object.keys(migrationsFor(dialect)).length);
   });
 
+  it('moves last_login forward only: a late write from another node does not move it back', async () => {
+    const users = new KyselyUserStore(db, new EventHub());
+    const { uid } = await users.create(newUser('late'));
+    await users.recordLogin(uid, new Date('2026-11-25T10:00:00Z'));
+    await users.recordLogin(uid, new Date('2026-11-25T09:59:00Z'));
+    expect((await users.getByUid(uid))?.lastLogin).toEqual(new Date('2026-11-25T10:00:00Z'));
+    await users.recordLogin(uid, new Date('2026-11-25T10:01:00Z'));
+    expect((await users.getByUid(uid))?.lastLogin).toEqual(new Date('2026-11-25T10:01:00Z'));
+  });
+
   it('makes roles with a uid asked for and then without one (the sequence moves past it), names compared with their case', async () => {
     const roles = new KyselyRoleStore(db);
     expect(await roles.create({ uid: 500, name: 'Chosen', management: 'db_viewer' })).toMatchObject({ uid: 500 });
