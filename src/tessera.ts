@@ -57,7 +57,6 @@ import { SsoSettings } from './sso/sso-settings.js';
 import { SsoSignIn } from './sso/sso-sign-in.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
 import { AccountService } from './users/account-service.js';
-import { clusterNameOf } from './policy/policy.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
 import { UserReadCache } from './users/user-read-cache.js';
@@ -210,7 +209,7 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
     const serviceProvider = new ServiceProvider(ssoSettings, ssoCertificates, samlStore, publicUrlOf(config), clock);
     const chain = new RealmChain({
       realms: [
-        new LocalRealm(users, hasher, ssoSettings),
+        new LocalRealm(users, hasher, ssoSettings, policy, clock),
         new LdapRealm(ldapSettings, ldapMappings, users, passedOver, events, clock),
         new CertificateRealm(policy, trustedCa, users, clock),
         new SsoRealm(ssoSettings, serviceProvider, users, roleStore, samlStore, clock),
@@ -236,7 +235,7 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
       ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, samlStore, serviceProvider, eventLog, eventWriter, close },
       accounts: new AccountService({
         ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
-        clusterName: async () => clusterNameOf(await policy.get(), publicUrlOf(config)),
+        clusterName: async () => (await policy.get()).name,
       }),
       roles: new RoleService(roleStore, users, audit),
       cluster: new ClusterSettings(policy, users, audit),

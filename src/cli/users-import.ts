@@ -21,7 +21,9 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${file} is not JSON: ${(error as Error).message}`);
+    // Where, not what: the text around it may be a piece of a hash.
+    const at = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new CliError(`${file} is not JSON${at ? ` (at character ${at})` : ''}`);
   }
 }
 

@@ -91,7 +91,7 @@ export class EventLogWriter {
         await this.store.append(batch);
       } catch (err) {
         this.onError(err);
-        this.events?.emit('eventsLost', 'write_failed', batch.length);
+        this.events?.emit('eventsLost', 'write_failed', batch.reduce((n, row) => n + (row.type === 'events_dropped' ? 0 : Number(row.fields.count ?? 1)), 0));
         return;
       }
     }

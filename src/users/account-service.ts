@@ -99,7 +99,7 @@ export interface AccountDeps {
   audit: AuditLog;
   clock: Clock;
   identities: Identities;
-  /** The cluster's name as it is now: the "clustername" of the product's pre-hashed passwords. */
+  /** The cluster's name as set (GET /v1/cluster), "" when it is not: the "clustername" of the product's pre-hashed passwords. */
   clusterName(): Promise<string>;
 }
 
@@ -149,6 +149,7 @@ export class AccountService {
     const password = input.password === undefined ? undefined : newPassword(input.password, input.password_hash_method, moved.clusterName);
     // A pre-hashed password met the product's rules when it was chosen; its text is not here to check.
     if (typeof password === 'string') await checkNewPassword(password, logins, await this.deps.policy.get());
+    else if (password !== undefined) await this.clusterOf(password);
     const profile: UserProfile = {
       ...logins,
       role,
@@ -169,7 +170,7 @@ export class AccountService {
       ...(password !== undefined && { passwordHash: await this.hashOf(password, logins) }),
       passwordIssueDate: moved.passwordIssueDate ?? new Date(this.deps.clock()),
     });
-    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password' && k !== 'password_hash_method').concat(input.password !== undefined ? ['password'] : []) });
+    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password').concat(input.password !== undefined ? ['password'] : []) });
     return user;
   }
 
@@ -229,7 +230,7 @@ export class AccountService {
     // The profile first: what it may refuse (a name taken meanwhile, the last admin) leaves the password as it was.
     await this.deps.users.updateProfile(uid, profile, this.guardFor(actor, target));
     if (password !== undefined) await this.writeNewPassword(actor, target, password, ctx, { name, email });
-    const changed = named.filter((k) => k !== 'password' && k !== 'old_password' && k !== 'password_hash_method');
+    const changed = named.filter((k) => k !== 'password' && k !== 'old_password');
     if (changed.length > 0) this.audit(ctx, actor, target, { event: 'user_update', changes: changed });
     return this.mustGet(uid);
   }
@@ -287,6 +288,8 @@ export class AccountService {
   async addPassword(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext): Promise<void> {
     passwordUser(target);
     assertMayPreHash(actor, target, password);
+    // Beside a password the user goes on logging in with, a pre-hashed one would stay for ever.
+    if (typeof password !== 'string') throw new InvalidRequestError('A pre-hashed password replaces the user\'s passwords (PUT): it is not added beside them');
     const credential = await this.deps.users.getCredential(target.uid);
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await this.checkCandidate(target, password);
@@ -393,7 +396,8 @@ export class AccountService {
   private async writeNewPassword(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext, logins: { name: string | null; email: string | null } = target): Promise<void> {
     await this.deps.users.replacePasswords(target.uid, await this.hashOf(password, logins), new Date(this.deps.clock()), this.guardFor(actor, target));
     await this.deps.lockout.unlock(target);
-    this.audit(ctx, actor, target, { event: 'password_change' });
+    // Said, so that passwords set past the rules can be found.
+    this.audit(ctx, actor, target, { event: 'password_change', ...(typeof password !== 'string' && { changes: ['password_hash_method'] }) });
   }
 
   /**
@@ -410,12 +414,22 @@ export class AccountService {
 
   /** What is stored of a new password: its argon2id hash, or the product's pre-hashed one until its first login. */
   private async hashOf(password: NewPassword, logins: { name: string | null; email: string | null }): Promise<string> {
-    return typeof password === 'string' ? this.deps.hasher.hash(password) : preHashedRecord(password, logins, password.clusterName ?? (await this.deps.clusterName()));
+    return typeof password === 'string' ? this.deps.hasher.hash(password) : preHashedRecord(password, logins, await this.clusterOf(password));
+  }
+
+  /** The clustername of a pre-hashed password's recipe. Every node must make the same record: a name set for the cluster, not each node's host. */
+  private async clusterOf(password: PreHashed): Promise<string> {
+    const cluster = password.clusterName ?? (await this.deps.clusterName());
+    if (cluster === '') throw new InvalidRequestError('Set the cluster\'s name first (PUT /v1/cluster {"name": …}): the clustername the pre-hashed password was made with');
+    return cluster;
   }
 
   /** The policy's rules and "not the current one", for a password whose text is here; a pre-hashed one has none to check. */
   private async checkCandidate(target: User, password: NewPassword, logins: { name: string | null; email: string | null } = target): Promise<void> {
-    if (typeof password !== 'string') return;
+    if (typeof password !== 'string') {
+      await this.clusterOf(password);
+      return;
+    }
     await checkNewPassword(password, logins, await this.deps.policy.get());
     const credential = await this.deps.users.getCredential(target.uid);
     if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored) throw new NewPasswordSameAsCurrentError();

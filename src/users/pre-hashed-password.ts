@@ -45,6 +45,8 @@ export function isPreHashedRecord(stored: string): boolean {
 /** Whether `password` is the one a pre-hashed record was made of; every prefix is tried (constant work for a record). */
 export function matchesPreHashed(stored: string, password: string): boolean {
   const [encoded, digest] = stored.slice(PREFIX.length).split('$');
+  // No password is empty (Basic can carry one; the recipe of "" would let it in).
+  if (password === '') return false;
   if (encoded === undefined || digest === undefined || !HEX.test(digest)) return false;
   const expected = Buffer.from(digest, 'hex');
   let match = false;

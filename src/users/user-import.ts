@@ -67,14 +67,19 @@ export async function importUsers(target: ImportTarget, data: unknown, options: 
   const lines: ImportLine[] = [];
   /** The file's role uids, each with its uid here (undefined: a dry run would make it). */
   const roleUids = new Map<number, number | undefined>();
-  for (const [i, role] of roles.entries()) lines.push(await importRole(target, role, i, options, roleUids));
+  // A uid that two roles of the file claim names neither: their users are refused.
+  const uids = roles.map((r) => (r !== null && typeof r === 'object' ? (r as { uid?: unknown }).uid : undefined));
+  const twice = new Set(uids.filter((uid, i) => uid !== undefined && uids.indexOf(uid) !== i));
+  for (const [i, role] of roles.entries()) {
+    lines.push(twice.has(uids[i]) ? { kind: 'role', who: roleName(role, i), outcome: 'refused', detail: `uid ${String(uids[i])} is given to more than one role of the file` } : await importRole(target, role, i, options, roleUids));
+  }
   for (const [i, user] of users.entries()) lines.push(await importUser(target, user, i, options, roleUids));
   return lines;
 }
 
 async function importRole(target: ImportTarget, given: unknown, index: number, { dryRun }: ImportOptions, roleUids: Map<number, number | undefined>): Promise<ImportLine> {
   const role = given as { uid?: unknown; name?: unknown; management?: unknown } | null;
-  const who = typeof role?.name === 'string' ? role.name : `#${index + 1}`;
+  const who = roleName(given, index);
   const line = (outcome: ImportOutcome, detail?: string, uid?: number): ImportLine => ({ kind: 'role', who, outcome, ...(uid !== undefined && { uid }), ...(detail && { detail }) });
   if (role === null || typeof role !== 'object' || typeof role.name !== 'string' || typeof role.management !== 'string' || !isRole(role.management)) {
     return line('refused', 'a role has a "name" and a "management" level (what GET /v1/roles answers)');
@@ -82,8 +87,10 @@ async function importRole(target: ImportTarget, given: unknown, index: number, {
   const uid = Number.isSafeInteger(role.uid) ? (role.uid as number) : undefined;
   const here = (await target.roles.list()).find((r) => r.name === role.name);
   if (here) {
+    // Another level under the same name would give the file's users rights they never had (or take some away).
+    if (here.management !== role.management) return line('refused', `a role of this name here grants ${here.management}, not ${role.management}: rename one of them first; its users are refused`, here.uid);
     if (uid !== undefined) roleUids.set(uid, here.uid);
-    return line('exists', here.management === role.management ? undefined : `its management here is ${here.management}, not ${role.management}: left as it is`, here.uid);
+    return line('exists', undefined, here.uid);
   }
   try {
     const input = { name: role.name, management: role.management };
@@ -108,6 +115,10 @@ async function importUser(target: ImportTarget, given: unknown, index: number, o
   }
   const account = fields as NewAccount;
   const method = account.auth_method ?? 'regular';
+  // A hash without its method would become the password itself: whoever holds the file would log in with it.
+  if (account.password !== undefined && account.password_hash_method === undefined) {
+    return line('refused', 'a password without "password_hash_method": 1 — an export carries pre-hashed passwords only');
+  }
   if (method === 'regular' && account.password === undefined) {
     return line('refused', 'no password: give its pre-hashed one ("password" and "password_hash_method": 1), or add it with `tessera users add`');
   }
@@ -120,7 +131,9 @@ async function importUser(target: ImportTarget, given: unknown, index: number, o
   if (unknown !== undefined) return line('refused', `role_uids: ${unknown} is not one of the file's roles (give GET /v1/roles as "roles", matched here by name)`);
   // A dry run makes no role: its users are checked without the roles that it would make.
   if (account.role_uids) account.role_uids = account.role_uids.flatMap((uid) => (roleUids.has(uid) ? (roleUids.get(uid) ?? []) : uid));
-  const issued = typeof user.password_issue_date === 'string' ? new Date(user.password_issue_date) : undefined;
+  const date = typeof user.password_issue_date === 'string' ? new Date(user.password_issue_date) : undefined;
+  // Never later than now: a date to come would hold off the password's expiry.
+  const issued = date && new Date(Math.min(date.getTime(), Date.now()));
   try {
     const made = await target.accounts.create(null, account, CLI_CONTEXT, {
       dryRun: options.dryRun,
@@ -131,6 +144,11 @@ async function importUser(target: ImportTarget, given: unknown, index: number, o
   } catch (error) {
     return refusal(error, line);
   }
+}
+
+function roleName(given: unknown, index: number): string {
+  const name = given !== null && typeof given === 'object' ? (given as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name : `#${index + 1}`;
 }
 
 /** A refusal of the domain is the line's reason; anything else (the store gone) ends the import. */

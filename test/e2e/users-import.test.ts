@@ -27,12 +27,10 @@ describe('users moved in from a cluster (password_hash_method 1)', () => {
       db.close();
     }
   };
-  let cluster: string;
+  const cluster = 'c1.example.com';
 
   beforeAll(async () => {
     server = await startServe(['--no-tls'], env);
-    cluster = (await call('GET', '/v1/cluster')).json.name;
-    expect(cluster).toBeTruthy();
   });
   afterAll(async () => {
     await server?.stop();
@@ -40,6 +38,10 @@ describe('users moved in from a cluster (password_hash_method 1)', () => {
   });
 
   it('POST /v1/users takes a pre-hashed password; the first login with it stores argon2id instead', async () => {
+    // Every node must make the same record: not before the cluster has a name of its own (not each node's host).
+    const unnamed = await call('POST', '/v1/users', { name: 'early', role: 'db_viewer', password: preHash('early', 'x', 'Early-password-1'), password_hash_method: 1 });
+    expect([unnamed.status, unnamed.json.message]).toEqual([400, expect.stringContaining("Set the cluster's name first")]);
+    expect((await call('PUT', '/v1/cluster', { name: cluster })).status).toBe(200);
     const made = await call('POST', '/v1/users', {
       email: 'mover@example.com',
       name: 'Mover',
@@ -90,11 +92,24 @@ describe('users moved in from a cluster (password_hash_method 1)', () => {
     expect([ownToo.status, ownToo.json.error_code]).toEqual([403, 'unauthorized_action']);
     expect((await login('rotor', 'a')).status).toBe(401);
 
+    const added = await call('POST', '/v1/users/password', { username: 'rotor', new_password: preHash('rotor', cluster, 'Rotor-password-2'), password_hash_method: 1 });
+    expect([added.status, added.json.message]).toEqual([400, expect.stringContaining('replaces the user')]); // beside a password in use it would stay for ever
     const byAdmin = await call('PUT', '/v1/users/password', { username: 'rotor', new_password: preHash('rotor', cluster, 'Rotor-password-2'), password_hash_method: 1 });
     expect(byAdmin.status, JSON.stringify(byAdmin.json)).toBe(200);
     expect((await login('rotor', 'Rotor-password-1')).status).toBe(401);
     expect((await login('rotor', 'Rotor-password-2')).status).toBe(200);
     expect(storedHashes(made.uid)).toEqual([expect.stringMatching(/^\$argon2id\$/)]);
+  });
+
+  it('a moved-in password that fails the rules must be changed at its first login; an empty one never logs in', async () => {
+    const weak = await call('POST', '/v1/users', { name: 'weakling', role: 'db_viewer', password: preHash('weakling', cluster, 'abc'), password_hash_method: 1 });
+    expect(weak.status).toBe(200);
+    const first = await login('weakling', 'abc');
+    expect([first.status, first.json.error_code]).toEqual([401, 'password_expired']);
+    expect(storedHashes(weak.json.uid)).toEqual([expect.stringMatching(/^\$argon2id\$/)]);
+    const empty = await call('POST', '/v1/users', { name: 'hollow', role: 'db_viewer', password: preHash('hollow', cluster, ''), password_hash_method: 1 });
+    expect(empty.status).toBe(200);
+    expect((await login('hollow', '')).status).toBe(401);
   });
 
   it('tessera users import: roles matched by name, users made with their old passwords, a report, a dry run that writes nothing', async () => {
@@ -106,6 +121,10 @@ describe('users moved in from a cluster (password_hash_method 1)', () => {
         roles: [
           { uid: 3, name: 'ops-readers', management: 'cluster_viewer' },
           { uid: 205, name: 'auditors', management: 'db_viewer' },
+          // A name that grants another level here, and a uid two roles claim: neither maps, their users are refused.
+          { uid: 300, name: 'Cluster Viewer', management: 'admin' },
+          { uid: 301, name: 'viewers', management: 'db_viewer' },
+          { uid: 301, name: 'bosses', management: 'admin' },
           { uid: 4, name: 'Admin', management: 'admin' },
         ],
         users: [
@@ -116,12 +135,17 @@ describe('users moved in from a cluster (password_hash_method 1)', () => {
           { uid: 12, name: 'Mover', role: 'admin', password: preHash('Mover', source, 'x'), password_hash_method: 1 },
           { uid: 13, name: 'stray', role: 'none', role_uids: [99], password: preHash('stray', source, 'Stray-password-1'), password_hash_method: 1 },
           { uid: 14, name: 'chief', role_uids: [4], password: preHash('chief', source, 'Chief-password-1'), password_hash_method: 1 },
+          { uid: 15, name: 'carol', role_uids: [300], password: preHash('carol', source, 'Carol-password-1'), password_hash_method: 1 },
+          { uid: 16, name: 'dave', role_uids: [301], password: preHash('dave', source, 'Dave-password-1'), password_hash_method: 1 },
+          { uid: 17, name: 'plain', role: 'db_viewer', password: preHash('plain', source, 'Plain-password-1') },
+          { uid: 18, name: 'later', role: 'db_viewer', password_issue_date: '9999-12-31T00:00:00Z', password: preHash('later', source, 'Later-password-1'), password_hash_method: 1 },
         ],
       }),
     );
     const before = (await call('GET', '/v1/users')).json.length;
 
-    const noName = await runCli(['users', 'import', file], { env });
+    const elsewhere = { ...env, TESSERA_DATA_DIR: path.join(dataDir, 'unnamed') };
+    const noName = await runCli(['users', 'import', '--create', file], { env: elsewhere });
     expect([noName.code, noName.stderr]).toEqual([1, expect.stringContaining('give --cluster-name')]);
 
     const dry = await runCli(['users', 'import', '--dry-run', '--cluster-name', source, file], { env });
@@ -146,7 +170,13 @@ describe('users moved in from a cluster (password_hash_method 1)', () => {
     expect(report['user Mover']).toMatchObject({ outcome: 'exists' });
     expect(report['user stray']).toMatchObject({ outcome: 'refused', detail: expect.stringContaining("99 is not one of the file's roles") });
     expect(report['user chief']).toMatchObject({ outcome: 'created' });
-    expect(run.stderr).toContain('5 created, 2 here already, 2 refused');
+    expect(report['role Cluster Viewer']).toMatchObject({ outcome: 'refused', detail: expect.stringContaining('grants cluster_viewer, not admin') });
+    expect(report['role viewers']).toMatchObject({ outcome: 'refused', detail: expect.stringContaining('more than one role') });
+    expect(report['user carol']).toMatchObject({ outcome: 'refused', detail: expect.stringContaining("300 is not one of the file's roles") });
+    expect(report['user dave']).toMatchObject({ outcome: 'refused', detail: expect.stringContaining("301 is not one of the file's roles") });
+    expect(report['user plain']).toMatchObject({ outcome: 'refused', detail: expect.stringContaining('password_hash_method') });
+    expect(report['user later']).toMatchObject({ outcome: 'created' });
+    expect(run.stderr).toContain('6 created, 2 here already, 8 refused');
 
     const olga = (await call('GET', `/v1/users/${report['user olga'].uid}`)).json;
     expect(olga).toMatchObject({ name: 'olga', email: 'olga@example.com', role_uids: [101, 205], email_alerts: false, password_issue_date: '2026-01-02T03:04:05Z' });
@@ -155,6 +185,8 @@ describe('users moved in from a cluster (password_hash_method 1)', () => {
     const chief = (await call('GET', `/v1/users/${report['user chief'].uid}`)).json;
     expect(chief).toMatchObject({ role: 'admin', role_uids: [1] });
     expect((await login('chief', 'Chief-password-1')).status).toBe(200);
+    const later = (await call('GET', `/v1/users/${report['user later'].uid}`)).json;
+    expect(Date.parse(later.password_issue_date)).toBeLessThanOrEqual(Date.now()); // not a date to come
     // The one that was here is as it was.
     expect((await login('Mover', 'Old-password-1')).status).toBe(200);
     const events = (await call('GET', '/v1/logs?stime=2000-01-01T00:00:00Z&limit=500')).json as { type: string; username?: string }[];

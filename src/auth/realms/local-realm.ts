@@ -1,9 +1,14 @@
 import { InvalidCredentialsError, SsoRequiredError, StoreUnavailableError } from '../../errors.js';
 import type { SsoSettings } from '../../sso/sso-settings.js';
+import type { Clock } from '../../clock.js';
+import type { PolicyService } from '../../policy/policy-service.js';
 import { matchPassword } from '../../users/match-password.js';
+import { checkNewPassword } from '../../users/password-rules.js';
+import { isPreHashedRecord } from '../../users/pre-hashed-password.js';
 import type { PasswordHasher } from '../../users/password-hasher.js';
 import { realmOf, type User } from '../../users/user.js';
-import type { CredentialStore } from '../../users/user-store.js';
+import type { CredentialStore, UserStore } from '../../users/user-store.js';
+import type { Policy } from '../../policy/policy.js';
 import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
 
 /**
@@ -15,9 +20,11 @@ export class LocalRealm implements Realm {
   readonly name = 'local';
 
   constructor(
-    private readonly credentials: Pick<CredentialStore, 'passwordsOf' | 'replaceHash'>,
+    private readonly credentials: Pick<CredentialStore, 'passwordsOf' | 'replaceHash'> & Pick<UserStore, 'expirePassword'>,
     private readonly hasher: PasswordHasher,
     private readonly sso: Pick<SsoSettings, 'get'>,
+    private readonly policy: Pick<PolicyService, 'get'>,
+    private readonly clock: Clock,
   ) {}
 
   async supports(proof: Proof): Promise<boolean> {
@@ -29,7 +36,14 @@ export class LocalRealm implements Realm {
     const passwords = await deadline.race(this.credentials.passwordsOf(account.uid), () => new StoreUnavailableError('no answer within the login deadline'));
     const { stored, eachMs } = await matchPassword(this.hasher, passwords, proof.password, deadline);
     if (!stored) return { outcome: 'refused', error: new InvalidCredentialsError(), guess: true, eachMs };
+    const moved = isPreHashedRecord(stored.hash);
     if (this.hasher.needsRehash(stored.hash)) await this.rehash(stored.id, proof.password);
+    // A password moved in pre-hashed was never checked against the rules here: now that its text is, one that fails them must be changed.
+    if (moved && !(await passesRules(proof.password, account, await this.policy.get()))) {
+      const now = new Date(this.clock());
+      await this.credentials.expirePassword(account.uid, now);
+      return { outcome: 'success', user: { ...account, passwordExpiresAt: now } };
+    }
     const sso = await this.sso.get();
     if (sso.control_plane && sso.enforce_control_plane && !account.rights.includes('admin')) {
       return { outcome: 'refused', error: new SsoRequiredError(), guess: false, reason: 'sso enforced', eachMs };
@@ -53,5 +67,14 @@ export class LocalRealm implements Realm {
     } catch {
       // a right password is not refused for want of an optimization
     }
+  }
+}
+
+async function passesRules(password: string, user: User, policy: Policy): Promise<boolean> {
+  try {
+    await checkNewPassword(password, user, policy);
+    return true;
+  } catch {
+    return false;
   }
 }
