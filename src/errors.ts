@@ -69,6 +69,8 @@ export type ErrorCode =
   | 'sso_no_role'
   | 'sso_confirm'
   | 'uid_already_exists'
+  | 'session_not_found'
+  | 'session_expired'
   | 'internal_error';
 
 /**
@@ -285,6 +287,19 @@ export class StartingError extends RetryLaterError {
 export class RoleNotFoundError extends DomainError {
   constructor() {
     super('role_not_found', 'No such role');
+  }
+}
+
+export class SessionNotFoundError extends DomainError {
+  constructor() {
+    super('session_not_found', 'No such session of this user (it may have ended)');
+  }
+}
+
+/** A session past its absolute lifetime (session_max_lifetime_minutes): refresh_jwt issues no more of its tokens. */
+export class SessionExpiredError extends DomainError {
+  constructor() {
+    super('session_expired', 'This session reached its lifetime (session_max_lifetime_minutes): log in again');
   }
 }
 

@@ -57,6 +57,9 @@ import { SsoSettings } from './sso/sso-settings.js';
 import { SsoSignIn } from './sso/sso-sign-in.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
 import { AccountService } from './users/account-service.js';
+import { ConsoleIdle } from './sessions/console-idle.js';
+import { KyselySessionStore } from './sessions/kysely-session-store.js';
+import { SessionService } from './sessions/session-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
 import { UserReadCache } from './users/user-read-cache.js';
@@ -90,6 +93,8 @@ export interface Accounts {
   /** The ways in (local passwords, the LDAP directory, client certificates) behind one set of guards. */
   chain: RealmChain;
   accounts: AccountService;
+  /** Sessions: started by logins, listed and ended (/v1/users/{uid}/sessions), bounded by session_max_lifetime_minutes. */
+  sessions: SessionService;
   roles: RoleService;
   cluster: ClusterSettings;
   /** The LDAP configuration (/v1/cluster/ldap) and its mappings (/v1/ldap_mappings). */
@@ -152,9 +157,12 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const origins = new AcceptedIssuers({ issuer: iss, audiences: aud, audiencesGiven: config.audiences.length > 0 }, () => readIssuer(db), clock, await readIssuer(db));
     const issuer = new TokenIssuer(keys, iss, aud, origins, clock, events);
     const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
-    const callers = new Callers({ chain, verifier, revocations, events, lastLogins: new LastLogins(users, clock) });
-    const logins = new Logins({ chain, users, issuer, revocations, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
-    const ssoSignIn = new SsoSignIn({ logins, provider: core.serviceProvider, store: core.samlStore, users, issuer, clock });
+    const { sessions } = core;
+    const consoleIdle = new ConsoleIdle(new KyselySessionStore(db), policy, clock, (sid) => sessions.endOne(sid));
+    const callers = new Callers({ chain, verifier, revocations, events, lastLogins: new LastLogins(users, clock), consoleIdle });
+    const logins = new Logins({ chain, users, issuer, revocations, sessions, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
+    const ssoSignIn = new SsoSignIn({ logins, provider: core.serviceProvider, store: core.samlStore, users, issuer, sessions, clock });
+    const pruneSessions = setInterval(() => void sessions.prune().catch(() => {}), 3_600_000).unref();
     const readiness = async () => {
       origins.refresh(); // an idle node too learns of a move of the store's issuer
       const issuerMovedTo = origins.movedTo(clock());
@@ -167,6 +175,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const closeCore = core.close;
     const close = async () => {
       keys.stop();
+      clearInterval(pruneSessions);
       await closeCore();
       redis?.disconnect();
     };
@@ -231,12 +240,15 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
       await argon2.close();
       await db.destroy();
     };
+    const accounts = new AccountService({
+      ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
+      clusterName: async () => (await policy.get()).name,
+    });
+    const sessions = new SessionService({ store: new KyselySessionStore(db), policy, revocations, users, accounts, audit, clock });
     return {
       ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, samlStore, serviceProvider, eventLog, eventWriter, close },
-      accounts: new AccountService({
-        ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
-        clusterName: async () => (await policy.get()).name,
-      }),
+      accounts,
+      sessions,
       roles: new RoleService(roleStore, users, audit),
       cluster: new ClusterSettings(policy, users, audit),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),

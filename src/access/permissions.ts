@@ -42,6 +42,8 @@ export const PERMISSIONS = {
   /** Tessera's: the signing keys (GET /v1/keys, POST /v1/keys/rotate). */
   view_signing_keys: ['admin'],
   rotate_signing_keys: ['admin'],
+  /** Tessera's: every session of the cluster ended at once (DELETE /v1/sessions), the worst day's button. */
+  end_all_sessions: ['admin'],
   /** Tessera's: the revocation feed and introspection, for services that verify tokens. */
   verify_tokens: ['admin', 'token_verifier'],
 } as const satisfies Record<string, readonly Role[]>;

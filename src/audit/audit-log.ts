@@ -6,6 +6,8 @@ import type { EventHub } from '../events.js';
 export interface RequestContext {
   ip: string;
   requestId: string;
+  /** The client's User-Agent (a session shows it), bounded. */
+  userAgent?: string;
 }
 
 export const CLI_CONTEXT: RequestContext = { ip: 'local', requestId: 'cli' };
@@ -44,7 +46,11 @@ export type AuditEvent =
   | 'sso_update'
   | 'sso_delete'
   | 'sso_certificate_update'
-  | 'sso_certificate_delete';
+  | 'sso_certificate_delete'
+  /** One session, or a user's every session, ended (its tokens refused). */
+  | 'session_end'
+  /** Every session of the cluster ended. */
+  | 'sessions_end_all';
 
 /**
  * One shape for every event: who acted (`actor_uid`, `actor`: the user whose credentials

@@ -9,6 +9,7 @@ import type { Presented } from './credentials.js';
 import type { Principal } from './principal.js';
 import type { Authenticated, RealmChain } from './realm-chain.js';
 import type { LastLogins } from '../users/last-logins.js';
+import type { ConsoleIdle } from '../sessions/console-idle.js';
 
 /**
  * Who is calling, from what a request presents: a token Tessera issued (verified, not
@@ -24,13 +25,15 @@ export class Callers {
       revocations: Pick<RevocationList, 'knownRevoked' | 'isRevoked'>;
       events: EventHub;
       lastLogins: Pick<LastLogins, 'touch'>;
+      consoleIdle: Pick<ConsoleIdle, 'active' | 'check'>;
     },
   ) {}
 
   known(presented: Presented): Principal | undefined {
     if (presented.kind === 'token') {
       const claims = this.deps.verifier.known(presented.token);
-      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti) !== false) return undefined;
+      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti, claims) !== false) return undefined;
+      if (claims.cm && claims.sid !== undefined && this.deps.consoleIdle.active(claims.sid) !== true) return undefined;
       this.deps.events.emit('tokenChecked', 'valid', true);
       return tokenPrincipal(claims);
     }
@@ -57,9 +60,13 @@ export class Callers {
       throw err;
     }
     const { claims, cached } = checked;
-    if (await revocations.isRevoked(claims.uid, claims.ver, claims.jti)) {
+    if (await revocations.isRevoked(claims.uid, claims.ver, claims.jti, claims)) {
       events.emit('tokenChecked', 'revoked', cached);
       throw new InvalidTokenError('The token has been revoked');
+    }
+    if (claims.cm && claims.sid !== undefined && !(await this.deps.consoleIdle.check(claims.sid))) {
+      events.emit('tokenChecked', 'revoked', cached);
+      throw new InvalidTokenError('The console session ended: idle longer than cm_session_timeout_minutes, or signed out');
     }
     events.emit('tokenChecked', 'valid', cached);
     return tokenPrincipal(claims);

@@ -9,7 +9,8 @@ import { isLocked, isPasswordExpired, realmOf, unlocksInSeconds, type User } fro
 import type { UserStore } from '../users/user-store.js';
 import type { Principal } from './principal.js';
 import type { RealmChain } from './realm-chain.js';
-import type { Proof } from './realms/realm.js';
+import type { Proof, RealmName } from './realms/realm.js';
+import type { SessionService } from '../sessions/session-service.js';
 
 /** Logins, refreshes and logouts: a proof (or a token) in, a token out (or ended). */
 export class Logins {
@@ -19,6 +20,7 @@ export class Logins {
       users: Pick<UserStore, 'getByUid' | 'recordLogin'>;
       issuer: TokenIssuer;
       revocations: Pick<RevocationList, 'revokeToken'>;
+      sessions: Pick<SessionService, 'start' | 'renew' | 'endOwn'>;
       policy: PolicyService;
       audit: AuditLog;
       clock: Clock;
@@ -29,9 +31,11 @@ export class Logins {
   /**
    * POST /v1/users/authorize: a proof in (a password in either wire format, or a client
    * certificate alone), a signed token out. Without one: `certificate_required` where the
-   * cluster takes certificates, else `none` (what the wire format asks for).
+   * cluster takes certificates, else `none` (what the wire format asks for). Each login starts
+   * a session (`console`: the web console's, idled out by the server); the ttl is shortened to
+   * what the session's lifetime leaves.
    */
-  async authorize(proof: Proof | undefined, ttlSeconds: number, ctx: RequestContext, none?: DomainError): Promise<string> {
+  async authorize(proof: Proof | undefined, ttlSeconds: number, ctx: RequestContext, none?: DomainError, console = false): Promise<string> {
     // A certificate where the cluster takes none is no credentials at all.
     if (!proof || (proof.kind === 'certificate' && !(await this.deps.policy.get()).mtls_certificate_authentication)) {
       if ((await this.deps.policy.get()).mtls_certificate_authentication) {
@@ -39,20 +43,25 @@ export class Logins {
       }
       throw none ?? new MissingCredentialsError();
     }
-    return this.deps.issuer.issue(await this.prove(proof, ctx), ttlSeconds);
+    const { user, realm } = await this.prove(proof, ctx);
+    const session = await this.deps.sessions.start(user, realm, ctx, console, ttlSeconds);
+    return this.deps.issuer.issue(user, session.ttl, session);
   }
 
-  /** A login's proof checked by the chain, the login recorded and audited: the user it proves (a token is the caller's to issue). */
-  async prove(proof: Proof, ctx: RequestContext): Promise<User> {
+  /** A login's proof checked by the chain, the login recorded and audited: the user it proves and how (a token is the caller's to issue). */
+  async prove(proof: Proof, ctx: RequestContext): Promise<{ user: User; realm: RealmName }> {
     const { chain, users, audit, clock } = this.deps;
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
     const { user, realm } = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
     await deadline.race(users.recordLogin(user.uid, new Date(clock())), () => new StoreUnavailableError('no answer within the login deadline'));
     audit.record(ctx, { event: 'authorize', outcome: 'success', ...actorOf(user), uid: user.uid, username: user.username, realm, ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }) });
-    return user;
+    return { user, realm };
   }
 
-  /** POST /v1/users/refresh_jwt: a valid token of a user who may still log in — as its realm sees it now — renewed. */
+  /**
+   * POST /v1/users/refresh_jwt: a valid token of a user who may still log in — as its realm
+   * sees it now — renewed, within its session's lifetime (session_expired past it).
+   */
   async refresh(principal: Principal, ttlSeconds: number, ctx: RequestContext): Promise<string> {
     const { users, chain, policy, audit, issuer, clock } = this.deps;
     const current = await users.getByUid(principal.uid);
@@ -63,13 +72,17 @@ export class Logins {
     // Its directory groups read again, its certificate login still on: a user its realm no longer lets in is not renewed.
     const user = await chain.refresh(current, Deadline.after(this.deps.loginTimeoutMs));
     if (!user) throw new InvalidTokenError('This user can no longer log in the way it did');
+    const session = await this.deps.sessions.renew(principal.token!, user, realmOf(user), ctx, ttlSeconds);
     audit.record(ctx, { event: 'refresh', outcome: 'success', ...actorOf(user), uid: user.uid, username: user.username, realm: realmOf(user) });
-    return issuer.issue(user, ttlSeconds);
+    return issuer.issue(user, session.ttl, session);
   }
 
-  /** POST /v1/users/logout: ends the presented token everywhere. */
+  /** POST /v1/users/logout: ends the presented token and its session everywhere. */
   async logout(principal: Principal, ctx: RequestContext): Promise<void> {
-    if (principal.token) await this.deps.revocations.revokeToken(principal.token.jti, new Date(principal.token.exp * 1000));
+    if (principal.token) {
+      await this.deps.revocations.revokeToken(principal.token.jti, new Date(principal.token.exp * 1000));
+      await this.deps.sessions.endOwn(principal.token);
+    }
     this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', ...actorOf(principal), uid: principal.uid, username: principal.username });
   }
 }

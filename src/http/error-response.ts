@@ -73,6 +73,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   sso_no_role: 401,
   sso_confirm: 409,
   uid_already_exists: 409,
+  session_not_found: 404,
+  session_expired: 401,
   invalid_certificate: 400,
   expired_certificate: 406,
   internal_error: 500,

@@ -15,6 +15,7 @@ const DOCS_PREFIX = '/docs';
 const TAGS = [
   { name: 'tokens', description: 'Log in (both wire formats), refresh and log out' },
   { name: 'users', description: 'Users, roles and passwords' },
+  { name: 'sessions', description: 'Sessions: one a login, with its refreshes; listed, ended, bounded by session_max_lifetime_minutes' },
   { name: 'policy', description: 'Password and lockout policy of the cluster' },
   { name: 'keys', description: 'Signing keys' },
   { name: 'verification', description: 'For services that verify Tessera tokens: keys, discovery, revocations, introspection' },

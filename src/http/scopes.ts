@@ -3,6 +3,7 @@ import { collectMethods } from './method-not-allowed.js';
 import { authorizeRoute } from './routes/authorize.js';
 import { clusterRoutes } from './routes/cluster.js';
 import { logsRoute } from './routes/logs.js';
+import { sessionsRoutes } from './routes/sessions.js';
 import { clusterPolicyRoutes } from './routes/cluster-policy.js';
 import { clusterLdapRoutes } from './routes/cluster-ldap.js';
 import { ldapMappingsRoutes } from './routes/ldap-mappings.js';
@@ -52,7 +53,7 @@ function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
 export const api = scope(
   [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
-    ...[usersPermissionsRoute, usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute],
+    ...[usersPermissionsRoute, usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute, sessionsRoutes],
     ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, clusterLdapRoutes, ldapMappingsRoutes, clusterCertificatesRoutes, clusterSsoRoutes, ssoSignInRoutes],
     ...[keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, logsRoute, openApiDocumentRoute],
   ],

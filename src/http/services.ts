@@ -16,6 +16,7 @@ import type { SsoService } from '../sso/sso-service.js';
 import type { SsoSignIn } from '../sso/sso-sign-in.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import type { RevocationStore } from '../tokens/revocation-store.js';
+import type { SessionService } from '../sessions/session-service.js';
 import type { AccountService } from '../users/account-service.js';
 import type { UserReadCache } from '../users/user-read-cache.js';
 import type { UserStore } from '../users/user-store.js';
@@ -33,6 +34,7 @@ export interface HttpServices {
   callers: Callers;
   logins: Logins;
   accounts: AccountService;
+  sessions: SessionService;
   users: Pick<UserStore, 'list'>;
   userReads: Pick<UserReadCache, 'get' | 'fresh'>;
   roles: RoleService;

@@ -12,7 +12,12 @@ export const ClusterFieldsSchema = Type.Object(
     password_min_length: Type.Integer({ minimum: 8, maximum: 256, description: 'the shortest password allowed' }),
     /** Days; 0 = passwords never expire. */
     password_expiration_duration: Type.Integer({ minimum: 0, maximum: 3650, description: 'days a password is valid; 0 = forever' }),
-    cm_session_timeout_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes of inactivity after which the web console signs out' }),
+    cm_session_timeout_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes of inactivity after which the web console signs out (the server ends an idle console session too)' }),
+    session_max_lifetime_minutes: Type.Integer({
+      minimum: 5,
+      maximum: 43_200,
+      description: "Tessera's: minutes a session lives from its login, however often refresh_jwt renews it (then log in again); applies to a session's next refresh",
+    }),
     control_plane_basic_authentication: Type.Boolean({
       description: 'false: Basic credentials are refused everywhere but POST /v1/users/authorize (present a token instead)',
     }),
@@ -61,6 +66,7 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   password_complexity: false,
   password_expiration_duration: 0,
   cm_session_timeout_minutes: 15,
+  session_max_lifetime_minutes: 720,
   control_plane_basic_authentication: true,
   mtls_certificate_authentication: false,
   mtls_client_cert_subject_validation_type: 'disabled',

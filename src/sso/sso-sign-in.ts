@@ -6,6 +6,7 @@ import type { SamlProof } from '../auth/realms/realm.js';
 import { AccountLockedError, SsoConfirmError, SsoRefusedError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
+import type { SessionService } from '../sessions/session-service.js';
 import { isLocked, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import { hashOf, type SamlStore } from './saml-store.js';
@@ -29,6 +30,7 @@ export class SsoSignIn {
       store: Pick<SamlStore, 'bindRequest' | 'createSignIn' | 'signInOf' | 'takeSignIn' | 'sessionOf'>;
       users: Pick<UserStore, 'getByUid'>;
       issuer: Pick<TokenIssuer, 'issue'>;
+      sessions: Pick<SessionService, 'start'>;
       clock: Clock;
     },
   ) {}
@@ -47,7 +49,7 @@ export class SsoSignIn {
   /** The identity provider's answer (its SAMLResponse) in, a one-time code for the console out. */
   async consume(samlResponse: string, ctx: RequestContext): Promise<string> {
     const proof: SamlProof = { kind: 'saml', response: samlResponse };
-    const user = await this.deps.logins.prove(proof, ctx);
+    const { user } = await this.deps.logins.prove(proof, ctx);
     return this.deps.store.createSignIn({ uid: user.uid, tokenEpoch: user.tokenEpoch, browserHash: proof.browserHash ?? null }, SIGN_IN_CODE_MS);
   }
 
@@ -56,7 +58,7 @@ export class SsoSignIn {
    * or the sign-in answers another browser's request (its `nonce` is not this one's). One
    * that nobody asked for (IdP-initiated) waits until the person confirms it (`confirmed`).
    */
-  async exchange(code: string, nonce: string | undefined, confirmed: boolean, ttlSeconds: number): Promise<string> {
+  async exchange(code: string, nonce: string | undefined, confirmed: boolean, ttlSeconds: number, ctx: RequestContext): Promise<string> {
     const signIn = await this.deps.store.signInOf(code);
     const user = signIn && (await this.deps.users.getByUid(signIn.uid));
     if (!signIn || !user || user.tokenEpoch !== signIn.tokenEpoch) {
@@ -69,7 +71,9 @@ export class SsoSignIn {
     const now = new Date(this.deps.clock());
     if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
     if (!(await this.deps.store.takeSignIn(code))) throw new SsoRefusedError('sso_refused', 'This sign-in was used: sign in again', 'a sign-in code used meanwhile');
-    return this.deps.issuer.issue(user, ttlSeconds);
+    // Only the console exchanges a sign-in: its session is idled out by the server.
+    const session = await this.deps.sessions.start(user, 'sso', ctx, true, ttlSeconds);
+    return this.deps.issuer.issue(user, session.ttl, session);
   }
 
   /** Ends the token; where the user signed in with SSO and the identity provider has a logout URL, where to send the browser to end it there. */

@@ -83,9 +83,31 @@ export interface RevocationsTable {
   id: Generated<number>;
   uid: number | null;
   jti: string | null;
-  /** For a jti: when the token expires anyway, after which the row can go. */
+  /** For a jti, a sid or a not_before: when its tokens expire anyway, after which the row can go. */
   expires_at: string | null;
   created_at: string;
+  /** A session ended: every token that carries this sid. */
+  sid: string | null;
+  /** Every session ended: every token issued at or before this time. */
+  not_before: string | null;
+}
+
+export interface SessionsTable {
+  /** The sid its tokens carry: 128 random bits. */
+  id: string;
+  uid: number;
+  realm: string;
+  ip: string | null;
+  user_agent: string | null;
+  /** 1: the web console's (idled out after cm_session_timeout_minutes), 0: anyone else's. */
+  console: number;
+  started_at: string;
+  refreshed_at: string;
+  /** The last request with one of its tokens, written at most every SEEN_WRITE_MS a node. */
+  last_seen_at: string;
+  /** The absolute end: no token of it lives past it. */
+  ends_at: string;
+  ended_at: string | null;
 }
 
 export interface SigningKeysTable {
@@ -145,6 +167,7 @@ export interface Database {
   saml_assertions: SamlAssertionsTable;
   sso_sign_ins: SsoSignInsTable;
   sso_sessions: SsoSessionsTable;
+  sessions: SessionsTable;
   event_log: EventLogTable;
 }
 

@@ -14,6 +14,10 @@ export interface TokenClaims {
   jti: string;
   /** The user's token epoch at issue; a later revocation raises it and ends this token. */
   ver: number;
+  /** The session (one login and its refreshes) it belongs to; absent on tokens issued before sessions. */
+  sid?: string;
+  /** A web console's session: idled out by the server after cm_session_timeout_minutes. */
+  cm?: true;
 }
 
 export const TTL_DEFAULT_SECONDS = 300;

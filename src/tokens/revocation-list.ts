@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { EventHub } from '../events.js';
-import type { RevocationStore } from './revocation-store.js';
+import type { RevocationEvent, RevocationStore } from './revocation-store.js';
 
 /** How often a process reads the revocations other processes (the CLI, other nodes) wrote. */
 export const REVOCATION_POLL_MS = 500;
@@ -10,14 +10,26 @@ const MAX_GAPS = 10_000;
 const EPOCH_CACHE_SIZE = 100_000;
 const DAY_MS = 86_400_000;
 
+/** What of a token, besides its user and epoch, a session's end is decided by. */
+export interface TokenSession {
+  sid?: string;
+  /** When it was issued, UNIX seconds: an end of every session ends tokens issued at or before it. */
+  iat: number;
+}
+
 /**
  * Answers "is this token revoked?" from memory: each user's current token epoch (read once,
- * then kept until a revocation event names the user) and the set of revoked token ids.
- * A background poll of the revocation events keeps it in step with other processes.
+ * then kept until a revocation event names the user), the sets of revoked token ids and
+ * ended sessions, and the last end of every session. A background poll of the revocation
+ * events keeps it in step with other processes.
  */
 export class RevocationList {
   private readonly epochs = new Map<number, number | undefined>();
   private readonly revokedJtis = new Map<string, number>();
+  /** Ended sessions, until their tokens would have expired anyway. */
+  private readonly endedSids = new Map<string, number>();
+  /** Tokens issued at or before this (UNIX seconds) are refused: every session was ended then. */
+  private notBefore = 0;
   private lastEventId = 0;
   /** Event ids below the last one read that were not there yet, and since when they are waited for. */
   private readonly gaps = new Map<number, number>();
@@ -36,9 +48,7 @@ export class RevocationList {
 
   async start(): Promise<void> {
     this.lastEventId = await this.store.lastEventId();
-    for (const e of await this.store.liveTokens(new Date(this.clock()))) {
-      if (e.jti && e.expiresAt) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
-    }
+    for (const e of await this.store.liveTokens(new Date(this.clock()))) this.learn(e);
     await this.prune();
     this.timers = [
       setInterval(() => void this.poll().catch(() => {}), REVOCATION_POLL_MS),
@@ -56,8 +66,8 @@ export class RevocationList {
    * True when the user is gone, or has revoked since `epoch`, or the token `jti` itself was
    * revoked (without a jti: whether what was verified at `epoch` still stands).
    */
-  async isRevoked(uid: number, epoch: number, jti?: string): Promise<boolean> {
-    const known = this.knownRevoked(uid, epoch, jti);
+  async isRevoked(uid: number, epoch: number, jti?: string, session?: TokenSession): Promise<boolean> {
+    const known = this.knownRevoked(uid, epoch, jti, session);
     if (known !== undefined) return known;
     const forgets = this.forgets;
     const current = await this.store.tokenEpoch(uid);
@@ -69,8 +79,9 @@ export class RevocationList {
   }
 
   /** isRevoked from memory alone, without waiting: undefined when the user's epoch is not known here yet. */
-  knownRevoked(uid: number, epoch: number, jti?: string): boolean | undefined {
+  knownRevoked(uid: number, epoch: number, jti?: string, session?: TokenSession): boolean | undefined {
     if (jti !== undefined && this.revokedJtis.has(jti)) return true;
+    if (session && (session.iat <= this.notBefore || (session.sid !== undefined && this.endedSids.has(session.sid)))) return true;
     if (!this.epochs.has(uid)) return undefined;
     const current = this.epochs.get(uid);
     return current === undefined || epoch !== current;
@@ -85,6 +96,24 @@ export class RevocationList {
   async revokeToken(jti: string, expiresAt: Date): Promise<void> {
     await this.store.revokeToken(jti, expiresAt);
     this.revokedJtis.set(jti, expiresAt.getTime());
+  }
+
+  /** A session this process ended (and wrote the event of): its tokens are refused here at once. */
+  sessionEnded(sid: string, tokensLiveUntil: Date): void {
+    this.endedSids.set(sid, tokensLiveUntil.getTime());
+  }
+
+  /** Every session ended at `at`, by this process: refused here at once. */
+  everySessionEnded(at: Date): void {
+    this.notBefore = Math.max(this.notBefore, Math.floor(at.getTime() / 1000));
+  }
+
+  /** A revocation event of no user: a token, a session, or every session. */
+  private learn(e: RevocationEvent): void {
+    if (!e.expiresAt) return;
+    if (e.jti) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
+    if (e.sid) this.endedSids.set(e.sid, e.expiresAt.getTime());
+    if (e.notBefore) this.everySessionEnded(e.notBefore);
   }
 
   /** Reads new events; runs on the timer, and directly in tests. */
@@ -105,7 +134,7 @@ export class RevocationList {
           this.forgetEpoch(e.uid);
           this.events.emit('userChanged', e.uid);
         }
-        if (e.jti && e.expiresAt) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
+        this.learn(e);
         if (e.id > this.lastEventId) {
           for (let skipped = this.lastEventId + 1; skipped < e.id && this.gaps.size < MAX_GAPS; skipped++) this.gaps.set(skipped, performance.now());
           this.lastEventId = e.id;
@@ -117,6 +146,7 @@ export class RevocationList {
     for (const [id, since] of this.gaps) if (since < waited) this.gaps.delete(id);
     const now = this.clock();
     for (const [jti, exp] of this.revokedJtis) if (exp <= now) this.revokedJtis.delete(jti);
+    for (const [sid, exp] of this.endedSids) if (exp <= now) this.endedSids.delete(sid);
   }
 
   /** Drops old rows from the store; a node calls this now and then. */

@@ -28,7 +28,8 @@ export class TokenIssuer {
     private readonly events: EventHub,
   ) {}
 
-  async issue(user: User, ttlSeconds: number): Promise<string> {
+  /** `session`: the one the token belongs to (its `sid`; `cm` for the console's). */
+  async issue(user: User, ttlSeconds: number, session?: { sid: string; console: boolean }): Promise<string> {
     this.origins.refresh();
     const movedTo = this.origins.movedTo(this.clock());
     if (movedTo) throw new IssuerMovedError(this.issuer, movedTo);
@@ -51,6 +52,8 @@ export class TokenIssuer {
       iat,
       exp: iat + ttlSeconds,
       jti: randomUUID(),
+      ...(session && { sid: session.sid }),
+      ...(session?.console && { cm: true as const }),
     });
   }
 }

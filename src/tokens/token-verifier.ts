@@ -129,14 +129,16 @@ function signatureOf(token: string): string {
 }
 
 function toClaims(p: Record<string, unknown>): TokenClaims {
-  const { uid, username, roles, ver } = p;
+  const { uid, username, roles, ver, sid, cm } = p;
   if (
     !Number.isSafeInteger(uid) ||
     !Number.isSafeInteger(ver) ||
     String(uid) !== p.sub ||
     typeof username !== 'string' ||
     !Array.isArray(roles) ||
-    !roles.every((r) => typeof r === 'string' && isRole(r))
+    !roles.every((r) => typeof r === 'string' && isRole(r)) ||
+    (sid !== undefined && typeof sid !== 'string') ||
+    (cm !== undefined && cm !== true)
   ) {
     throw new InvalidTokenError('The token does not carry the expected claims');
   }

@@ -235,6 +235,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
         .execute();
       const now = new Date().toISOString();
       await trx.insertInto('revocations').values(rows.map(({ uid }) => ({ uid, created_at: now }))).execute();
+      await trx.updateTable('sessions').set({ ended_at: now }).where('uid', 'in', trx.selectFrom('users').select('uid').where(which)).where('ended_at', 'is', null).execute();
       return rows.map((r) => r.uid);
     });
     for (const uid of uids) this.announceRevoked(uid);
@@ -258,6 +259,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return this.revoking(uid, { lastAdmin: 'delete_last_admin_not_allowed', guard }, async (trx) => {
       await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
       await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
+      await trx.deleteFrom('sessions').where('uid', '=', uid).execute();
       const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
       return result.numDeletedRows > 0n;
     });
@@ -445,8 +447,9 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return result;
   }
 
-  /** Ends the user's tokens: its epoch up, and a revocation event that other processes read. */
+  /** Ends the user's tokens: its epoch up, and a revocation event that other processes read; its sessions are over with them. */
   private async raiseEpoch(trx: Transaction<Database>, uid: number): Promise<void> {
+    await trx.updateTable('sessions').set({ ended_at: new Date().toISOString() }).where('uid', '=', uid).where('ended_at', 'is', null).execute();
     await trx
       .updateTable('users')
       .set((eb) => ({ token_epoch: eb('token_epoch', '+', 1) }))

@@ -14,6 +14,8 @@ export interface TesseraClaims extends JWTPayload {
   jti: string;
   /** The user's token epoch when the token was issued (see the revocation feed). */
   ver: number;
+  /** The session it belongs to (the revocation feed ends sessions); absent on tokens of older servers. */
+  sid?: string;
 }
 
 export interface VerifierOptions {

@@ -20,6 +20,7 @@ const CLUSTER_DEFAULTS = {
   password_min_length: 8,
   password_expiration_duration: 0,
   cm_session_timeout_minutes: 15,
+  session_max_lifetime_minutes: 720,
   control_plane_basic_authentication: true,
   mtls_certificate_authentication: false,
   mtls_client_cert_subject_validation_type: 'disabled',

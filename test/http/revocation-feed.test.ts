@@ -26,11 +26,11 @@ describe('GET /v1/revocations', () => {
     expect((await feed('not-a-cursor')).body).toEqual({ error_code: 'invalid_request', message: 'after must be a cursor from an earlier answer' });
   });
 
-  it('tells, after a cursor and in order, each token logged out and each user whose tokens ended', async () => {
+  it('tells, after a cursor and in order, each token logged out (and its session) and each user whose tokens ended', async () => {
     const start = await feed();
     expect(start.body).toMatchObject({ more: false, events: [] });
     const ann = await login(t, 'ann', 'ann-password-1');
-    const annJti = JSON.parse(Buffer.from(ann.split('.')[1]!, 'base64url').toString()).jti;
+    const { jti: annJti, sid: annSid } = JSON.parse(Buffer.from(ann.split('.')[1]!, 'base64url').toString());
     await call(t, 'POST', '/v1/users/logout', { auth: ann });
     const uid = (await t.tessera.users.findByUsername('ann'))!.uid;
     await call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { role: 'db_viewer' } });
@@ -38,10 +38,16 @@ describe('GET /v1/revocations', () => {
     const epoch = (await t.tessera.users.getByUid(uid))!.tokenEpoch;
     expect(page.body.events).toEqual([
       { type: 'token', jti: annJti, exp: expect.any(Number) },
+      { type: 'session', sid: annSid, exp: expect.any(Number) },
       { type: 'user', uid, ver: epoch },
     ]);
     expect((await feed(page.body.cursor)).body).toEqual({ cursor: page.body.cursor, more: false, events: [] });
     await call(t, 'DELETE', `/v1/users/${uid}`, { auth: root });
     expect((await feed(page.body.cursor)).body.events).toEqual([{ type: 'user', uid, ver: null }]);
+    const last = await feed(page.body.cursor);
+    t.advance(1);
+    await call(t, 'DELETE', '/v1/sessions', { auth: root });
+    // The reader's own token ended with every session: it reads with its Basic credentials.
+    expect((await feed(last.body.cursor, t.basic('svc', 'service-password'))).body.events).toEqual([{ type: 'all', not_before: expect.any(Number), exp: expect.any(Number) }]);
   });
 });

@@ -22,6 +22,7 @@ export function clusterRoutes(app: TesseraApp, { cluster, config, policy }: Pick
     password_min_length: p.password_min_length,
     password_expiration_duration: p.password_expiration_duration,
     cm_session_timeout_minutes: p.cm_session_timeout_minutes,
+    session_max_lifetime_minutes: p.session_max_lifetime_minutes,
     control_plane_basic_authentication: p.control_plane_basic_authentication,
     mtls_certificate_authentication: p.mtls_certificate_authentication,
     mtls_client_cert_subject_validation_type: p.mtls_client_cert_subject_validation_type,

@@ -10,7 +10,7 @@ export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 
   app.post(
     '/v1/users/refresh_jwt',
     {
-      config: { access: 'token', errors: ['account_locked', 'password_expired', 'store_unavailable', 'directory_unavailable', 'issuer_moved'] },
+      config: { access: 'token', errors: ['account_locked', 'password_expired', 'session_expired', 'store_unavailable', 'directory_unavailable', 'issuer_moved'] },
       schema: {
         tags: ['tokens'],
         summary: 'A valid token in, a new one out',

@@ -9,6 +9,8 @@ const PAGE = 1000;
 const Event = Type.Union([
   Type.Object({ type: Type.Literal('token'), jti: Type.String(), exp: Type.Integer() }),
   Type.Object({ type: Type.Literal('user'), uid: Type.Integer(), ver: Type.Union([Type.Integer(), Type.Null()]) }),
+  Type.Object({ type: Type.Literal('session'), sid: Type.String(), exp: Type.Integer() }),
+  Type.Object({ type: Type.Literal('all'), not_before: Type.Integer(), exp: Type.Integer() }),
 ]);
 const Feed = Type.Object({ cursor: Type.String(), more: Type.Boolean(), events: Type.Array(Event) });
 
@@ -16,7 +18,9 @@ const Feed = Type.Object({ cursor: Type.String(), more: Type.Boolean(), events: 
  * GET /v1/revocations?after=CURSOR: what services that verify tokens themselves must stop
  * accepting, in order. `token`: the token with this `jti` (until its `exp`). `user`: every
  * token of `uid` whose `ver` is below this one, or all of them when `ver` is null (the
- * user is gone). Without `after`, every revocation that still matters (a day of them).
+ * user is gone). `session`: every token whose `sid` is this one (until `exp`). `all`: every
+ * token issued (`iat`) at or before `not_before` (until `exp`). Without `after`, every
+ * revocation that still matters (a day of them).
  * For the token_verifier role (and admins).
  */
 export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<HttpServices, 'revocationFeed'>): void {
@@ -34,11 +38,13 @@ export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<HttpS
     return {
       cursor: String(rows.at(-1)?.id ?? after),
       more: rows.length === PAGE,
-      events: rows.map((r) =>
-        r.jti !== null
-          ? { type: 'token' as const, jti: r.jti, exp: Math.floor((r.expiresAt?.getTime() ?? 0) / 1000) }
-          : { type: 'user' as const, uid: r.uid!, ver: r.epoch },
-      ),
+      events: rows.map((r) => {
+        const exp = Math.floor((r.expiresAt?.getTime() ?? 0) / 1000);
+        if (r.jti !== null) return { type: 'token' as const, jti: r.jti, exp };
+        if (r.sid !== null) return { type: 'session' as const, sid: r.sid, exp };
+        if (r.notBefore !== null) return { type: 'all' as const, not_before: Math.floor(r.notBefore.getTime() / 1000), exp };
+        return { type: 'user' as const, uid: r.uid!, ver: r.epoch };
+      }),
     };
   });
 }

@@ -115,7 +115,7 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
       const code = cookieOf(request, COOKIE);
       try {
         if (!code) throw new SsoRefusedError('sso_refused', 'No SSO sign-in to take: sign in again', 'no sign-in cookie');
-        const token = await ssoSignIn.exchange(code, cookieOf(request, START_COOKIE), request.body.confirm === true, request.body.ttl ?? TTL_DEFAULT_SECONDS);
+        const token = await ssoSignIn.exchange(code, cookieOf(request, START_COOKIE), request.body.confirm === true, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
         reply.header('set-cookie', [clear(COOKIE), clear(START_COOKIE)]);
         return { access_token: token };
       } catch (err) {

@@ -7,6 +7,7 @@ import { oneIdentity } from './0005-one-identity.js';
 import { sso } from './0006-sso.js';
 import { roleNames } from './0007-role-names.js';
 import { eventLog } from './0008-event-log.js';
+import { sessions } from './0009-sessions.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -26,5 +27,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0006-sso': sso(),
     '0007-role-names': roleNames(),
     '0008-event-log': eventLog(dialect),
+    '0009-sessions': sessions(),
   };
 }

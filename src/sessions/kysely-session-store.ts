@@ -1,0 +1,96 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { SessionsTable } from '../store/schema.js';
+import type { Session } from './session.js';
+import type { SessionStore } from './session-store.js';
+
+export class KyselySessionStore implements SessionStore {
+  constructor(private readonly db: Db) {}
+
+  async create(s: Session): Promise<void> {
+    await this.db
+      .insertInto('sessions')
+      .values({
+        id: s.id,
+        uid: s.uid,
+        realm: s.realm,
+        ip: s.ip,
+        user_agent: s.userAgent,
+        console: s.console ? 1 : 0,
+        started_at: s.startedAt.toISOString(),
+        refreshed_at: s.refreshedAt.toISOString(),
+        last_seen_at: s.lastSeenAt.toISOString(),
+        ends_at: s.endsAt.toISOString(),
+        ended_at: null,
+      })
+      .execute();
+  }
+
+  async get(sid: string): Promise<Session | undefined> {
+    const row = await this.db.selectFrom('sessions').selectAll().where('id', '=', sid).executeTakeFirst();
+    return row && toSession(row);
+  }
+
+  async active(uid: number, now: Date): Promise<Session[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('uid', '=', uid)
+      .where('ended_at', 'is', null)
+      .where('ends_at', '>', now.toISOString())
+      .orderBy('started_at', 'desc')
+      .execute();
+    return rows.map(toSession);
+  }
+
+  async refreshed(sid: string, at: Date, endsAt: Date): Promise<void> {
+    const iso = at.toISOString();
+    await this.db.updateTable('sessions').set({ refreshed_at: iso, last_seen_at: iso, ends_at: endsAt.toISOString() }).where('id', '=', sid).execute();
+  }
+
+  async seen(sid: string, at: Date): Promise<void> {
+    const iso = at.toISOString();
+    await this.db.updateTable('sessions').set({ last_seen_at: iso }).where('id', '=', sid).where('last_seen_at', '<', iso).execute();
+  }
+
+  async end(sid: string, at: Date, tokensLiveUntil: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.updateTable('sessions').set({ ended_at: at.toISOString() }).where('id', '=', sid).where('ended_at', 'is', null).executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return false;
+      await trx.insertInto('revocations').values({ sid, expires_at: tokensLiveUntil.toISOString(), created_at: at.toISOString() }).execute();
+      return true;
+    });
+  }
+
+  async endEverySession(at: Date, tokensLiveUntil: Date): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.updateTable('sessions').set({ ended_at: at.toISOString() }).where('ended_at', 'is', null).where('ends_at', '>', at.toISOString()).executeTakeFirst();
+      await trx.insertInto('revocations').values({ not_before: at.toISOString(), expires_at: tokensLiveUntil.toISOString(), created_at: at.toISOString() }).execute();
+      return Number(result.numUpdatedRows);
+    });
+  }
+
+  async prune(before: Date): Promise<void> {
+    const iso = before.toISOString();
+    await this.db
+      .deleteFrom('sessions')
+      .where((eb) => eb.or([eb('ends_at', '<', iso), eb('ended_at', '<', iso)]))
+      .execute();
+  }
+}
+
+function toSession(r: Selectable<SessionsTable>): Session {
+  return {
+    id: r.id,
+    uid: r.uid,
+    realm: r.realm,
+    ip: r.ip,
+    userAgent: r.user_agent,
+    console: Number(r.console) === 1,
+    startedAt: new Date(r.started_at),
+    refreshedAt: new Date(r.refreshed_at),
+    lastSeenAt: new Date(r.last_seen_at),
+    endsAt: new Date(r.ends_at),
+    endedAt: r.ended_at === null ? null : new Date(r.ended_at),
+  };
+}

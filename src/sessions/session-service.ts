@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
+import type { Actor } from '../access/actor.js';
+import type { Clock } from '../clock.js';
+import { InvalidTokenError, SessionExpiredError, SessionNotFoundError, UnauthorizedActionError } from '../errors.js';
+import type { PolicyService } from '../policy/policy-service.js';
+import { TTL_MAX_SECONDS, type TokenClaims } from '../tokens/claims.js';
+import type { RevocationList } from '../tokens/revocation-list.js';
+import type { User } from '../users/user.js';
+import type { UserStore } from '../users/user-store.js';
+import type { Session } from './session.js';
+import type { SessionStore } from './session-store.js';
+
+/** How long after an end a token of the ended session could still be within its exp: its longest ttl, and a leeway. */
+const TOKENS_OUTLIVE_MS = (TTL_MAX_SECONDS + 300) * 1000;
+/** Sessions over are kept this long (then pruned). */
+const KEPT_AFTER_MS = 86_400_000;
+
+export interface SessionDeps {
+  store: SessionStore;
+  policy: PolicyService;
+  revocations: Pick<RevocationList, 'sessionEnded' | 'everySessionEnded'>;
+  users: Pick<UserStore, 'revokeTokens' | 'getByUid'>;
+  /** Who may see and end whose sessions: the users' own rules. */
+  accounts: {
+    view(actor: Actor, uid: number, read: (uid: number) => Promise<User | undefined>): Promise<User>;
+    assertMayManage(actor: Actor | null, target: User): void;
+  };
+  audit: AuditLog;
+  clock: Clock;
+}
+
+/** A session as a token's issue needs it: its id, whether it is the console's, and the ttl it allows now. */
+export interface Issued {
+  sid: string;
+  console: boolean;
+  ttl: number;
+}
+
+/**
+ * Sessions: each login starts one, bounded by session_max_lifetime_minutes from the login
+ * (refresh_jwt shortens the ttl to it, then refuses with session_expired; a login's own token
+ * has the ttl asked, as the product's contract says); who may see a
+ * user sees its sessions, who may manage it ends them (and users their own), an admin ends
+ * every session of the cluster. An end reaches token checks as revocations do: here at
+ * once, on other nodes within their poll of the revocation events.
+ */
+export class SessionService {
+  constructor(private readonly deps: SessionDeps) {}
+
+  /** A login's session. Its token gets the ttl asked (exp = iat + ttl, the product's contract), even past the lifetime: refreshes are what the lifetime bounds. */
+  async start(user: User, realm: string, ctx: RequestContext, console: boolean, ttl: number): Promise<Issued> {
+    const now = this.deps.clock();
+    const endsAt = now + Math.max(await this.lifetimeMs(), ttl * 1000);
+    const sid = randomBytes(16).toString('base64url');
+    const at = new Date(now);
+    await this.deps.store.create({
+      id: sid,
+      uid: user.uid,
+      realm,
+      ip: ctx.ip,
+      userAgent: ctx.userAgent ?? null,
+      console,
+      startedAt: at,
+      refreshedAt: at,
+      lastSeenAt: at,
+      endsAt: new Date(endsAt),
+      endedAt: null,
+    });
+    return { sid, console, ttl };
+  }
+
+  /**
+   * A refresh of the token's session: refused when the session was ended or is past its
+   * lifetime (as the setting is now), else the ttl shortened to what is left of it. A token
+   * issued before sessions existed starts one.
+   */
+  async renew(token: TokenClaims, user: User, realm: string, ctx: RequestContext, ttl: number): Promise<Issued> {
+    if (token.sid === undefined) return this.start(user, realm, ctx, false, ttl);
+    const session = await this.deps.store.get(token.sid);
+    const now = this.deps.clock();
+    if (!session || session.endedAt !== null || session.uid !== user.uid) throw new InvalidTokenError('This session was ended: log in again');
+    // The lifetime as it is set now: a change applies to a session's next refresh.
+    const bound = session.startedAt.getTime() + (await this.lifetimeMs());
+    if (bound <= now) throw new SessionExpiredError();
+    // The row's end stays the latest that any of its tokens lives.
+    await this.deps.store.refreshed(session.id, new Date(now), new Date(Math.max(session.endsAt.getTime(), bound)));
+    return { sid: session.id, console: session.console, ttl: Math.max(1, Math.min(ttl, Math.floor((bound - now) / 1000))) };
+  }
+
+  /** A user's live sessions, for who may see the user (itself, or view_user_info). */
+  async list(actor: Actor, uid: number): Promise<Session[]> {
+    await this.deps.accounts.view(actor, uid, (u) => this.deps.users.getByUid(u));
+    return this.deps.store.active(uid, new Date(this.deps.clock()));
+  }
+
+  /** Ends one of a user's sessions: the user itself, or who may manage it. */
+  async end(actor: Actor | null, uid: number, sid: string, ctx: RequestContext): Promise<void> {
+    const target = await this.mayEnd(actor, uid);
+    const session = await this.deps.store.get(sid);
+    if (!session || session.uid !== uid || session.endedAt !== null) throw new SessionNotFoundError();
+    await this.endOne(session.id);
+    this.deps.audit.record(ctx, { event: 'session_end', outcome: 'success', ...actorOf(actor), uid, username: target.username, target: `session ${sid}` });
+  }
+
+  /** Ends every session of a user at once (its token epoch rises: every token, Basic needs no new password). */
+  async endAllOf(actor: Actor | null, uid: number, ctx: RequestContext): Promise<number> {
+    const target = await this.mayEnd(actor, uid);
+    const ended = (await this.deps.store.active(uid, new Date(this.deps.clock()))).length;
+    await this.deps.users.revokeTokens(uid); // and its sessions are marked ended with them
+    this.deps.audit.record(ctx, { event: 'session_end', outcome: 'success', ...actorOf(actor), uid, username: target.username, target: 'every session' });
+    return ended;
+  }
+
+  /** The worst day's button: every session of every user ends; each logs in again. For admins (and the CLI). */
+  async endEverySession(actor: Actor | null, ctx: RequestContext): Promise<number> {
+    if (actor && !actor.rights.includes('admin')) throw new UnauthorizedActionError('Only an admin ends every session of the cluster');
+    const at = new Date(this.deps.clock());
+    const ended = await this.deps.store.endEverySession(at, new Date(at.getTime() + TOKENS_OUTLIVE_MS));
+    this.deps.revocations.everySessionEnded(at);
+    this.deps.audit.record(ctx, { event: 'sessions_end_all', outcome: 'success', ...actorOf(actor), target: `${ended} sessions` });
+    return ended;
+  }
+
+  /** A logout ends the session its token belongs to. */
+  async endOwn(token: TokenClaims): Promise<void> {
+    if (token.sid !== undefined) await this.endOne(token.sid);
+  }
+
+  /** Ends a session whatever asks (an idle console's, a logout's). */
+  async endOne(sid: string): Promise<void> {
+    const at = new Date(this.deps.clock());
+    await this.deps.store.end(sid, at, new Date(at.getTime() + TOKENS_OUTLIVE_MS));
+    this.deps.revocations.sessionEnded(sid, new Date(at.getTime() + TOKENS_OUTLIVE_MS));
+  }
+
+  /** Forgets sessions over for a day; a node calls this now and then. */
+  prune(): Promise<void> {
+    return this.deps.store.prune(new Date(this.deps.clock() - KEPT_AFTER_MS));
+  }
+
+  private async lifetimeMs(): Promise<number> {
+    return (await this.deps.policy.get()).session_max_lifetime_minutes * 60_000;
+  }
+
+  /** The user whose session it is, when `actor` may end its sessions: itself, or who may manage it. */
+  private async mayEnd(actor: Actor | null, uid: number): Promise<User> {
+    if (actor === null || actor.uid === uid) {
+      const user = await this.deps.users.getByUid(uid);
+      if (!user) throw new SessionNotFoundError();
+      return user;
+    }
+    const target = await this.deps.accounts.view(actor, uid, (u) => this.deps.users.getByUid(u));
+    this.deps.accounts.assertMayManage(actor, target);
+    return target;
+  }
+}
