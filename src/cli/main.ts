@@ -17,6 +17,7 @@ import { usersAddCommand } from './users-add.js';
 import { usersDeleteCommand } from './users-delete.js';
 import { usersExpirePasswordCommand } from './users-expire-password.js';
 import { usersImportCommand } from './users-import.js';
+import { sessionsCommand } from './sessions.js';
 import { usersListCommand } from './users-list.js';
 import { usersSetPasswordCommand } from './users-set-password.js';
 import { usersUnlockCommand } from './users-unlock.js';
@@ -39,6 +40,7 @@ const program = new Command('tessera')
       .addCommand(usersDeleteCommand())
       .addCommand(usersImportCommand()),
   )
+  .addCommand(sessionsCommand())
   .addCommand(rolesCommand())
   .addCommand(keysCommand())
   .addCommand(issuerCommand())

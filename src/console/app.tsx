@@ -65,7 +65,8 @@ export function App(props: { idleMinutes: number }) {
     }
   };
 
-  // Idle for the cluster's cm_session_timeout_minutes: signed out. Active: the token is renewed before it ends.
+  // Idle for the cluster's cm_session_timeout_minutes: signed out. Active: the token is renewed before it ends,
+  // and at least every half timeout, so that the server (which ends a console session without a request for that long) sees it in use.
   useEffect(() => {
     const active = () => (lastActive.current = Date.now());
     const events = ['pointerdown', 'keydown'] as const;
@@ -76,7 +77,7 @@ export function App(props: { idleMinutes: number }) {
       const now = Date.now();
       if (now - lastActive.current >= props.idleMinutes * 60_000) {
         void end(`Signed out after ${props.idleMinutes} minutes without activity.`);
-      } else if (s.expiresAt - now < RENEW_BEFORE_MS) {
+      } else if (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000) {
         renew(s).then(setSession, () => end('Your session has ended. Sign in again.'));
       }
     }, 1000);

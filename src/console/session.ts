@@ -13,6 +13,8 @@ export interface Session {
   rights: Role[];
   /** When the token ends, in ms. */
   expiresAt: number;
+  /** When it was issued, in ms. */
+  issuedAt: number;
 }
 
 /** Token lifetime asked for; the console renews it while the person is active. */
@@ -20,7 +22,7 @@ export const TOKEN_TTL_SECONDS = 300;
 /** Renew when less than this is left. */
 export const RENEW_BEFORE_MS = 60_000;
 
-function claimsOf(token: string): { uid: number; username: string; roles: string[]; exp: number } {
+function claimsOf(token: string): { uid: number; username: string; roles: string[]; exp: number; iat: number } {
   const part = token.split('.')[1] ?? '';
   const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
   return JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (c) => c.charCodeAt(0))));
@@ -29,7 +31,7 @@ function claimsOf(token: string): { uid: number; username: string; roles: string
 export function sessionOf(token: string): Session {
   const claims = claimsOf(token);
   const rights = (claims.roles.length > 0 ? claims.roles : ['none']) as Role[];
-  return { token, uid: claims.uid, username: claims.username, role: rights[0]!, rights, expiresAt: claims.exp * 1000 };
+  return { token, uid: claims.uid, username: claims.username, role: rights[0]!, rights, expiresAt: claims.exp * 1000, issuedAt: claims.iat * 1000 };
 }
 
 export async function signIn(username: string, password: string): Promise<Session> {

@@ -88,9 +88,9 @@ export class SessionService {
     return { sid: session.id, console: session.console, ttl: Math.max(1, Math.min(ttl, Math.floor((bound - now) / 1000))) };
   }
 
-  /** A user's live sessions, for who may see the user (itself, or view_user_info). */
-  async list(actor: Actor, uid: number): Promise<Session[]> {
-    await this.deps.accounts.view(actor, uid, (u) => this.deps.users.getByUid(u));
+  /** A user's live sessions, for who may see the user (itself, or view_user_info; null: the local CLI). */
+  async list(actor: Actor | null, uid: number): Promise<Session[]> {
+    if (actor) await this.deps.accounts.view(actor, uid, (u) => this.deps.users.getByUid(u));
     return this.deps.store.active(uid, new Date(this.deps.clock()));
   }
 

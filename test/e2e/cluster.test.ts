@@ -116,6 +116,36 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
     expect(after.json.error_code).toBe('invalid_token');
   });
 
+  it("ends a session made on A on both nodes within a second, while the user's other sessions live; then every session of the user, without a password change", async () => {
+    const admin = { authorization: basic('root', 'root-password') };
+    const made = await request(`${a.url}/v1/users`, { method: 'POST', headers: admin, body: json({ username: 'sam', password: 'sam-password-1', role: 'db_viewer' }) });
+    const uid = made.json.uid;
+    const stolen: string = (await authorize(a, 'sam', 'sam-password-1')).json.access_token;
+    const kept: string = (await authorize(b, 'sam', 'sam-password-1')).json.access_token;
+    const sidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
+    const readOn = (node: ServeProcess, token: string) => request(`${node.url}/v1/users/${uid}`, { headers: { authorization: `JWT ${token}` } });
+    const refreshOn = (node: ServeProcess, token: string) => request(`${node.url}/v1/users/refresh_jwt`, { method: 'POST', headers: { authorization: `JWT ${token}` }, body: '{}' });
+    // Both nodes know both sessions (A's token checked on B, and B's on A: each in its memory now).
+    for (const node of [a, b]) for (const token of [stolen, kept]) expect((await readOn(node, token)).status).toBe(200);
+    const listed = await request(`${b.url}/v1/users/${uid}/sessions`, { headers: admin });
+    expect(listed.json.map((s: { sid: string }) => s.sid).sort()).toEqual([sidOf(stolen), sidOf(kept)].sort());
+
+    const ended = await request(`${b.url}/v1/users/${uid}/sessions/${sidOf(stolen)}`, { method: 'DELETE', headers: admin });
+    expect(ended.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1000)); // the promise: within a second on the other node
+    for (const node of [a, b]) {
+      expect((await readOn(node, stolen)).status).toBe(401);
+      expect((await refreshOn(node, stolen)).status).toBe(401);
+      expect((await readOn(node, kept)).status).toBe(200);
+    }
+
+    const all = await request(`${a.url}/v1/users/${uid}/sessions`, { method: 'DELETE', headers: admin });
+    expect(all.json).toEqual({ ended: 1 });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await readOn(b, kept)).status).toBe(401);
+    expect((await request(`${b.url}/v1/users/${uid}`, { headers: { authorization: basic('sam', 'sam-password-1') } })).status).toBe(200);
+  });
+
   it('publishes a rotated key on B before any token is signed with it', async () => {
     const admin = { authorization: basic('root', 'root-password') };
     const oldKid = kidOf((await authorize(a, 'root', 'root-password')).json.access_token);

@@ -159,6 +159,33 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect(await mia.getByRole('link', { name: 'Users' }).count()).toBe(0);
   });
 
+  it("lists a user's sessions on the Users page and ends one, then all of them: their tokens stop working", async () => {
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    const password = await createUser(admin, 'sid@example.com', 'db_viewer');
+    const loginAs = async (agent: string) =>
+      (await request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { 'user-agent': agent }, body: JSON.stringify({ username: 'sid@example.com', password }) })).json.access_token as string;
+    const [laptop, script] = [await loginAs('laptop-browser/1.0'), await loginAs('backup-script/2.0')];
+
+    await admin.getByRole('button', { name: 'Sessions of sid@example.com' }).click();
+    const table = admin.getByRole('table', { name: 'Sessions of sid@example.com' });
+    await expect.poll(() => table.getByRole('row').count()).toBe(3); // the header and two sessions
+    expect(await table.textContent()).toContain('backup-script/2.0');
+    const sid = JSON.parse(Buffer.from(script.split('.')[1]!, 'base64url').toString()).sid as string;
+    await admin.getByRole('button', { name: `End session ${sid} of sid@example.com` }).click();
+    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Ended a session of sid@example.com');
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    expect((await api('GET', '/v1/users/permissions', script)).status).toBe(401);
+    expect((await api('GET', '/v1/users/permissions', laptop)).status).toBe(200);
+
+    await admin.getByRole('button', { name: 'End every session of sid@example.com' }).click();
+    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('the password is unchanged');
+    await admin.getByText('sid@example.com has no live session.').waitFor();
+    expect((await api('GET', '/v1/users/permissions', laptop)).status).toBe(401);
+    expect(await accessibilityViolations(admin)).toEqual([]);
+  });
+
   it('leads a right but expired password to a new one, and ends signed in', async () => {
     const admin = await newPage();
     await signIn(admin, ADMIN, ADMIN_PASSWORD);
@@ -319,6 +346,21 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect(await page.getByRole('status').textContent()).toContain('Signed out after 1 minutes without activity');
     await expect.poll(async () => (await api('GET', '/v1/users', token)).status).toBe(401);
   });
+
+  it('is idled out by the server too: a token taken from the page, the page gone, is refused after the idle time; automation\'s is not', async () => {
+    const page = await newPage();
+    const issued = page.waitForResponse((r) => r.url().endsWith('/v1/users/authorize') && r.status() === 200);
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    const taken = (await (await issued).json()).access_token as string;
+    await signedInAs(page, ADMIN);
+    await page.context().close(); // nothing left to sign it out: only the server can
+    const automation = await adminToken();
+    expect((await api('GET', '/v1/users', taken)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 62_000)); // cm_session_timeout_minutes: 1, in real time
+    const refused = await api('GET', '/v1/users', taken);
+    expect([refused.status, refused.json.message]).toEqual([401, expect.stringContaining('cm_session_timeout_minutes')]);
+    expect((await api('GET', '/v1/users', automation)).status).toBe(200);
+  }, 90_000);
 
   it('shows throttling as throttling, with when to try again (a server limiting 3 attempts a minute)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tessera-console-throttle-'));

@@ -11,7 +11,7 @@ async function loginAs(username: string, password: string, opts: { agent?: strin
   const res = await t.app.inject({
     method: 'POST',
     url: '/v1/users/authorize',
-    headers: { 'user-agent': opts.agent ?? 'curl/8.5.0', ...(opts.console && { 'x-tessera-client': 'console' }) },
+    headers: { 'user-agent': opts.agent ?? 'curl/8.5.0', ...(opts.console && { 'x-requested-with': 'tessera-console' }) },
     payload: { username, password, ...(opts.ttl && { ttl: opts.ttl }) },
   });
   expect(res.statusCode, res.body).toBe(200);

@@ -4,6 +4,7 @@ import type { Call } from '../app.js';
 import { Done, Field, Problem, RoleChoice, useActions } from '../components.js';
 import { type ClusterRole, LEVELS } from '../roles.js';
 import type { Role, Session } from '../session.js';
+import { UserSessions } from './user-sessions.js';
 
 interface User {
   uid: number;
@@ -105,7 +106,7 @@ function changesOf(u: User, d: Draft): Record<string, unknown> {
   return changes;
 }
 
-type Mode = 'view' | 'edit' | 'password' | 'delete';
+type Mode = 'view' | 'edit' | 'password' | 'delete' | 'sessions';
 
 function UserRow(props: {
   user: User;
@@ -170,6 +171,8 @@ function UserRow(props: {
               Cancel
             </button>
           </form>
+        ) : mode === 'sessions' ? (
+          <UserSessions uid={u.uid} who={who} call={call} act={act} onClose={() => setMode('view')} />
         ) : mode === 'delete' ? (
           <span role="group" aria-label={`Delete ${who}?`}>
             Delete {who}?{' '}
@@ -184,6 +187,9 @@ function UserRow(props: {
           <>
             <button type="button" aria-label={`Edit ${who}`} onClick={edit}>
               Edit
+            </button>
+            <button type="button" aria-label={`Sessions of ${who}`} onClick={() => setMode('sessions')}>
+              Sessions
             </button>
             {!props.self && u.auth_method !== 'certificate' && (
               <>

@@ -17,8 +17,9 @@ import { AccessToken, AuthorizeBody } from '../schemas.js';
 type Body = Static<typeof AuthorizeBody>;
 
 /** POST /v1/users/authorize in the wire formats of 7.22 (Basic header) and 7.4 (JSON body), or with a client certificate alone. */
-/** The header by which the web console marks its logins. */
-export const CONSOLE_HEADER = 'x-tessera-client';
+/** The header by which the web console marks its requests, its logins among them. */
+const CONSOLE_HEADER = 'x-requested-with';
+const CONSOLE_MARK = 'tessera-console';
 
 export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pick<HttpServices, 'logins' | 'config' | 'metrics'>): void {
   const presentedOf = presentedReader(config);
@@ -36,7 +37,7 @@ export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pic
           'a right but expired password answers 401 password_expired. With no credentials at all, a client certificate of a ' +
           'certificate user logs it in (mtls_certificate_authentication); each refusal of a certificate has its own code. ' +
           'Each login starts a session (its tokens carry its id as "sid"): the ttl is shortened to what session_max_lifetime_minutes leaves of it. ' +
-          `"${CONSOLE_HEADER}: console" marks the web console's session, which the server also ends after cm_session_timeout_minutes without a request.`,
+          `"${CONSOLE_HEADER}: ${CONSOLE_MARK}" marks the web console's session, which the server also ends after cm_session_timeout_minutes without a request.`,
         security: [{ basic: [] }, {}],
         body: AuthorizeBody,
         response: { 200: AccessToken },
@@ -50,8 +51,8 @@ export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pic
         const proof = proofOf(request, request.body, config.apiLine, presentedOf);
         // Basic and certificates are what a browser sends by itself; a body's password a page must know.
         if (proof && (proof.kind === 'certificate' || request.headers.authorization !== undefined)) sameSite(request, proof);
-        // The web console says so: its session is idled out by the server (a client that says so only gets the stricter session).
-        const console = request.headers[CONSOLE_HEADER] === 'console';
+        // The web console says so (on every call): its session is idled out by the server (a client that says so only gets the stricter session).
+        const console = request.headers[CONSOLE_HEADER] === CONSOLE_MARK;
         const token = await logins.authorize(proof ?? undefined, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request), proof === null ? noneFor(config.apiLine) : undefined, console);
         metrics.login('success', line, seconds());
         reply.header('cache-control', 'no-store');
