@@ -3,17 +3,20 @@
 // thread, and of every thread of the process (garbage collection and the thread pool too).
 // Throughput ratios swing with whatever else the two cores do (the load generator is one of
 // them); the CPU a server spends on an answer moves less, and says where the gap is (Tessera's
-// JavaScript, or the kernel's share of HTTP).
+// JavaScript, or the kernel's share of HTTP). With BASE_REV=<commit>, that revision's build is
+// measured in the same rounds too: its ratio to the bare route beside this build's.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { closedLoop } from './lib/load.mjs';
 import { startProcess, startTessera } from './lib/processes.mjs';
+import { baseBuild } from './lib/base-build.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const TICK_US = 10_000; // /proc's clock ticks (USER_HZ 100)
+const BASE_REV = process.env.BASE_REV;
 
 /** User and system CPU of a process's main thread, and of all its threads, in µs. */
 function cpu(pid) {
@@ -41,14 +44,26 @@ try {
   const url = `${tessera.url}/v1/users/3`;
   const body = await (await fetch(url, { headers })).text();
   const bare = await startProcess([path.join(import.meta.dirname, 'baselines/bare-fastify.mjs'), body]);
-  const runs = { tessera: [], bare: [] };
+  let base;
+  if (BASE_REV) {
+    const build = baseBuild(BASE_REV, log);
+    const baseStore = tempDir('read-cost-base');
+    const { seedUsers: seedBase } = await import(path.join(build.dir, 'bench/lib/seed.mjs'));
+    await seedBase(baseStore, 1000);
+    const server = await startProcess(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--metrics-listen', 'off', '--data-dir', baseStore, '--auth-rate-limit', '0'], {}, build.cli);
+    const baseToken = (await (await fetch(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('user2', BENCH_PASSWORD) } })).json()).access_token;
+    base = { server, headers: { authorization: `JWT ${baseToken}` } };
+  }
+  const runs = { tessera: [], bare: [], base: [] };
   for (let round = 1; round <= ROUNDS; round++) {
     log(`round ${round} of ${ROUNDS}`);
     runs.bare.push(await measure(bare, `${bare.url}/v1/users/3`, headers));
     runs.tessera.push(await measure(tessera, url, headers));
+    if (base) runs.base.push(await measure(base.server, `${base.server.url}/v1/users/3`, base.headers));
   }
   await bare.stop();
   await tessera.stop();
+  await base?.server.stop();
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const f = (n) => n.toFixed(1);
   const at = (rs, key) => median(rs.map((r) => r[key]));
@@ -61,8 +76,10 @@ try {
       '|---|---|---|---|---|',
       row('Tessera', runs.tessera),
       row('bare Fastify', runs.bare),
+      ...(base ? [row(`Tessera at ${BASE_REV}`, runs.base)] : []),
       '',
       `A token read costs ${f(at(runs.tessera, 'total') / at(runs.bare, 'total'))}× the bare route's CPU over all threads: it runs at ${(at(runs.bare, 'total') / at(runs.tessera, 'total')).toFixed(2)} of bare Fastify's rate on the same cores.`,
+      ...(base ? [`At ${BASE_REV}: ${(at(runs.bare, 'total') / at(runs.base, 'total')).toFixed(2)} of bare Fastify's rate (this build / ${BASE_REV}, CPU an answer: ${(at(runs.tessera, 'total') / at(runs.base, 'total')).toFixed(3)}).`] : []),
     ].join('\n'),
   );
 } finally {
