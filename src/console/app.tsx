@@ -77,7 +77,8 @@ export function App(props: { idleMinutes: number }) {
       const now = Date.now();
       if (now - lastActive.current >= props.idleMinutes * 60_000) {
         void end(`Signed out after ${props.idleMinutes} minutes without activity.`);
-      } else if (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000) {
+        // (not more than every 10 s: near a session's lifetime every new token is short)
+      } else if (now - s.issuedAt >= 10_000 && (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000)) {
         renew(s).then(setSession, () => end('Your session has ended. Sign in again.'));
       }
     }, 1000);

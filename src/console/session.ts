@@ -13,7 +13,7 @@ export interface Session {
   rights: Role[];
   /** When the token ends, in ms. */
   expiresAt: number;
-  /** When it was issued, in ms. */
+  /** When it arrived here, in ms (this browser's clock: the server's iat may be skewed from it). */
   issuedAt: number;
 }
 
@@ -31,7 +31,7 @@ function claimsOf(token: string): { uid: number; username: string; roles: string
 export function sessionOf(token: string): Session {
   const claims = claimsOf(token);
   const rights = (claims.roles.length > 0 ? claims.roles : ['none']) as Role[];
-  return { token, uid: claims.uid, username: claims.username, role: rights[0]!, rights, expiresAt: claims.exp * 1000, issuedAt: claims.iat * 1000 };
+  return { token, uid: claims.uid, username: claims.username, role: rights[0]!, rights, expiresAt: claims.exp * 1000, issuedAt: Date.now() };
 }
 
 export async function signIn(username: string, password: string): Promise<Session> {

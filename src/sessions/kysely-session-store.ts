@@ -62,12 +62,9 @@ export class KyselySessionStore implements SessionStore {
     });
   }
 
-  async endEverySession(at: Date, tokensLiveUntil: Date): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx.updateTable('sessions').set({ ended_at: at.toISOString() }).where('ended_at', 'is', null).where('ends_at', '>', at.toISOString()).executeTakeFirst();
-      await trx.insertInto('revocations').values({ not_before: at.toISOString(), expires_at: tokensLiveUntil.toISOString(), created_at: at.toISOString() }).execute();
-      return Number(result.numUpdatedRows);
-    });
+  async countLive(now: Date): Promise<number> {
+    const row = await this.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).where('ended_at', 'is', null).where('ends_at', '>', now.toISOString()).executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async prune(before: Date): Promise<void> {

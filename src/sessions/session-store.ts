@@ -12,8 +12,8 @@ export interface SessionStore {
   seen(sid: string, at: Date): Promise<void>;
   /** Ends one session and tells every node (a revocation event for its sid, kept until `tokensLiveUntil`); false when it was over already. */
   end(sid: string, at: Date, tokensLiveUntil: Date): Promise<boolean>;
-  /** Ends every session of the cluster: every token issued at or before `at` is refused, on every node. */
-  endEverySession(at: Date, tokensLiveUntil: Date): Promise<number>;
+  /** How many sessions are live now. */
+  countLive(now: Date): Promise<number>;
   /** Forgets sessions over (ended or past their end) before `before`. */
   prune(before: Date): Promise<void>;
 }

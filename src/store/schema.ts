@@ -83,13 +83,11 @@ export interface RevocationsTable {
   id: Generated<number>;
   uid: number | null;
   jti: string | null;
-  /** For a jti, a sid or a not_before: when its tokens expire anyway, after which the row can go. */
+  /** For a jti or a sid: when its tokens expire anyway, after which the row can go. */
   expires_at: string | null;
   created_at: string;
   /** A session ended: every token that carries this sid. */
   sid: string | null;
-  /** Every session ended: every token issued at or before this time. */
-  not_before: string | null;
 }
 
 export interface SessionsTable {

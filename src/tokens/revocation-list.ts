@@ -13,14 +13,12 @@ const DAY_MS = 86_400_000;
 /** What of a token, besides its user and epoch, a session's end is decided by. */
 export interface TokenSession {
   sid?: string;
-  /** When it was issued, UNIX seconds: an end of every session ends tokens issued at or before it. */
-  iat: number;
 }
 
 /**
  * Answers "is this token revoked?" from memory: each user's current token epoch (read once,
- * then kept until a revocation event names the user), the sets of revoked token ids and
- * ended sessions, and the last end of every session. A background poll of the revocation
+ * then kept until a revocation event names the user), and the sets of revoked token ids and
+ * ended sessions. A background poll of the revocation
  * events keeps it in step with other processes.
  */
 export class RevocationList {
@@ -28,8 +26,6 @@ export class RevocationList {
   private readonly revokedJtis = new Map<string, number>();
   /** Ended sessions, until their tokens would have expired anyway. */
   private readonly endedSids = new Map<string, number>();
-  /** Tokens issued at or before this (UNIX seconds) are refused: every session was ended then. */
-  private notBefore = 0;
   private lastEventId = 0;
   /** Event ids below the last one read that were not there yet, and since when they are waited for. */
   private readonly gaps = new Map<number, number>();
@@ -81,7 +77,7 @@ export class RevocationList {
   /** isRevoked from memory alone, without waiting: undefined when the user's epoch is not known here yet. */
   knownRevoked(uid: number, epoch: number, jti?: string, session?: TokenSession): boolean | undefined {
     if (jti !== undefined && this.revokedJtis.has(jti)) return true;
-    if (session && (session.iat <= this.notBefore || (session.sid !== undefined && this.endedSids.has(session.sid)))) return true;
+    if (session?.sid !== undefined && this.endedSids.has(session.sid)) return true;
     if (!this.epochs.has(uid)) return undefined;
     const current = this.epochs.get(uid);
     return current === undefined || epoch !== current;
@@ -103,17 +99,11 @@ export class RevocationList {
     this.endedSids.set(sid, tokensLiveUntil.getTime());
   }
 
-  /** Every session ended at `at`, by this process: refused here at once. */
-  everySessionEnded(at: Date): void {
-    this.notBefore = Math.max(this.notBefore, Math.floor(at.getTime() / 1000));
-  }
-
-  /** A revocation event of no user: a token, a session, or every session. */
+  /** A revocation event of no user: a token or a session. */
   private learn(e: RevocationEvent): void {
     if (!e.expiresAt) return;
     if (e.jti) this.revokedJtis.set(e.jti, e.expiresAt.getTime());
     if (e.sid) this.endedSids.set(e.sid, e.expiresAt.getTime());
-    if (e.notBefore) this.everySessionEnded(e.notBefore);
   }
 
   /** Reads new events; runs on the timer, and directly in tests. */

@@ -6,8 +6,6 @@ export interface RevocationEvent {
   jti: string | null;
   /** A session ended: its tokens end. */
   sid: string | null;
-  /** Every session ended: tokens issued at or before it end. */
-  notBefore: Date | null;
   expiresAt: Date | null;
 }
 
@@ -22,9 +20,9 @@ export interface RevocationStore {
   /** Events after `id`, oldest first, each user event with the user's current token epoch (null: deleted). */
   feedAfter(id: number, limit: number): Promise<(RevocationEvent & { epoch: number | null })[]>;
   lastEventId(): Promise<number>;
-  /** Revoked tokens, ended sessions and ends of every session whose tokens have not expired yet. */
+  /** Revoked tokens and ended sessions whose tokens have not expired yet. */
   liveTokens(now: Date): Promise<RevocationEvent[]>;
-  /** Forgets token, session and every-session revocations past their expiry, and user events older than `before`. */
+  /** Forgets token and session revocations past their expiry, and user events older than `before`. */
   prune(now: Date, before: Date): Promise<void>;
 }
 
@@ -46,7 +44,7 @@ export class KyselyRevocationStore implements RevocationStore {
   async eventsAfter(id: number, limit: number): Promise<RevocationEvent[]> {
     const rows = await this.db
       .selectFrom('revocations')
-      .select(['id', 'uid', 'jti', 'sid', 'not_before', 'expires_at'])
+      .select(['id', 'uid', 'jti', 'sid', 'expires_at'])
       .where('id', '>', id)
       .orderBy('id')
       .limit(limit)
@@ -56,7 +54,7 @@ export class KyselyRevocationStore implements RevocationStore {
 
   async eventsIn(ids: readonly number[]): Promise<RevocationEvent[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('revocations').select(['id', 'uid', 'jti', 'sid', 'not_before', 'expires_at']).where('id', 'in', [...ids]).orderBy('id').execute();
+    const rows = await this.db.selectFrom('revocations').select(['id', 'uid', 'jti', 'sid', 'expires_at']).where('id', 'in', [...ids]).orderBy('id').execute();
     return rows.map(toEvent);
   }
 
@@ -64,7 +62,7 @@ export class KyselyRevocationStore implements RevocationStore {
     const rows = await this.db
       .selectFrom('revocations')
       .leftJoin('users', 'users.uid', 'revocations.uid')
-      .select(['revocations.id', 'revocations.uid', 'revocations.jti', 'revocations.sid', 'revocations.not_before', 'revocations.expires_at', 'users.token_epoch'])
+      .select(['revocations.id', 'revocations.uid', 'revocations.jti', 'revocations.sid', 'revocations.expires_at', 'users.token_epoch'])
       .where('revocations.id', '>', id)
       .orderBy('revocations.id')
       .limit(limit)
@@ -83,7 +81,7 @@ export class KyselyRevocationStore implements RevocationStore {
   async liveTokens(now: Date): Promise<RevocationEvent[]> {
     const rows = await this.db
       .selectFrom('revocations')
-      .select(['id', 'uid', 'jti', 'sid', 'not_before', 'expires_at'])
+      .select(['id', 'uid', 'jti', 'sid', 'expires_at'])
       .where('uid', 'is', null)
       .where('expires_at', '>', now.toISOString())
       .execute();
@@ -103,13 +101,6 @@ export class KyselyRevocationStore implements RevocationStore {
   }
 }
 
-function toEvent(r: { id: number; uid: number | null; jti: string | null; sid: string | null; not_before: string | null; expires_at: string | null }): RevocationEvent {
-  return {
-    id: Number(r.id),
-    uid: r.uid,
-    jti: r.jti,
-    sid: r.sid,
-    notBefore: r.not_before ? new Date(r.not_before) : null,
-    expiresAt: r.expires_at ? new Date(r.expires_at) : null,
-  };
+function toEvent(r: { id: number; uid: number | null; jti: string | null; sid: string | null; expires_at: string | null }): RevocationEvent {
+  return { id: Number(r.id), uid: r.uid, jti: r.jti, sid: r.sid, expiresAt: r.expires_at ? new Date(r.expires_at) : null };
 }

@@ -209,6 +209,11 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     return this.revokeWhere((eb) => eb('realm', '=', 'ldap'));
   }
 
+  /** Every user's tokens, in one transaction: the epochs are ordered by the store, whatever the nodes' clocks. */
+  revokeEveryone(): Promise<void> {
+    return this.revokeWhere(() => sql<SqlBool>`1 = 1`);
+  }
+
   revokeCertificateUsers(): Promise<void> {
     return this.revokeWhere((eb) => eb('auth_method', '=', 'certificate'));
   }

@@ -76,6 +76,8 @@ export interface UserStore {
   revokeDirectoryUsers(): Promise<void>;
   /** Ends the tokens of every certificate user (the trust in client certificates changed). */
   revokeCertificateUsers(): Promise<void>;
+  /** Ends every user's tokens (and sessions): the end of every session of the cluster. */
+  revokeEveryone(): Promise<void>;
   /** Ends the tokens of every SSO user and every user whose last sign-in was by SSO (what let them in changed: SSO off, another identity provider). */
   revokeSsoUsers(): Promise<void>;
   /** Ends the tokens of every user who is not an admin and signs in with a password kept here (SSO became required of them). */

@@ -13,7 +13,6 @@ interface FeedPage {
     | { type: 'token'; jti: string; exp: number }
     | { type: 'user'; uid: number; ver: number | null }
     | { type: 'session'; sid: string; exp: number }
-    | { type: 'all'; not_before: number; exp: number }
   )[];
 }
 
@@ -27,8 +26,6 @@ export class RevocationFeed {
   private readonly revokedJtis = new Map<string, number>();
   /** Ended sessions (sid → until when their tokens could live). */
   private readonly endedSids = new Map<string, number>();
-  /** Tokens issued at or before it (UNIX seconds) are refused: every session was ended then. */
-  private notBefore = 0;
   /** uid → the lowest `ver` still valid; null: none (the user is gone). */
   private readonly validFrom = new Map<number, number | null>();
   private cursor?: string;
@@ -59,10 +56,9 @@ export class RevocationFeed {
     return this.started;
   }
 
-  isRevoked(claims: { uid: number; ver?: number; jti?: string; sid?: string; iat?: number }): boolean {
+  isRevoked(claims: { uid: number; ver?: number; jti?: string; sid?: string }): boolean {
     if (claims.jti !== undefined && this.revokedJtis.has(claims.jti)) return true;
     if (claims.sid !== undefined && this.endedSids.has(claims.sid)) return true;
-    if (this.notBefore > 0 && (claims.iat ?? 0) <= this.notBefore) return true;
     if (!this.validFrom.has(claims.uid)) return false;
     const from = this.validFrom.get(claims.uid);
     return from === null || (claims.ver ?? -1) < from!;
@@ -83,7 +79,6 @@ export class RevocationFeed {
       for (const e of page.events) {
         if (e.type === 'token') this.revokedJtis.set(e.jti, e.exp * 1000);
         else if (e.type === 'session') this.endedSids.set(e.sid, e.exp * 1000);
-        else if (e.type === 'all') this.notBefore = Math.max(this.notBefore, e.not_before);
         else if (e.type === 'user') this.validFrom.set(e.uid, e.ver);
       }
       this.cursor = page.cursor;

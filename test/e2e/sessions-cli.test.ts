@@ -48,13 +48,11 @@ describe('tessera sessions (the real CLI beside the real server)', () => {
     expect((await request(`${server.url}/v1/users`, { headers: { authorization: basic('root', 'root-password') } })).status).toBe(200);
 
     const three = await login('root', 'root-password');
-    await settle(); // a token of the second before the end is refused with it: this one is older than the end
     expect((await runCli(['sessions', 'end-all'], { env })).code).toBe(1); // --yes is required
     const everything = await runCli(['sessions', 'end-all', '--yes'], { env });
     expect([everything.code, everything.stderr]).toEqual([0, expect.stringContaining('Ended every session')]);
     await settle();
     expect((await read(three)).status).toBe(401);
-    await settle();
     expect((await read(await login('root', 'root-password'))).status).toBe(200);
   });
 });

@@ -89,14 +89,12 @@ describe('sessions', () => {
   it('ends every session of the cluster on the worst day (admins only); each logs in again', async () => {
     const ops = await loginAs('ops', 'ops-password-1');
     expect((await call(t, 'DELETE', '/v1/sessions', { auth: ops })).status).toBe(403);
-    t.advance(1); // tokens issued at the second of the end are ended too: a login after it is a second later here
     const ended = await call(t, 'DELETE', '/v1/sessions', { auth: root });
     expect(ended.status).toBe(200);
     expect(ended.body.ended).toBeGreaterThanOrEqual(2);
     expect((await read(ops)).status).toBe(401);
     expect((await read(root)).status).toBe(401);
-    t.advance(1);
-    expect((await read(await loginAs('ops', 'ops-password-1'))).status).toBe(200);
+    expect((await read(await loginAs('ops', 'ops-password-1'))).status).toBe(200); // at once, in the same second: no clock decides it
   });
 
   it('bounds a session from its login: refresh_jwt shortens the ttl to what is left, then refuses with session_expired', async () => {

@@ -17,7 +17,7 @@ function storeOf(visible: RevocationEvent[]): RevocationStore {
   };
 }
 
-const event = (id: number, uid: number): RevocationEvent => ({ id, uid, jti: null, sid: null, notBefore: null, expiresAt: null });
+const event = (id: number, uid: number): RevocationEvent => ({ id, uid, jti: null, sid: null, expiresAt: null });
 
 describe('the revocation list', () => {
   it('reads an event that became visible after a later one (a transaction that committed late)', async () => {

@@ -10,7 +10,6 @@ const Event = Type.Union([
   Type.Object({ type: Type.Literal('token'), jti: Type.String(), exp: Type.Integer() }),
   Type.Object({ type: Type.Literal('user'), uid: Type.Integer(), ver: Type.Union([Type.Integer(), Type.Null()]) }),
   Type.Object({ type: Type.Literal('session'), sid: Type.String(), exp: Type.Integer() }),
-  Type.Object({ type: Type.Literal('all'), not_before: Type.Integer(), exp: Type.Integer() }),
 ]);
 const Feed = Type.Object({ cursor: Type.String(), more: Type.Boolean(), events: Type.Array(Event) });
 
@@ -18,9 +17,8 @@ const Feed = Type.Object({ cursor: Type.String(), more: Type.Boolean(), events: 
  * GET /v1/revocations?after=CURSOR: what services that verify tokens themselves must stop
  * accepting, in order. `token`: the token with this `jti` (until its `exp`). `user`: every
  * token of `uid` whose `ver` is below this one, or all of them when `ver` is null (the
- * user is gone). `session`: every token whose `sid` is this one (until `exp`). `all`: every
- * token issued (`iat`) at or before `not_before` (until `exp`). Without `after`, every
- * revocation that still matters (a day of them).
+ * user is gone). `session`: every token whose `sid` is this one (until `exp`). Without
+ * `after`, every revocation that still matters (a day of them).
  * For the token_verifier role (and admins).
  */
 export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<HttpServices, 'revocationFeed'>): void {
@@ -42,7 +40,6 @@ export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<HttpS
         const exp = Math.floor((r.expiresAt?.getTime() ?? 0) / 1000);
         if (r.jti !== null) return { type: 'token' as const, jti: r.jti, exp };
         if (r.sid !== null) return { type: 'session' as const, sid: r.sid, exp };
-        if (r.notBefore !== null) return { type: 'all' as const, not_before: Math.floor(r.notBefore.getTime() / 1000), exp };
         return { type: 'user' as const, uid: r.uid!, ver: r.epoch };
       }),
     };

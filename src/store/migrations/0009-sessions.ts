@@ -3,7 +3,7 @@ import type { Kysely, Migration } from 'kysely';
 /**
  * Sessions (issue 28): each login starts one, its tokens carry its id (`sid`); it is listed,
  * ended, bounded by an absolute lifetime, and (for the console) idled out. A revocation event
- * may now end one session (`sid`), or every token issued before a time (`not_before`).
+ * may now end one session (`sid`).
  */
 export function sessions(): Migration {
   return {
@@ -25,7 +25,6 @@ export function sessions(): Migration {
       await db.schema.createIndex('sessions_uid').on('sessions').columns(['uid', 'ends_at']).execute();
       await db.schema.createIndex('sessions_ends_at').on('sessions').column('ends_at').execute();
       await db.schema.alterTable('revocations').addColumn('sid', 'text').execute();
-      await db.schema.alterTable('revocations').addColumn('not_before', 'text').execute();
     },
   };
 }
