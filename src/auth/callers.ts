@@ -32,7 +32,7 @@ export class Callers {
   known(presented: Presented): Principal | undefined {
     if (presented.kind === 'token') {
       const claims = this.deps.verifier.known(presented.token);
-      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti, claims) !== false) return undefined;
+      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti, claims.sid) !== false) return undefined;
       if (claims.cm && claims.sid !== undefined && this.deps.consoleIdle.active(claims.sid) !== true) return undefined;
       this.deps.events.emit('tokenChecked', 'valid', true);
       return tokenPrincipal(claims);
@@ -60,7 +60,7 @@ export class Callers {
       throw err;
     }
     const { claims, cached } = checked;
-    if (await revocations.isRevoked(claims.uid, claims.ver, claims.jti, claims)) {
+    if (await revocations.isRevoked(claims.uid, claims.ver, claims.jti, claims.sid)) {
       events.emit('tokenChecked', 'revoked', cached);
       throw new InvalidTokenError('The token has been revoked');
     }

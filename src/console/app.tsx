@@ -66,7 +66,8 @@ export function App(props: { idleMinutes: number }) {
   };
 
   // Idle for the cluster's cm_session_timeout_minutes: signed out. Active: the token is renewed before it ends,
-  // and at least every half timeout, so that the server (which ends a console session without a request for that long) sees it in use.
+  // and at least every half timeout, so that the server (which ends a console session without a request for that long) sees it in use;
+  // not more than every 10 s, since near a session's lifetime every new token is short.
   useEffect(() => {
     const active = () => (lastActive.current = Date.now());
     const events = ['pointerdown', 'keydown'] as const;
@@ -77,7 +78,6 @@ export function App(props: { idleMinutes: number }) {
       const now = Date.now();
       if (now - lastActive.current >= props.idleMinutes * 60_000) {
         void end(`Signed out after ${props.idleMinutes} minutes without activity.`);
-        // (not more than every 10 s: near a session's lifetime every new token is short)
       } else if (now - s.issuedAt >= 10_000 && (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000)) {
         renew(s).then(setSession, () => end('Your session has ended. Sign in again.'));
       }

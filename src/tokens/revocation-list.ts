@@ -10,16 +10,10 @@ const MAX_GAPS = 10_000;
 const EPOCH_CACHE_SIZE = 100_000;
 const DAY_MS = 86_400_000;
 
-/** What of a token, besides its user and epoch, a session's end is decided by. */
-export interface TokenSession {
-  sid?: string;
-}
-
 /**
  * Answers "is this token revoked?" from memory: each user's current token epoch (read once,
  * then kept until a revocation event names the user), and the sets of revoked token ids and
- * ended sessions. A background poll of the revocation
- * events keeps it in step with other processes.
+ * ended sessions. A background poll of the revocation events keeps it in step with other processes.
  */
 export class RevocationList {
   private readonly epochs = new Map<number, number | undefined>();
@@ -60,10 +54,10 @@ export class RevocationList {
 
   /**
    * True when the user is gone, or has revoked since `epoch`, or the token `jti` itself was
-   * revoked (without a jti: whether what was verified at `epoch` still stands).
+   * revoked, or its session `sid` ended (without a jti: whether what was verified at `epoch` still stands).
    */
-  async isRevoked(uid: number, epoch: number, jti?: string, session?: TokenSession): Promise<boolean> {
-    const known = this.knownRevoked(uid, epoch, jti, session);
+  async isRevoked(uid: number, epoch: number, jti?: string, sid?: string): Promise<boolean> {
+    const known = this.knownRevoked(uid, epoch, jti, sid);
     if (known !== undefined) return known;
     const forgets = this.forgets;
     const current = await this.store.tokenEpoch(uid);
@@ -75,9 +69,9 @@ export class RevocationList {
   }
 
   /** isRevoked from memory alone, without waiting: undefined when the user's epoch is not known here yet. */
-  knownRevoked(uid: number, epoch: number, jti?: string, session?: TokenSession): boolean | undefined {
+  knownRevoked(uid: number, epoch: number, jti?: string, sid?: string): boolean | undefined {
     if (jti !== undefined && this.revokedJtis.has(jti)) return true;
-    if (session?.sid !== undefined && this.endedSids.has(session.sid)) return true;
+    if (sid !== undefined && this.endedSids.has(sid)) return true;
     if (!this.epochs.has(uid)) return undefined;
     const current = this.epochs.get(uid);
     return current === undefined || epoch !== current;

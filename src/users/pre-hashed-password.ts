@@ -12,8 +12,6 @@ import { InvalidRequestError } from '../errors.js';
  * tried: the name and the email. Both, and the cluster's name, are taken as they are when
  * the hash arrives and kept beside it: a later rename does not break the recipe it was made with.
  */
-export const PRE_HASHED = 1;
-
 const PREFIX = '$product-sha256$';
 const HEX = /^[0-9a-f]{64}$/i;
 
