@@ -2,8 +2,8 @@
 // one with the event log (the default) and one without (--event-log-days 0), loaded at once: logins
 // that succeed (each one an event), then a flood of wrong passwords (each one a WARNING event).
 import path from 'node:path';
-import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { measured } from './lib/base-build.mjs';
+import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
 
@@ -12,7 +12,24 @@ const CLI = path.join(ROOT, 'dist/cli/main.js');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const serve = (dataDir, days) =>
-  startProcess(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--metrics-listen', 'off', '--data-dir', dataDir, '--auth-rate-limit', '0', '--event-log-days', String(days)], {}, CLI);
+  startProcess(
+    [
+      'serve',
+      '--no-tls',
+      '--listen',
+      '127.0.0.1:0',
+      '--metrics-listen',
+      'off',
+      '--data-dir',
+      dataDir,
+      '--auth-rate-limit',
+      '0',
+      '--event-log-days',
+      String(days),
+    ],
+    {},
+    CLI,
+  );
 
 let servers = {};
 try {
@@ -20,10 +37,25 @@ try {
   await seedUsers(dirOn, 100);
   await seedUsers(dirOff, 100);
   servers = { on: await serve(dirOn, 90), off: await serve(dirOff, 0) };
-  const both = (options) => Promise.all(Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(s.url))])).then(Object.fromEntries);
+  const both = (options) =>
+    Promise.all(Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(s.url))])).then(
+      Object.fromEntries,
+    );
   const scenarios = {
-    'logins that succeed (POST /v1/users/authorize, 7.4)': (url) => ({ url: `${url}/v1/users/authorize`, method: 'POST', body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }), connections: 4, seconds: SECONDS }),
-    'a flood of wrong passwords (Basic, 64 connections)': (url) => ({ url: `${url}/v1/users/authorize`, method: 'POST', headers: { authorization: basic('user7', 'not-the-password') }, connections: 64, seconds: SECONDS }),
+    'logins that succeed (POST /v1/users/authorize, 7.4)': (url) => ({
+      url: `${url}/v1/users/authorize`,
+      method: 'POST',
+      body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }),
+      connections: 4,
+      seconds: SECONDS,
+    }),
+    'a flood of wrong passwords (Basic, 64 connections)': (url) => ({
+      url: `${url}/v1/users/authorize`,
+      method: 'POST',
+      headers: { authorization: basic('user7', 'not-the-password') },
+      connections: 64,
+      seconds: SECONDS,
+    }),
   };
   const runs = Object.fromEntries(Object.keys(scenarios).map((k) => [k, { on: [], off: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -33,10 +65,17 @@ try {
       for (const name of ['on', 'off']) runs[label][name].push(result[name]);
     }
   }
-  const events = await (await fetch(`${servers.on.url}/v1/logs?limit=1&order=desc`, { headers: { authorization: basic('user1', BENCH_PASSWORD) } })).json();
+  const events = await (
+    await fetch(`${servers.on.url}/v1/logs?limit=1&order=desc`, {
+      headers: { authorization: basic('user1', BENCH_PASSWORD) },
+    })
+  ).json();
   // Every answer counts (the flood's are 401s): answers a second, and server CPU an answer.
   const answers = (x) => x.rps * SECONDS + x.non2xx;
-  const perAnswer = (x) => ({ rps: answers(x) / SECONDS, cpuUs: (x.cpuUs * Math.max(1, x.rps * SECONDS)) / Math.max(1, answers(x)) });
+  const perAnswer = (x) => ({
+    rps: answers(x) / SECONDS,
+    cpuUs: (x.cpuUs * Math.max(1, x.rps * SECONDS)) / Math.max(1, answers(x)),
+  });
   const mean = (list, key) => list.map(perAnswer).reduce((n, r) => n + r[key], 0) / list.length;
   const rows = Object.entries(runs).map(([label, r]) => {
     const [ron, roff] = [mean(r.on, 'rps'), mean(r.off, 'rps')];

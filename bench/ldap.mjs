@@ -4,11 +4,11 @@
 // is measured for both realms too. Appends its table to bench/RESULTS.md.
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { directorySettings, group, groupDn, person, startDirectory } from '../test/helpers/slapd.mjs';
 import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { closedLoop, percentile, sequential } from './lib/load.mjs';
 import { startTessera } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
-import { directorySettings, group, groupDn, person, startDirectory } from '../test/helpers/slapd.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -34,8 +34,20 @@ try {
     servers[name] = server;
   }
   // LDAP set once through the API (the store is shared: both servers read it).
-  const admin = (await (await fetch(`${servers.full.url}/v1/users/authorize`, { method: 'POST', body: json({ username: 'user0', password: BENCH_PASSWORD }) })).json()).access_token;
-  const put = (url, body) => fetch(`${servers.full.url}${url}`, { method: url.includes('mappings') ? 'POST' : 'PUT', headers: { authorization: `JWT ${admin}` }, body: json(body) });
+  const admin = (
+    await (
+      await fetch(`${servers.full.url}/v1/users/authorize`, {
+        method: 'POST',
+        body: json({ username: 'user0', password: BENCH_PASSWORD }),
+      })
+    ).json()
+  ).access_token;
+  const put = (url, body) =>
+    fetch(`${servers.full.url}${url}`, {
+      method: url.includes('mappings') ? 'POST' : 'PUT',
+      headers: { authorization: `JWT ${admin}` },
+      body: json(body),
+    });
   const ldap = await put('/v1/cluster/ldap', directorySettings(directory.url));
   if (!ldap.ok) throw new Error(`PUT /v1/cluster/ldap: ${ldap.status} ${await ldap.text()}`);
   const mapping = await put('/v1/ldap_mappings', { name: 'Ops', dn: groupDn('ops'), role_uids: [3] });
@@ -43,12 +55,24 @@ try {
   await new Promise((r) => setTimeout(r, 1100)); // the other server reads the settings within a second
 
   const who = { local: Array.from({ length: PEOPLE }, (_, i) => `user${10 + i}`), ldap: dana };
-  const login = (server, names) => ({ url: `${server.url}/v1/users/authorize`, method: 'POST', variants: names.map((username) => ({ body: json({ username, password: BENCH_PASSWORD }) })) });
-  const one = (server, username) => ({ url: `${server.url}/v1/users/authorize`, method: 'POST', body: json({ username, password: BENCH_PASSWORD }) });
-  const read = (server, username) => ({ url: `${server.url}/v1/users/permissions`, headers: { authorization: basic(username, BENCH_PASSWORD) } });
+  const login = (server, names) => ({
+    url: `${server.url}/v1/users/authorize`,
+    method: 'POST',
+    variants: names.map((username) => ({ body: json({ username, password: BENCH_PASSWORD }) })),
+  });
+  const one = (server, username) => ({
+    url: `${server.url}/v1/users/authorize`,
+    method: 'POST',
+    body: json({ username, password: BENCH_PASSWORD }),
+  });
+  const read = (server, username) => ({
+    url: `${server.url}/v1/users/permissions`,
+    headers: { authorization: basic(username, BENCH_PASSWORD) },
+  });
 
   log('warm-up');
-  for (const realm of ['local', 'ldap']) await closedLoop({ ...login(servers.full, who[realm]), connections: 4, seconds: 2 });
+  for (const realm of ['local', 'ldap'])
+    await closedLoop({ ...login(servers.full, who[realm]), connections: 4, seconds: 2 });
 
   const figures = { local: { rps: [], p50: [], seq: [], read: [] }, ldap: { rps: [], p50: [], seq: [], read: [] } };
   for (let round = 0; round < ROUNDS; round++) {
@@ -58,9 +82,16 @@ try {
       if (loop.non2xx || loop.errors) throw new Error(`${realm} logins: ${loop.non2xx} not 2xx, ${loop.errors} errors`);
       figures[realm].rps.push(loop.rps);
       figures[realm].p50.push(loop.p50);
-      figures[realm].seq.push(percentile(await sequential({ ...one(servers.full, who[realm][round]), count: SEQUENTIAL / ROUNDS }), 50));
-      const cached = await closedLoop({ ...read(servers.cached, who[realm][0]), connections: 32, seconds: SECONDS / 4 });
-      if (cached.non2xx || cached.errors) throw new Error(`${realm} cached reads: ${cached.non2xx} not 2xx, ${cached.errors} errors`);
+      figures[realm].seq.push(
+        percentile(await sequential({ ...one(servers.full, who[realm][round]), count: SEQUENTIAL / ROUNDS }), 50),
+      );
+      const cached = await closedLoop({
+        ...read(servers.cached, who[realm][0]),
+        connections: 32,
+        seconds: SECONDS / 4,
+      });
+      if (cached.non2xx || cached.errors)
+        throw new Error(`${realm} cached reads: ${cached.non2xx} not 2xx, ${cached.errors} errors`);
       figures[realm].read.push(cached.rps);
     }
   }
@@ -70,10 +101,25 @@ try {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const [L, D] = [figures.local, figures.ldap];
   const rows = [
-    ['one login alone, p50 (sequential, one connection)', `${f(median(D.seq), 1)} ms`, `${f(median(L.seq), 1)} ms`, f(median(D.seq) / median(L.seq), 2)],
+    [
+      'one login alone, p50 (sequential, one connection)',
+      `${f(median(D.seq), 1)} ms`,
+      `${f(median(L.seq), 1)} ms`,
+      f(median(D.seq) / median(L.seq), 2),
+    ],
     ['logins a second (8 connections)', f(mean(D.rps)), f(mean(L.rps)), f(mean(D.rps) / mean(L.rps), 2)],
-    ['login p50 under that load', `${f(median(D.p50))} ms`, `${f(median(L.p50))} ms`, f(median(D.p50) / median(L.p50), 2)],
-    ['Basic reads a second from the verified-credentials cache (32 connections)', f(mean(D.read)), f(mean(L.read)), f(mean(D.read) / mean(L.read), 2)],
+    [
+      'login p50 under that load',
+      `${f(median(D.p50))} ms`,
+      `${f(median(L.p50))} ms`,
+      f(median(D.p50) / median(L.p50), 2),
+    ],
+    [
+      'Basic reads a second from the verified-credentials cache (32 connections)',
+      f(mean(D.read)),
+      f(mean(L.read)),
+      f(mean(D.read) / mean(L.read), 2),
+    ],
   ];
   const table = [
     `## LDAP login next to a local one (issues 19, 24)`,

@@ -13,7 +13,9 @@ const dist = (p) => pathToFileURL(path.join(ROOT, 'dist', p)).href;
 const { makeConfig } = await import(dist('config/config.js'));
 const { openTessera } = await import(dist('tessera.js'));
 const { buildApp } = await import(dist('app.js'));
-const { startDirectory, directorySettings, person, group, groupDn } = await import(pathToFileURL(path.join(ROOT, 'test/helpers/slapd.mjs')).href);
+const { startDirectory, directorySettings, person, group, groupDn } = await import(
+  pathToFileURL(path.join(ROOT, 'test/helpers/slapd.mjs')).href
+);
 const { makeClientCertificate } = await import('./lib/client-certificate.mjs');
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'tessera-walk-'));
@@ -49,27 +51,61 @@ const config = makeConfig({
 const tessera = await openTessera(config);
 const app = buildApp(tessera);
 const inject = async (method, url, headers = {}, body) => {
-  const res = await app.inject({ method, url, headers, remoteAddress: '127.0.0.1', ...(body && { payload: JSON.stringify(body) }) });
+  const res = await app.inject({
+    method,
+    url,
+    headers,
+    remoteAddress: '127.0.0.1',
+    ...(body && { payload: JSON.stringify(body) }),
+  });
   if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   return res.json();
 };
 try {
   // Four users of one password: each login of the walk verifies it in full (none is in the verified-credentials cache yet).
   for (const name of ['root', 'op0', 'op1', 'op2', 'op3']) {
-    await tessera.accounts.create(null, { username: name, password: 'root-password-1', role: 'admin' }, { ip: 'local', requestId: 'walk' });
+    await tessera.accounts.create(
+      null,
+      { username: name, password: 'root-password-1', role: 'admin' },
+      { ip: 'local', requestId: 'walk' },
+    );
   }
   const admin = `JWT ${(await inject('POST', '/v1/users/authorize', {}, { username: 'root', password: 'root-password-1' })).access_token}`;
-  await inject('PUT', '/v1/cluster/ldap', { authorization: admin }, { ...directorySettings(directory.url), cache_ttl: 0 });
-  await inject('POST', '/v1/ldap_mappings', { authorization: admin }, { name: 'Ops', dn: groupDn('ops'), role_uids: [1] });
-  await inject('PUT', '/v1/cluster/certificates', { authorization: admin }, { certificates: [{ name: 'mtls_trusted_ca', certificate: caPem }] });
+  await inject(
+    'PUT',
+    '/v1/cluster/ldap',
+    { authorization: admin },
+    { ...directorySettings(directory.url), cache_ttl: 0 },
+  );
+  await inject(
+    'POST',
+    '/v1/ldap_mappings',
+    { authorization: admin },
+    { name: 'Ops', dn: groupDn('ops'), role_uids: [1] },
+  );
+  await inject(
+    'PUT',
+    '/v1/cluster/certificates',
+    { authorization: admin },
+    { certificates: [{ name: 'mtls_trusted_ca', certificate: caPem }] },
+  );
   await inject('PUT', '/v1/cluster', { authorization: admin }, { mtls_certificate_authentication: true });
-  await inject('POST', '/v1/users', { authorization: admin }, { auth_method: 'certificate', certificate_subject_line: 'CN=walk-bot,O=Example', role: 'cluster_viewer' });
+  await inject(
+    'POST',
+    '/v1/users',
+    { authorization: admin },
+    { auth_method: 'certificate', certificate_subject_line: 'CN=walk-bot,O=Example', role: 'cluster_viewer' },
+  );
   const walks = {
-    'password login (7.4 body)': (i) => inject('POST', '/v1/users/authorize', {}, { username: `op${i}`, password: 'root-password-1' }),
-    'LDAP login (cache_ttl 0)': () => inject('POST', '/v1/users/authorize', {}, { username: 'alice', password: 'alice-pw-1' }),
-    'cached Basic call (GET /v1/users/1)': () => inject('GET', '/v1/users/1', { authorization: basic('root', 'root-password-1') }),
+    'password login (7.4 body)': (i) =>
+      inject('POST', '/v1/users/authorize', {}, { username: `op${i}`, password: 'root-password-1' }),
+    'LDAP login (cache_ttl 0)': () =>
+      inject('POST', '/v1/users/authorize', {}, { username: 'alice', password: 'alice-pw-1' }),
+    'cached Basic call (GET /v1/users/1)': () =>
+      inject('GET', '/v1/users/1', { authorization: basic('root', 'root-password-1') }),
     'token call (GET /v1/users/1)': () => inject('GET', '/v1/users/1', { authorization: admin }),
-    'certificate call (GET /v1/users/permissions)': () => inject('GET', '/v1/users/permissions', { 'x-client-cert': encodeURIComponent(botPem) }),
+    'certificate call (GET /v1/users/permissions)': () =>
+      inject('GET', '/v1/users/permissions', { 'x-client-cert': encodeURIComponent(botPem) }),
   };
   for (const [name, work] of Object.entries(walks)) {
     const files = await walk(work);

@@ -4,11 +4,11 @@
 // 2. Over HTTP: token reads and logins of this build against a build of the commit before the
 //    metrics (BASE_REV, default 651c76d), both loaded at once, each on a store it seeded.
 import path from 'node:path';
-import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
+import { Metrics } from '../dist/metrics/metrics.js';
 import { baseBuild, measured } from './lib/base-build.mjs';
+import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { startProcess } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
-import { Metrics } from '../dist/metrics/metrics.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -27,7 +27,11 @@ function nsPerCall(work, n = 200_000) {
 }
 
 const serve = (cli, dataDir, extra = []) =>
-  startProcess(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extra], {}, cli);
+  startProcess(
+    ['serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extra],
+    {},
+    cli,
+  );
 
 let servers = {};
 try {
@@ -61,19 +65,34 @@ try {
   const runs = { metrics: { read: [], login: [] }, base: { read: [], login: [] } };
   const tokens = {};
   for (const [name, s] of Object.entries(servers)) {
-    const res = await fetch(`${s.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('user2', BENCH_PASSWORD) }, body: '{"ttl":3600}' });
+    const res = await fetch(`${s.url}/v1/users/authorize`, {
+      method: 'POST',
+      headers: { authorization: basic('user2', BENCH_PASSWORD) },
+      body: '{"ttl":3600}',
+    });
     tokens[name] = (await res.json()).access_token;
   }
   // Both servers under the same load at the same time, so that whatever else the machine
   // does hits both alike; the server's CPU per answer is the steadier figure.
   const both = (options) =>
-    Promise.all(
-      Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(name, s.url))]),
-    ).then(Object.fromEntries);
+    Promise.all(Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(name, s.url))])).then(
+      Object.fromEntries,
+    );
   for (let round = 0; round < ROUNDS; round++) {
     log(`round ${round + 1} of ${ROUNDS}`);
-    const reads = await both((name, url) => ({ url: `${url}/v1/users/3`, headers: { authorization: `JWT ${tokens[name]}` }, connections: 16, seconds: SECONDS }));
-    const logins = await both((_name, url) => ({ url: `${url}/v1/users/authorize`, method: 'POST', body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }), connections: 4, seconds: SECONDS }));
+    const reads = await both((name, url) => ({
+      url: `${url}/v1/users/3`,
+      headers: { authorization: `JWT ${tokens[name]}` },
+      connections: 16,
+      seconds: SECONDS,
+    }));
+    const logins = await both((_name, url) => ({
+      url: `${url}/v1/users/authorize`,
+      method: 'POST',
+      body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }),
+      connections: 4,
+      seconds: SECONDS,
+    }));
     for (const name of Object.keys(servers)) {
       runs[name].read.push(reads[name]);
       runs[name].login.push(logins[name]);

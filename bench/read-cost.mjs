@@ -7,10 +7,10 @@
 // measured in the same rounds too: its ratio to the bare route beside this build's.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { baseBuild } from './lib/base-build.mjs';
 import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
 import { closedLoop } from './lib/load.mjs';
 import { startProcess, startTessera } from './lib/processes.mjs';
-import { baseBuild } from './lib/base-build.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -22,7 +22,11 @@ const BASE_REV = process.env.BASE_REV;
 function cpu(pid) {
   const read = (file) => readFileSync(file, 'utf8').split(') ')[1].split(' ');
   const [main, all] = [read(`/proc/${pid}/task/${pid}/stat`), read(`/proc/${pid}/stat`)];
-  return { user: Number(main[11]) * TICK_US, system: Number(main[12]) * TICK_US, total: (Number(all[11]) + Number(all[12])) * TICK_US };
+  return {
+    user: Number(main[11]) * TICK_US,
+    system: Number(main[12]) * TICK_US,
+    total: (Number(all[11]) + Number(all[12])) * TICK_US,
+  };
 }
 
 async function measure(server, url, headers) {
@@ -32,14 +36,26 @@ async function measure(server, url, headers) {
   const after = cpu(server.pid);
   const answers = run.rps * SECONDS;
   if (run.non2xx || run.errors) throw new Error(`${url}: ${run.non2xx} not 2xx, ${run.errors} errors`);
-  return { rps: run.rps, user: (after.user - before.user) / answers, system: (after.system - before.system) / answers, total: (after.total - before.total) / answers };
+  return {
+    rps: run.rps,
+    user: (after.user - before.user) / answers,
+    system: (after.system - before.system) / answers,
+    total: (after.total - before.total) / answers,
+  };
 }
 
 try {
   const store = tempDir('read-cost');
   await seedUsers(store, 1000);
   const tessera = await startTessera(store, ['--metrics-listen', 'off']);
-  const token = (await (await fetch(`${tessera.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('user2', BENCH_PASSWORD) } })).json()).access_token;
+  const token = (
+    await (
+      await fetch(`${tessera.url}/v1/users/authorize`, {
+        method: 'POST',
+        headers: { authorization: basic('user2', BENCH_PASSWORD) },
+      })
+    ).json()
+  ).access_token;
   const headers = { authorization: `JWT ${token}` };
   const url = `${tessera.url}/v1/users/3`;
   const body = await (await fetch(url, { headers })).text();
@@ -50,8 +66,30 @@ try {
     const baseStore = tempDir('read-cost-base');
     const { seedUsers: seedBase } = await import(path.join(build.dir, 'bench/lib/seed.mjs'));
     await seedBase(baseStore, 1000);
-    const server = await startProcess(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--metrics-listen', 'off', '--data-dir', baseStore, '--auth-rate-limit', '0'], {}, build.cli);
-    const baseToken = (await (await fetch(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('user2', BENCH_PASSWORD) } })).json()).access_token;
+    const server = await startProcess(
+      [
+        'serve',
+        '--no-tls',
+        '--listen',
+        '127.0.0.1:0',
+        '--metrics-listen',
+        'off',
+        '--data-dir',
+        baseStore,
+        '--auth-rate-limit',
+        '0',
+      ],
+      {},
+      build.cli,
+    );
+    const baseToken = (
+      await (
+        await fetch(`${server.url}/v1/users/authorize`, {
+          method: 'POST',
+          headers: { authorization: basic('user2', BENCH_PASSWORD) },
+        })
+      ).json()
+    ).access_token;
     base = { server, headers: { authorization: `JWT ${baseToken}` } };
   }
   const runs = { tessera: [], bare: [], base: [] };
@@ -67,7 +105,8 @@ try {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const f = (n) => n.toFixed(1);
   const at = (rs, key) => median(rs.map((r) => r[key]));
-  const row = (name, rs) => `| ${name} | ${f(at(rs, 'user'))} | ${f(at(rs, 'system'))} | ${f(at(rs, 'total'))} | ${Math.round(at(rs, 'rps'))} |`;
+  const row = (name, rs) =>
+    `| ${name} | ${f(at(rs, 'user'))} | ${f(at(rs, 'system'))} | ${f(at(rs, 'total'))} | ${Math.round(at(rs, 'rps'))} |`;
   console.log(
     [
       `Server CPU an answer, median of ${ROUNDS} alternating rounds of ${SECONDS} s (GET /v1/users/3 with a token; the bare route gets the same header):`,
@@ -79,7 +118,11 @@ try {
       ...(base ? [row(`Tessera at ${BASE_REV}`, runs.base)] : []),
       '',
       `A token read costs ${f(at(runs.tessera, 'total') / at(runs.bare, 'total'))}× the bare route's CPU over all threads: it runs at ${(at(runs.bare, 'total') / at(runs.tessera, 'total')).toFixed(2)} of bare Fastify's rate on the same cores.`,
-      ...(base ? [`At ${BASE_REV}: ${(at(runs.bare, 'total') / at(runs.base, 'total')).toFixed(2)} of bare Fastify's rate (this build / ${BASE_REV}, CPU an answer: ${(at(runs.tessera, 'total') / at(runs.base, 'total')).toFixed(3)}).`] : []),
+      ...(base
+        ? [
+            `At ${BASE_REV}: ${(at(runs.bare, 'total') / at(runs.base, 'total')).toFixed(2)} of bare Fastify's rate (this build / ${BASE_REV}, CPU an answer: ${(at(runs.tessera, 'total') / at(runs.base, 'total')).toFixed(3)}).`,
+          ]
+        : []),
     ].join('\n'),
   );
 } finally {

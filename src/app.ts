@@ -1,17 +1,22 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
-import { answerClientError, answerFrameworkError, answerMissingHostAndExpect, SERVER_OPTIONS } from './http/client-errors.js';
-import { registerErrorHandling } from './http/error-response.js';
-import { logRequests } from './http/request-log.js';
-import { lazyRequestLogger } from './http/lazy-request-logger.js';
-import { countRequests } from './http/request-metrics.js';
+import {
+  answerClientError,
+  answerFrameworkError,
+  answerMissingHostAndExpect,
+  SERVER_OPTIONS,
+} from './http/client-errors.js';
 import { consoleScope } from './http/console.js';
-import { registerDocsPage, registerOpenApi } from './http/openapi.js';
+import { registerErrorHandling } from './http/error-response.js';
 import { documentErrors } from './http/error-schemas.js';
+import { lazyRequestLogger } from './http/lazy-request-logger.js';
+import { registerDocsPage, registerOpenApi } from './http/openapi.js';
+import { logRequests } from './http/request-log.js';
+import { countRequests } from './http/request-metrics.js';
 import { api, probes, wellKnown } from './http/scopes.js';
+import type { HttpServices } from './http/services.js';
 import { gateUntilStarted } from './http/start-gate.js';
 import type { TesseraApp } from './http/tessera-app.js';
-import type { HttpServices } from './http/services.js';
 
 export type { TesseraApp } from './http/tessera-app.js';
 
@@ -28,7 +33,9 @@ export function buildApp(services: HttpServices, options: AppOptions = {}): Tess
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }),
     // TLS asks every client for a certificate and requires none: certificate users present one,
     // password and token clients go on as before (the chain is checked per request, auth/certs).
-    ...(options.https ? { https: { ...options.https, requestCert: true, rejectUnauthorized: false, ...SERVER_OPTIONS } } : { http: SERVER_OPTIONS }),
+    ...(options.https
+      ? { https: { ...options.https, requestCert: true, rejectUnauthorized: false, ...SERVER_OPTIONS } }
+      : { http: SERVER_OPTIONS }),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
     bodyLimit: services.config.bodyLimitBytes,

@@ -32,7 +32,12 @@ export class Deadline {
  * `promise`, or `onTimeout()`'s error once `ms` have passed. The promise is not cancelled:
  * `abandon` receives its value if it arrives late (to release what it holds).
  */
-export function within<T>(promise: Promise<T>, ms: number, onTimeout: () => Error, abandon?: (late: T) => void): Promise<T> {
+export function within<T>(
+  promise: Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+  abandon?: (late: T) => void,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   const timeout = new Promise<never>((_, reject) => {

@@ -151,7 +151,10 @@ export class ForbiddenError extends DomainError {
 /** Ambient credentials (Basic, a client certificate) on a state-changing request from a page of another site. */
 export class CrossSiteRequestError extends DomainError {
   constructor() {
-    super('cross_site_request', 'A page of another site may not act with credentials the browser sends by itself (Basic, a client certificate): send a token instead');
+    super(
+      'cross_site_request',
+      'A page of another site may not act with credentials the browser sends by itself (Basic, a client certificate): send a token instead',
+    );
   }
 }
 
@@ -162,7 +165,10 @@ export class UserNotFoundError extends DomainError {
 }
 
 export class UserAlreadyExistsError extends DomainError {
-  constructor(code: 'name_already_exists' | 'email_already_exists' | 'uid_already_exists' = 'name_already_exists', message = 'A user with this name already exists') {
+  constructor(
+    code: 'name_already_exists' | 'email_already_exists' | 'uid_already_exists' = 'name_already_exists',
+    message = 'A user with this name already exists',
+  ) {
     super(code, message);
   }
 }
@@ -273,7 +279,10 @@ export class NotReadyError extends RetryLaterError {
 /** The store's tokens moved to another issuer, and the move's overlap ended: this node's no longer count. */
 export class IssuerMovedError extends DomainError {
   constructor(mine: string, current: string) {
-    super('issuer_moved', `This node issues tokens as ${mine}, which the cluster no longer accepts: it moved to ${current}. Log in through another node; its operator restarts it with --public-url ${current}`);
+    super(
+      'issuer_moved',
+      `This node issues tokens as ${mine}, which the cluster no longer accepts: it moved to ${current}. Log in through another node; its operator restarts it with --public-url ${current}`,
+    );
   }
 }
 
@@ -312,7 +321,10 @@ export class RoleInUseError extends DomainError {
 /** Basic credentials on a route other than the login, while the cluster turned them off. */
 export class BasicAuthDisabledError extends DomainError {
   constructor() {
-    super('basic_auth_disabled', 'Basic credentials are accepted only by POST /v1/users/authorize on this cluster: present a token');
+    super(
+      'basic_auth_disabled',
+      'Basic credentials are accepted only by POST /v1/users/authorize on this cluster: present a token',
+    );
   }
 }
 
@@ -328,7 +340,12 @@ export class DirectoryUnavailableError extends RetryLaterError {
 export class LdapFieldsError extends DomainError {
   constructor(
     message: string,
-    code: 'illegal_fields_combination' | 'missing_field' | 'invalid_dn_param' | 'invalid_name_param' | 'invalid_role_uids_param' = 'illegal_fields_combination',
+    code:
+      | 'illegal_fields_combination'
+      | 'missing_field'
+      | 'invalid_dn_param'
+      | 'invalid_name_param'
+      | 'invalid_role_uids_param' = 'illegal_fields_combination',
   ) {
     super(code, message);
   }
@@ -357,7 +374,12 @@ export class DirectoryUserError extends DomainError {
 /** A client certificate that logs no one in, with the reason's own code (all 401). */
 export class CertificateRefusedError extends DomainError {
   constructor(
-    code: 'certificate_required' | 'certificate_untrusted' | 'certificate_expired' | 'certificate_not_yet_valid' | 'certificate_subject_unknown',
+    code:
+      | 'certificate_required'
+      | 'certificate_untrusted'
+      | 'certificate_expired'
+      | 'certificate_not_yet_valid'
+      | 'certificate_subject_unknown',
     message: string,
   ) {
     super(code, message);
@@ -380,7 +402,10 @@ export class ClusterCertificateError extends DomainError {
 
 /** /v1/cluster/sso: what turning SSO on needs, or IdP metadata that cannot be taken. */
 export class SsoConfigError extends DomainError {
-  constructor(code: 'missing_param' | 'missing_certificate' | 'saml_metadata_parsing_error' | 'saml_metadata_validation_error', message: string) {
+  constructor(
+    code: 'missing_param' | 'missing_certificate' | 'saml_metadata_parsing_error' | 'saml_metadata_validation_error',
+    message: string,
+  ) {
     super(code, message);
   }
 }
@@ -395,7 +420,10 @@ export class SsoUserError extends DomainError {
 /** A password login of a user who is not an admin while the cluster enforces SSO. */
 export class SsoRequiredError extends DomainError {
   constructor() {
-    super('sso_required', 'This cluster requires users who are not admins to sign in with SSO, through the identity provider');
+    super(
+      'sso_required',
+      'This cluster requires users who are not admins to sign in with SSO, through the identity provider',
+    );
   }
 }
 

@@ -6,8 +6,8 @@ import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
 import { listenManagement } from './metrics/management-listener.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { openTessera, type Tessera } from './tessera.js';
-import { settledNotice } from './tokens/store-issuer.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
+import { settledNotice } from './tokens/store-issuer.js';
 import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
 import { KyselyUnshownPasswordMark } from './users/unshown-password-mark.js';
 
@@ -66,7 +66,12 @@ async function start(config: Config, firstAdmin: { username?: string; password?:
       started: () => started,
     });
     if (tls) answerPlainHttpOnTls(app.server);
-    const management = config.metricsListen ? await listenManagement(tessera.metrics, config.metricsListen, { started: () => started, readiness: tessera.readiness }) : undefined;
+    const management = config.metricsListen
+      ? await listenManagement(tessera.metrics, config.metricsListen, {
+          started: () => started,
+          readiness: tessera.readiness,
+        })
+      : undefined;
     await app.listen({ host: config.listen.host, port: config.listen.port }).catch(async (err: unknown) => {
       await management?.close();
       throw err;
@@ -76,10 +81,12 @@ async function start(config: Config, firstAdmin: { username?: string; password?:
       await management?.close();
       await app.close();
     };
-    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(async (err: unknown) => {
-      await closeListeners();
-      throw err;
-    });
+    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(
+      async (err: unknown) => {
+        await closeListeners();
+        throw err;
+      },
+    );
     started = true;
     const { address, port } = app.server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;

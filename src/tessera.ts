@@ -1,24 +1,24 @@
-import type { EventLogStore } from './event-log/event-log.js';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog, START_CONTEXT } from './audit/audit-log.js';
-import { LastLogins } from './users/last-logins.js';
-import { EventLogWriter } from './event-log/event-log-writer.js';
-import { KyselyEventLog } from './event-log/kysely-event-log.js';
 import { Callers } from './auth/callers.js';
 import { Logins } from './auth/logins.js';
 import { RealmChain } from './auth/realm-chain.js';
 import { CertificateRealm } from './auth/realms/certificate-realm.js';
 import { LdapRealm } from './auth/realms/ldap-realm.js';
 import { LocalRealm } from './auth/realms/local-realm.js';
+import { SsoRealm } from './auth/realms/sso-realm.js';
 import { VerifiedCredentials } from './auth/verified-credentials.js';
 import { CertificateTrust } from './certs/certificate-trust.js';
 import { TrustedCa } from './certs/trusted-ca.js';
 import { type Clock, systemClock } from './clock.js';
 import { audiencesOf, type Config, ConfigError, issuerOf, masterKeyBytes, publicUrlOf } from './config/config.js';
 import { within } from './deadline.js';
+import type { EventLogStore } from './event-log/event-log.js';
+import { EventLogWriter } from './event-log/event-log-writer.js';
+import { KyselyEventLog } from './event-log/kysely-event-log.js';
 import { EventHub } from './events.js';
 import { Admission } from './guard/admission.js';
 import { AdmittedHasher } from './guard/admitted-hasher.js';
@@ -36,31 +36,31 @@ import { Metrics } from './metrics/metrics.js';
 import { ClusterSettings } from './policy/cluster-settings.js';
 import { PolicyService } from './policy/policy-service.js';
 import { KyselyPolicyStore } from './policy/policy-store.js';
+import type { Readiness } from './probes/readiness.js';
 import { KyselyRoleStore } from './roles/kysely-role-store.js';
 import { RoleService } from './roles/role-service.js';
-import { type Db, openDatabase, pingDatabase } from './store/database.js';
-import { KeyRing } from './tokens/key-ring.js';
-import { KeySealer } from './tokens/key-sealer.js';
-import { KyselyKeyStore } from './tokens/kysely-key-store.js';
-import { RevocationList } from './tokens/revocation-list.js';
-import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
-import type { Readiness } from './probes/readiness.js';
-import { AcceptedIssuers } from './tokens/accepted-issuers.js';
-import { readIssuer, type SettledIssuer, settleIssuer } from './tokens/store-issuer.js';
-import { TokenIssuer } from './tokens/token-issuer.js';
-import { TokenVerifier } from './tokens/token-verifier.js';
+import { ConsoleIdle } from './sessions/console-idle.js';
+import { KyselySessionStore } from './sessions/kysely-session-store.js';
+import { SessionService } from './sessions/session-service.js';
 import { SamlStore } from './sso/saml-store.js';
 import { REQUEST_MS, ServiceProvider } from './sso/service-provider.js';
 import { SsoCertificates } from './sso/sso-certificates.js';
 import { SsoService } from './sso/sso-service.js';
 import { SsoSettings } from './sso/sso-settings.js';
 import { SsoSignIn } from './sso/sso-sign-in.js';
-import { SsoRealm } from './auth/realms/sso-realm.js';
+import { type Db, openDatabase, pingDatabase } from './store/database.js';
+import { AcceptedIssuers } from './tokens/accepted-issuers.js';
+import { KeyRing } from './tokens/key-ring.js';
+import { KeySealer } from './tokens/key-sealer.js';
+import { KyselyKeyStore } from './tokens/kysely-key-store.js';
+import { RevocationList } from './tokens/revocation-list.js';
+import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation-store.js';
+import { readIssuer, type SettledIssuer, settleIssuer } from './tokens/store-issuer.js';
+import { TokenIssuer } from './tokens/token-issuer.js';
+import { TokenVerifier } from './tokens/token-verifier.js';
 import { AccountService } from './users/account-service.js';
-import { ConsoleIdle } from './sessions/console-idle.js';
-import { KyselySessionStore } from './sessions/kysely-session-store.js';
-import { SessionService } from './sessions/session-service.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
+import { LastLogins } from './users/last-logins.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
 import { UserReadCache } from './users/user-read-cache.js';
 
@@ -149,26 +149,67 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const keys = await loadKeyRing(db, config, clock);
     const settled = await settleIssuer(db, config, clock);
     if (settled.movedFrom) {
-      audit.record(START_CONTEXT, { event: 'issuer_move', outcome: 'success', target: 'issuer', reason: `from ${settled.movedFrom.issuer} to ${issuerOf(config)} (a start with another address)` });
+      audit.record(START_CONTEXT, {
+        event: 'issuer_move',
+        outcome: 'success',
+        target: 'issuer',
+        reason: `from ${settled.movedFrom.issuer} to ${issuerOf(config)} (a start with another address)`,
+      });
     }
     await revocations.start();
     keys.start();
     const [iss, aud] = [issuerOf(config), audiencesOf(config)];
-    const origins = new AcceptedIssuers({ issuer: iss, audiences: aud, audiencesGiven: config.audiences.length > 0 }, () => readIssuer(db), clock, await readIssuer(db));
+    const origins = new AcceptedIssuers(
+      { issuer: iss, audiences: aud, audiencesGiven: config.audiences.length > 0 },
+      () => readIssuer(db),
+      clock,
+      await readIssuer(db),
+    );
     const issuer = new TokenIssuer(keys, iss, aud, origins, clock, events);
     const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
     const { sessions } = core;
     const consoleIdle = new ConsoleIdle(new KyselySessionStore(db), policy, clock, (sid) => sessions.endOne(sid));
-    const callers = new Callers({ chain, verifier, revocations, events, lastLogins: new LastLogins(users, clock), consoleIdle });
-    const logins = new Logins({ chain, users, issuer, revocations, sessions, policy, audit, clock, loginTimeoutMs: config.loginTimeoutMs });
-    const ssoSignIn = new SsoSignIn({ logins, provider: core.serviceProvider, store: core.samlStore, users, issuer, sessions, clock });
+    const callers = new Callers({
+      chain,
+      verifier,
+      revocations,
+      events,
+      lastLogins: new LastLogins(users, clock),
+      consoleIdle,
+    });
+    const logins = new Logins({
+      chain,
+      users,
+      issuer,
+      revocations,
+      sessions,
+      policy,
+      audit,
+      clock,
+      loginTimeoutMs: config.loginTimeoutMs,
+    });
+    const ssoSignIn = new SsoSignIn({
+      logins,
+      provider: core.serviceProvider,
+      store: core.samlStore,
+      users,
+      issuer,
+      sessions,
+      clock,
+    });
     const pruneSessions = setInterval(() => void sessions.prune().catch(() => {}), 3_600_000).unref();
     const readiness = async () => {
       origins.refresh(); // an idle node too learns of a move of the store's issuer
       const issuerMovedTo = origins.movedTo(clock());
       const [store, redisUp] = await Promise.all([
-        within(pingDatabase(db), READINESS_MS, () => new Error('no answer')).then(() => true, () => false),
-        redis?.ping().then(() => true, () => false), // within the client's command timeout
+        within(pingDatabase(db), READINESS_MS, () => new Error('no answer')).then(
+          () => true,
+          () => false,
+        ),
+        redis?.ping().then(
+          () => true,
+          () => false,
+        ), // within the client's command timeout
       ]);
       return { store, ...(redisUp !== undefined && { redis: redisUp }), ...(issuerMovedTo && { issuerMovedTo }) };
     };
@@ -179,7 +220,17 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       await closeCore();
       redis?.disconnect();
     };
-    return { ...core, keys, revocationFeed: new KyselyRevocationStore(db), callers, logins, ssoSignIn, readiness, close, issuer: settled };
+    return {
+      ...core,
+      keys,
+      revocationFeed: new KyselyRevocationStore(db),
+      callers,
+      logins,
+      ssoSignIn,
+      readiness,
+      close,
+      issuer: settled,
+    };
   } catch (err) {
     await core?.close();
     redis?.disconnect();
@@ -188,7 +239,13 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
 }
 
 /** Everything but the tokens: the store, the hasher, the guards, the realms and their chain, the use cases. Each part made once. */
-async function openCore(config: Config, options: OpenOptions & { server?: boolean }, events: EventHub, metrics: Metrics, redis?: Redis): Promise<Accounts> {
+async function openCore(
+  config: Config,
+  options: OpenOptions & { server?: boolean },
+  events: EventHub,
+  metrics: Metrics,
+  redis?: Redis,
+): Promise<Accounts> {
   const clock = options.clock ?? systemClock;
   const db = await openDatabase(config);
   try {
@@ -229,8 +286,16 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
       loginTimeoutMs: config.loginTimeoutMs,
     });
     const eventLog = new KyselyEventLog(db);
-    const eventWriter = new EventLogWriter(eventLog, clock, { retentionDays: config.eventLogDays, maxEvents: config.eventLogMax, flushMs: 1000, prune: options.server === true }, (err) =>
-      options.logger?.warn({ err: String(err) }, 'the event log could not be written'),
+    const eventWriter = new EventLogWriter(
+      eventLog,
+      clock,
+      {
+        retentionDays: config.eventLogDays,
+        maxEvents: config.eventLogMax,
+        flushMs: 1000,
+        prune: options.server === true,
+      },
+      (err) => options.logger?.warn({ err: String(err) }, 'the event log could not be written'),
       events,
     );
     events.on('audited', (record, ctx) => eventWriter.add(record, ctx));
@@ -244,9 +309,37 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
       ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
       clusterName: async () => (await policy.get()).name,
     });
-    const sessions = new SessionService({ store: new KyselySessionStore(db), policy, revocations, users, accounts, audit, clock });
+    const sessions = new SessionService({
+      store: new KyselySessionStore(db),
+      policy,
+      revocations,
+      users,
+      accounts,
+      audit,
+      clock,
+    });
     return {
-      ...{ config, clock, db, events, metrics, users, hasher, policy, audit, lockout, userReads, revocations, chain, ldapMappings, samlStore, serviceProvider, eventLog, eventWriter, close },
+      ...{
+        config,
+        clock,
+        db,
+        events,
+        metrics,
+        users,
+        hasher,
+        policy,
+        audit,
+        lockout,
+        userReads,
+        revocations,
+        chain,
+        ldapMappings,
+        samlStore,
+        serviceProvider,
+        eventLog,
+        eventWriter,
+        close,
+      },
       accounts,
       sessions,
       roles: new RoleService(roleStore, users, audit),
@@ -262,12 +355,22 @@ async function openCore(config: Config, options: OpenOptions & { server?: boolea
 }
 
 /** Where the lockout counts failures: Redis when nodes share one (memory as insurance if asked), else this process's memory. */
-function loginGuard(redis: Redis | undefined, config: Config, clock: Clock, metrics: Metrics, logger?: Logger): LoginGuard {
+function loginGuard(
+  redis: Redis | undefined,
+  config: Config,
+  clock: Clock,
+  metrics: Metrics,
+  logger?: Logger,
+): LoginGuard {
   if (!redis) return new MemoryLoginGuard(clock);
-  return new ResilientLoginGuard(new RedisLoginGuard(redis, config.redisKeyPrefix, clock), config.redisFailOpen ? new MemoryLoginGuard(clock) : null, (err) => {
-    metrics.redisFailed('lockout');
-    logger?.warn({ err: String(err) }, 'redis unavailable for lockout counters');
-  });
+  return new ResilientLoginGuard(
+    new RedisLoginGuard(redis, config.redisKeyPrefix, clock),
+    config.redisFailOpen ? new MemoryLoginGuard(clock) : null,
+    (err) => {
+      metrics.redisFailed('lockout');
+      logger?.warn({ err: String(err) }, 'redis unavailable for lockout counters');
+    },
+  );
 }
 
 /**
@@ -284,8 +387,15 @@ async function seedTrustedCa(trustedCa: TrustedCa, config: Config, logger?: Logg
     throw new ConfigError(`--client-ca ${file} cannot be read: ${(err as Error).message}`);
   }
   const current = await trustedCa.pem();
-  if (current === '') await trustedCa.set(pem).catch((err: Error) => Promise.reject(new ConfigError(`--client-ca ${file}: ${err.message}`)));
-  else if (current.trim() !== pem.trim()) logger?.warn({ file }, 'the store already has a trusted CA for client certificates (mtls_trusted_ca): --client-ca is not used; change it with PUT /v1/cluster/certificates');
+  if (current === '')
+    await trustedCa
+      .set(pem)
+      .catch((err: Error) => Promise.reject(new ConfigError(`--client-ca ${file}: ${err.message}`)));
+  else if (current.trim() !== pem.trim())
+    logger?.warn(
+      { file },
+      'the store already has a trusted CA for client certificates (mtls_trusted_ca): --client-ca is not used; change it with PUT /v1/cluster/certificates',
+    );
 }
 
 /** What seals secrets at rest (signing keys, the LDAP bind password): the master key, when there is one. */

@@ -19,7 +19,10 @@ app.post('/v1/users/authorize', async (req, res) => {
   if (!row || !(await argon2.verify(row.hash, password))) {
     return res.status(401).json({ error_code: 'invalid_credentials', message: 'Invalid username or password' });
   }
-  const token = jwt.sign({ uid: row.uid, username: row.username, roles: [row.role] }, secret, { expiresIn: 300, subject: String(row.uid) });
+  const token = jwt.sign({ uid: row.uid, username: row.username, roles: [row.role] }, secret, {
+    expiresIn: 300,
+    subject: String(row.uid),
+  });
   res.json({ access_token: token });
 });
 const server = app.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}`));

@@ -22,7 +22,18 @@ for (const [alg, { publicKey, privateKey }] of Object.entries(pairs)) {
   const sign = createSigner({ key: pem(privateKey, 'pkcs8'), algorithm: alg, kid: 'k' });
   const verify = createVerifier({ key: pem(publicKey, 'spki'), algorithms: [alg], cache: false });
   const now = Math.floor(Date.now() / 1000);
-  const claims = () => ({ iss: 'https://t', aud: 'https://t', sub: '1', uid: 1, username: 'u', roles: ['admin'], ver: 0, iat: now, exp: now + 300, jti: randomUUID() });
+  const claims = () => ({
+    iss: 'https://t',
+    aud: 'https://t',
+    sub: '1',
+    uid: 1,
+    username: 'u',
+    roles: ['admin'],
+    ver: 0,
+    iat: now,
+    exp: now + 300,
+    jti: randomUUID(),
+  });
   const token = sign(claims());
   result[alg] = { signPerSec: rate(() => sign(claims())), verifyPerSec: rate(() => verify(token)) };
 }

@@ -7,14 +7,33 @@ import autocannon from 'autocannon';
  * `variants`: `{headers?, body?}` taken in turn into the requests (logins of many users, so
  * that no two at once share a verification); `tlsOptions`: a client certificate, say.
  */
-export async function closedLoop({ url, method = 'GET', headers = {}, body, variants, connections = 8, seconds = 8, tlsOptions }) {
+export async function closedLoop({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  variants,
+  connections = 8,
+  seconds = 8,
+  tlsOptions,
+}) {
   let next = 0;
   const vary = (request) => {
     const v = variants[next++ % variants.length];
     return { ...request, ...v, headers: { ...request.headers, ...v.headers } };
   };
   const requests = variants && [{ setupRequest: vary }];
-  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining: 1, ...(requests && { requests }), ...(tlsOptions && { tlsOptions }) });
+  const result = await autocannon({
+    url,
+    method,
+    headers,
+    body,
+    connections,
+    duration: seconds,
+    pipelining: 1,
+    ...(requests && { requests }),
+    ...(tlsOptions && { tlsOptions }),
+  });
   const ok = result['2xx'];
   return {
     rps: ok / seconds,
@@ -30,9 +49,20 @@ export async function closedLoop({ url, method = 'GET', headers = {}, body, vari
  * sent in turn, as in closedLoop). Returns the latencies per status, so that admitted and
  * refused requests can be told apart.
  */
-export async function openLoop({ url, method = 'GET', headers = {}, body, bodies, rate, seconds, connectionEach = false }) {
+export async function openLoop({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  bodies,
+  rate,
+  seconds,
+  connectionEach = false,
+}) {
   // connectionEach: a new connection a request, as a Kubernetes probe or curl makes.
-  const agent = connectionEach ? new http.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const agent = connectionEach
+    ? new http.Agent({ keepAlive: false })
+    : new http.Agent({ keepAlive: true, maxSockets: 512 });
   const byStatus = new Map();
   const pending = [];
   const start = performance.now();

@@ -34,7 +34,11 @@ export function startProcess(args, env = {}, command = process.execPath) {
           pid: child.pid,
           startupMs: performance.now() - started,
           rssMb: () => rssMb(child.pid),
-          stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }),
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', r);
+              child.kill('SIGTERM');
+            }),
         });
       }
     };
@@ -47,7 +51,19 @@ export function startProcess(args, env = {}, command = process.execPath) {
 /** The CLI as users run it (`npm start`, `npx tessera`): the executable, with its shebang's Node flags; over plain HTTP unless `tls`. */
 export function startTessera(dataDir, extraArgs = [], env = {}, { tls = false } = {}) {
   return startProcess(
-    ['serve', ...(tls ? [] : ['--no-tls']), '--listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', '--data-dir', dataDir, '--auth-rate-limit', '0', ...extraArgs],
+    [
+      'serve',
+      ...(tls ? [] : ['--no-tls']),
+      '--listen',
+      '127.0.0.1:0',
+      '--metrics-listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      dataDir,
+      '--auth-rate-limit',
+      '0',
+      ...extraArgs,
+    ],
     env,
     path.join(ROOT, 'dist/cli/main.js'),
   );

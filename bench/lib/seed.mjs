@@ -1,7 +1,7 @@
 // Seeds a SQLite data dir with N users that all share one password, quickly.
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { hash } from '@node-rs/argon2';
+import SQLite from 'better-sqlite3';
 import { openDatabase } from '../../dist/store/database.js';
 import { usernameKey } from '../../dist/users/username.js';
 

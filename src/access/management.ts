@@ -24,7 +24,16 @@ export function isRole(value: string): value is Role {
  * order. Rights themselves are the union of the levels' permissions (access/permissions.ts),
  * so the order decides only which level is shown.
  */
-const RANK: readonly Role[] = ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'token_verifier', 'none'];
+const RANK: readonly Role[] = [
+  'admin',
+  'user_manager',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  'token_verifier',
+  'none',
+];
 
 /** The levels a user holds through its own role and its roles, highest first; 'none' only when alone. */
 export function rightsFrom(own: Role, fromRoles: readonly Role[]): Role[] {
@@ -38,4 +47,5 @@ export function highest(rights: readonly Role[]): Role {
 }
 
 /** The order of ROLES and RANK must name the same levels; checked once at load. */
-if (RANK.length !== ROLES.length || !ROLES.every((r) => RANK.includes(r))) throw new Error('management ranks out of date');
+if (RANK.length !== ROLES.length || !ROLES.every((r) => RANK.includes(r)))
+  throw new Error('management ranks out of date');

@@ -72,14 +72,27 @@ export const UI_PERMISSIONS = {
   view_sso_page: ['admin'],
   view_keys_page: ['admin'],
   view_events_page: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member'],
-  change_own_password: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'token_verifier', 'none'],
+  change_own_password: [
+    'admin',
+    'user_manager',
+    'cluster_member',
+    'cluster_viewer',
+    'db_member',
+    'db_viewer',
+    'token_verifier',
+    'none',
+  ],
 } as const satisfies Record<string, readonly Role[]>;
 
 /** A management level's permissions in the product's shape (GET /v1/users/permissions). */
 export function permissionsOf(level: Role): { api_permissions: Permission[]; ui_permissions: string[] } {
   return {
-    api_permissions: (Object.entries(PERMISSIONS) as [Permission, readonly Role[]][]).filter(([, levels]) => levels.includes(level)).map(([p]) => p),
-    ui_permissions: (Object.entries(UI_PERMISSIONS) as [string, readonly Role[]][]).filter(([, levels]) => levels.includes(level)).map(([p]) => p),
+    api_permissions: (Object.entries(PERMISSIONS) as [Permission, readonly Role[]][])
+      .filter(([, levels]) => levels.includes(level))
+      .map(([p]) => p),
+    ui_permissions: (Object.entries(UI_PERMISSIONS) as [string, readonly Role[]][])
+      .filter(([, levels]) => levels.includes(level))
+      .map(([p]) => p),
   };
 }
 

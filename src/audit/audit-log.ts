@@ -96,6 +96,9 @@ export class AuditLog {
 
   record(ctx: RequestContext, record: AuditRecord): void {
     this.events.emit('audited', record, ctx);
-    this.logger?.info({ audit: record.event, ...record, event: undefined, ip: ctx.ip, request_id: ctx.requestId }, 'audit');
+    this.logger?.info(
+      { audit: record.event, ...record, event: undefined, ip: ctx.ip, request_id: ctx.requestId },
+      'audit',
+    );
   }
 }

@@ -1,15 +1,15 @@
-import type { RequestContext } from '../audit/audit-log.js';
 import { highest } from '../access/management.js';
+import type { RequestContext } from '../audit/audit-log.js';
 import { InvalidTokenError, TokenExpiredError } from '../errors.js';
 import type { EventHub } from '../events.js';
+import type { ConsoleIdle } from '../sessions/console-idle.js';
 import type { TokenClaims } from '../tokens/claims.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenVerifier } from '../tokens/token-verifier.js';
+import type { LastLogins } from '../users/last-logins.js';
 import type { Presented } from './credentials.js';
 import type { Principal } from './principal.js';
 import type { Authenticated, RealmChain } from './realm-chain.js';
-import type { LastLogins } from '../users/last-logins.js';
-import type { ConsoleIdle } from '../sessions/console-idle.js';
 
 /**
  * Who is calling, from what a request presents: a token Tessera issued (verified, not
@@ -32,7 +32,8 @@ export class Callers {
   known(presented: Presented): Principal | undefined {
     if (presented.kind === 'token') {
       const claims = this.deps.verifier.known(presented.token);
-      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti, claims.sid) !== false) return undefined;
+      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti, claims.sid) !== false)
+        return undefined;
       if (claims.cm && claims.sid !== undefined && this.deps.consoleIdle.active(claims.sid) !== true) return undefined;
       this.deps.events.emit('tokenChecked', 'valid', true);
       return tokenPrincipal(claims);
@@ -56,7 +57,8 @@ export class Callers {
     try {
       checked = await verifier.check(token);
     } catch (err) {
-      if (err instanceof InvalidTokenError) events.emit('tokenChecked', err instanceof TokenExpiredError ? 'expired' : 'invalid', false);
+      if (err instanceof InvalidTokenError)
+        events.emit('tokenChecked', err instanceof TokenExpiredError ? 'expired' : 'invalid', false);
       throw err;
     }
     const { claims, cached } = checked;
@@ -66,7 +68,9 @@ export class Callers {
     }
     if (claims.cm && claims.sid !== undefined && !(await this.deps.consoleIdle.check(claims.sid))) {
       events.emit('tokenChecked', 'revoked', cached);
-      throw new InvalidTokenError('The console session ended: idle longer than cm_session_timeout_minutes, or signed out');
+      throw new InvalidTokenError(
+        'The console session ended: idle longer than cm_session_timeout_minutes, or signed out',
+      );
     }
     events.emit('tokenChecked', 'valid', cached);
     return tokenPrincipal(claims);
@@ -78,5 +82,12 @@ function principalOf({ user }: Authenticated, via: 'password' | 'certificate'): 
 }
 
 function tokenPrincipal(claims: TokenClaims): Principal {
-  return { uid: claims.uid, username: claims.username, role: highest(claims.roles), rights: claims.roles, via: 'token', token: claims };
+  return {
+    uid: claims.uid,
+    username: claims.username,
+    role: highest(claims.roles),
+    rights: claims.roles,
+    via: 'token',
+    token: claims,
+  };
 }

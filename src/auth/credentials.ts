@@ -58,7 +58,9 @@ export function parseAuthorization(header: string): PasswordProof | { kind: 'tok
   const { scheme, value } = splitAuthorization(header);
   if ((scheme === 'jwt' || scheme === 'bearer') && value) return { kind: 'token', token: value };
   if (scheme === 'basic') return decodeBasicCredentials(value);
-  throw new MissingCredentialsError('Present a token as "Authorization: JWT <token>" or "Bearer <token>", or Basic credentials');
+  throw new MissingCredentialsError(
+    'Present a token as "Authorization: JWT <token>" or "Bearer <token>", or Basic credentials',
+  );
 }
 
 /**
@@ -81,7 +83,8 @@ function plainToken(header: string | undefined): string | undefined {
  * (parseAuthorization reads those, and says what is wrong).
  */
 function plainBasic(header: string | undefined): PasswordProof | undefined {
-  if (header === undefined || header.indexOf(' ') !== 5 || header.slice(0, 5).toLowerCase() !== 'basic') return undefined;
+  if (header === undefined || header.indexOf(' ') !== 5 || header.slice(0, 5).toLowerCase() !== 'basic')
+    return undefined;
   try {
     return decodeBasicCredentials(header.slice(6));
   } catch {

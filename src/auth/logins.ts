@@ -1,16 +1,24 @@
-import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
-import { AccountLockedError, CertificateRefusedError, type DomainError, InvalidTokenError, MissingCredentialsError, PasswordExpiredError, StoreUnavailableError } from '../errors.js';
+import {
+  AccountLockedError,
+  CertificateRefusedError,
+  type DomainError,
+  InvalidTokenError,
+  MissingCredentialsError,
+  PasswordExpiredError,
+  StoreUnavailableError,
+} from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
+import type { SessionService } from '../sessions/session-service.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
-import { isLocked, isPasswordExpired, realmOf, unlocksInSeconds, type User } from '../users/user.js';
+import { isLocked, isPasswordExpired, realmOf, type User, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import type { Principal } from './principal.js';
 import type { RealmChain } from './realm-chain.js';
 import type { Proof, RealmName } from './realms/realm.js';
-import type { SessionService } from '../sessions/session-service.js';
 
 /** Logins, refreshes and logouts: a proof (or a token) in, a token out (or ended). */
 export class Logins {
@@ -35,11 +43,20 @@ export class Logins {
    * a session (`console`: the web console's, idled out by the server); the ttl is shortened to
    * what the session's lifetime leaves.
    */
-  async authorize(proof: Proof | undefined, ttlSeconds: number, ctx: RequestContext, none?: DomainError, console = false): Promise<string> {
+  async authorize(
+    proof: Proof | undefined,
+    ttlSeconds: number,
+    ctx: RequestContext,
+    none?: DomainError,
+    console = false,
+  ): Promise<string> {
     // A certificate where the cluster takes none is no credentials at all.
     if (!proof || (proof.kind === 'certificate' && !(await this.deps.policy.get()).mtls_certificate_authentication)) {
       if ((await this.deps.policy.get()).mtls_certificate_authentication) {
-        throw new CertificateRefusedError('certificate_required', 'Present a client certificate, Basic credentials, or {"username", "password"}');
+        throw new CertificateRefusedError(
+          'certificate_required',
+          'Present a client certificate, Basic credentials, or {"username", "password"}',
+        );
       }
       throw none ?? new MissingCredentialsError();
     }
@@ -53,8 +70,19 @@ export class Logins {
     const { chain, users, audit, clock } = this.deps;
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
     const { user, realm } = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
-    await deadline.race(users.recordLogin(user.uid, new Date(clock())), () => new StoreUnavailableError('no answer within the login deadline'));
-    audit.record(ctx, { event: 'authorize', outcome: 'success', ...actorOf(user), uid: user.uid, username: user.username, realm, ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }) });
+    await deadline.race(
+      users.recordLogin(user.uid, new Date(clock())),
+      () => new StoreUnavailableError('no answer within the login deadline'),
+    );
+    audit.record(ctx, {
+      event: 'authorize',
+      outcome: 'success',
+      ...actorOf(user),
+      uid: user.uid,
+      username: user.username,
+      realm,
+      ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }),
+    });
     return { user, realm };
   }
 
@@ -67,13 +95,21 @@ export class Logins {
     const current = await users.getByUid(principal.uid);
     if (!current) throw new InvalidTokenError('The user of this token no longer exists');
     const now = new Date(clock());
-    if (current.lockedUntil && isLocked(current, now)) throw new AccountLockedError(unlocksInSeconds(current.lockedUntil, now));
+    if (current.lockedUntil && isLocked(current, now))
+      throw new AccountLockedError(unlocksInSeconds(current.lockedUntil, now));
     if (isPasswordExpired(current, await policy.get(), now)) throw new PasswordExpiredError();
     // Its directory groups read again, its certificate login still on: a user its realm no longer lets in is not renewed.
     const user = await chain.refresh(current, Deadline.after(this.deps.loginTimeoutMs));
     if (!user) throw new InvalidTokenError('This user can no longer log in the way it did');
     const session = await this.deps.sessions.renew(principal.token!, user, realmOf(user), ctx, ttlSeconds);
-    audit.record(ctx, { event: 'refresh', outcome: 'success', ...actorOf(user), uid: user.uid, username: user.username, realm: realmOf(user) });
+    audit.record(ctx, {
+      event: 'refresh',
+      outcome: 'success',
+      ...actorOf(user),
+      uid: user.uid,
+      username: user.username,
+      realm: realmOf(user),
+    });
     return issuer.issue(user, session.ttl, session);
   }
 
@@ -83,6 +119,12 @@ export class Logins {
       await this.deps.revocations.revokeToken(principal.token.jti, new Date(principal.token.exp * 1000));
       await this.deps.sessions.endOwn(principal.token);
     }
-    this.deps.audit.record(ctx, { event: 'logout', outcome: 'success', ...actorOf(principal), uid: principal.uid, username: principal.username });
+    this.deps.audit.record(ctx, {
+      event: 'logout',
+      outcome: 'success',
+      ...actorOf(principal),
+      uid: principal.uid,
+      username: principal.username,
+    });
   }
 }

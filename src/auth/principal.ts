@@ -1,5 +1,5 @@
-import type { TokenClaims } from '../tokens/claims.js';
 import type { Role } from '../access/management.js';
+import type { TokenClaims } from '../tokens/claims.js';
 
 /** The identity of a request, from a token or from a password check. */
 export interface Principal {

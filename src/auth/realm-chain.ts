@@ -19,7 +19,7 @@ import type { PolicyService } from '../policy/policy-service.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import { failureBudgetMs } from '../users/match-password.js';
 import type { PasswordHasher } from '../users/password-hasher.js';
-import { isLocked, isPasswordExpired, realmOf, unlocksInSeconds, type User } from '../users/user.js';
+import { isLocked, isPasswordExpired, realmOf, type User, unlocksInSeconds } from '../users/user.js';
 import type { UserReadCache } from '../users/user-read-cache.js';
 import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
@@ -106,22 +106,40 @@ export class RealmChain {
     try {
       // An identity provider's answer is checked each time, alone: never remembered, never shared with another in flight (each is used once).
       if (proof.kind === 'saml') return await this.verify(proof, ctx, deadline, options, trail);
-      const found = this.recognized(proof) ?? (await this.recall(proof, deadline)) ?? (await this.verifyOnce(proof, ctx, deadline, options, trail));
+      const found =
+        this.recognized(proof) ??
+        (await this.recall(proof, deadline)) ??
+        (await this.verifyOnce(proof, ctx, deadline, options, trail));
       const rules = this.deps.policy.fresh() ?? (await inTime(deadline, this.deps.policy.get()));
       // A right password that has expired: said only now, after it was proven right.
-      if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(this.deps.clock()))) throw new PasswordExpiredError();
+      if (!options.allowExpired && isPasswordExpired(found.user, rules, new Date(this.deps.clock())))
+        throw new PasswordExpiredError();
       return found;
     } catch (err) {
-      const about = proof.kind === 'password' ? { username: proof.username } : proof.kind === 'certificate' ? { subject: subjectLine(proof.certificate.leaf) } : {};
-      const reason = trail.reason ?? (err as { auditReason?: string }).auditReason ?? (err as { code?: string }).code ?? 'error';
-      this.deps.audit.record(ctx, { event: options.purpose === 'login' ? 'authorize' : 'authenticate', outcome: 'failure', ...about, reason, ...(trail.realm && { realm: trail.realm }) });
+      const about =
+        proof.kind === 'password'
+          ? { username: proof.username }
+          : proof.kind === 'certificate'
+            ? { subject: subjectLine(proof.certificate.leaf) }
+            : {};
+      const reason =
+        trail.reason ?? (err as { auditReason?: string }).auditReason ?? (err as { code?: string }).code ?? 'error';
+      this.deps.audit.record(ctx, {
+        event: options.purpose === 'login' ? 'authorize' : 'authenticate',
+        outcome: 'failure',
+        ...about,
+        reason,
+        ...(trail.realm && { realm: trail.realm }),
+      });
       throw err;
     }
   }
 
   /** A user's current password, confirmed as a login's would be, for a change of it (an expired one confirms). */
   async confirmPassword(username: string, password: string, ctx: RequestContext): Promise<User> {
-    return (await this.authenticate({ kind: 'password', username, password }, ctx, { purpose: 'request', allowExpired: true })).user;
+    return (
+      await this.authenticate({ kind: 'password', username, password }, ctx, { purpose: 'request', allowExpired: true })
+    ).user;
   }
 
   /** The user as its realm sees it now, at its token's refresh; undefined when it may no longer log in. */
@@ -142,7 +160,13 @@ export class RealmChain {
     const [key, secret] = cacheKeyOf(proof);
     const remembered = this.deps.verified.recall(key, secret);
     const user = remembered && this.deps.userReads.fresh(remembered.uid)?.user;
-    if (!remembered || !user || !this.admits(remembered, user, key, proof.kind) || isLocked(user, new Date(this.deps.clock()))) return undefined;
+    if (
+      !remembered ||
+      !user ||
+      !this.admits(remembered, user, key, proof.kind) ||
+      isLocked(user, new Date(this.deps.clock()))
+    )
+      return undefined;
     this.deps.events.emit('credentialsVerified', remembered.realm, true);
     return { user, realm: remembered.realm };
   }
@@ -153,13 +177,24 @@ export class RealmChain {
     const remembered = this.deps.verified.recall(key, secret);
     if (!remembered) return undefined;
     const { policy, userReads, revocations } = this.deps;
-    await inTime(deadline, Promise.all([policy.get(), userReads.get(remembered.uid), revocations.isRevoked(remembered.uid, remembered.epoch)]));
+    await inTime(
+      deadline,
+      Promise.all([
+        policy.get(),
+        userReads.get(remembered.uid),
+        revocations.isRevoked(remembered.uid, remembered.epoch),
+      ]),
+    );
     return this.recognized(proof);
   }
 
   /** Remembered credentials still prove the account as it is now: the same token epoch, and (a password) still one of its logins. */
   private admits(remembered: Remembered, user: User, key: string, kind: Proof['kind']): boolean {
-    if (user.tokenEpoch !== remembered.epoch || this.deps.revocations.knownRevoked(user.uid, remembered.epoch) !== false) return false;
+    if (
+      user.tokenEpoch !== remembered.epoch ||
+      this.deps.revocations.knownRevoked(user.uid, remembered.epoch) !== false
+    )
+      return false;
     // The directory vouched for the name it was given (an alias of the entry, say its mail), within cache_ttl.
     return kind === 'certificate' || remembered.realm === 'ldap' || user.logins.includes(key);
   }
@@ -169,12 +204,21 @@ export class RealmChain {
    * realm): logins with the same ones wait for the one under way, within their own
    * deadlines, while it has at least half their time left; else they verify on their own.
    */
-  private async verifyOnce(proof: Proof, ctx: RequestContext, deadline: Deadline, options: AuthenticateOptions, trail: Trail): Promise<Authenticated> {
+  private async verifyOnce(
+    proof: Proof,
+    ctx: RequestContext,
+    deadline: Deadline,
+    options: AuthenticateOptions,
+    trail: Trail,
+  ): Promise<Authenticated> {
     const [key, secret] = cacheKeyOf(proof);
     const tag = this.deps.verified.tag(key, secret);
     const under = this.inFlight.get(tag);
     if (under && under.deadline.remaining() >= deadline.remaining() / 2) {
-      return deadline.race(under.result, () => new TryAgainError('The same credentials are being checked; try again shortly'));
+      return deadline.race(
+        under.result,
+        () => new TryAgainError('The same credentials are being checked; try again shortly'),
+      );
     }
     const result = this.verify(proof, ctx, deadline, options, trail);
     const mine = { result, deadline };
@@ -186,19 +230,35 @@ export class RealmChain {
     }
   }
 
-  private async verify(proof: Proof, ctx: RequestContext, deadline: Deadline, options: AuthenticateOptions, trail: Trail): Promise<Authenticated> {
+  private async verify(
+    proof: Proof,
+    ctx: RequestContext,
+    deadline: Deadline,
+    options: AuthenticateOptions,
+    trail: Trail,
+  ): Promise<Authenticated> {
     const [key, secret] = cacheKeyOf(proof);
-    const found = proof.kind === 'password' ? await this.verifyPassword(proof, key, ctx, deadline, trail) : await this.verifyPresented(proof, ctx, deadline, options, trail);
+    const found =
+      proof.kind === 'password'
+        ? await this.verifyPassword(proof, key, ctx, deadline, trail)
+        : await this.verifyPresented(proof, ctx, deadline, options, trail);
     this.deps.verified.remember(key, secret, found.user, found.realm, found.rememberMs);
     this.deps.events.emit('credentialsVerified', found.realm, false);
     return { user: found.user, realm: found.realm };
   }
 
-  private async verifyPassword(proof: PasswordProof, key: string, ctx: RequestContext, deadline: Deadline, trail: Trail): Promise<Success> {
+  private async verifyPassword(
+    proof: PasswordProof,
+    key: string,
+    ctx: RequestContext,
+    deadline: Deadline,
+    trail: Trail,
+  ): Promise<Success> {
     const { users, throttle, lockout, policy } = this.deps;
     // Every check in full counts toward the client's throttle (remembered credentials never do).
     await throttle.check(ctx.ip);
-    const named = (await inTime(deadline, users.findByUsername(proof.username))) ?? (await this.accountElsewhere(proof, deadline));
+    const named =
+      (await inTime(deadline, users.findByUsername(proof.username))) ?? (await this.accountElsewhere(proof, deadline));
     // A certificate user has no password: its name is answered as a name known nowhere (the same work, the same answer).
     const account = named && realmOf(named) !== 'certificate' ? named : undefined;
     // A login never reaches another realm's account: the account's realm alone answers for it.
@@ -229,13 +289,23 @@ export class RealmChain {
   }
 
   /** A proof that names no account before it is checked (a client certificate, an identity provider's answer): its one realm says whose it is. */
-  private async verifyPresented(proof: CertificateProof | SamlProof, ctx: RequestContext, deadline: Deadline, options: AuthenticateOptions, trail: Trail): Promise<Success> {
+  private async verifyPresented(
+    proof: CertificateProof | SamlProof,
+    ctx: RequestContext,
+    deadline: Deadline,
+    options: AuthenticateOptions,
+    trail: Trail,
+  ): Promise<Success> {
     trail.realm = proof.kind === 'certificate' ? 'certificate' : 'sso';
     const [realm] = await this.realmsFor(proof);
     if (!realm) {
       throw proof.kind === 'certificate'
         ? new MissingCredentialsError('This cluster takes no client certificates: present a token or Basic credentials')
-        : new SsoRefusedError('sso_refused', 'SSO is off on this cluster: sign in with a username and password', 'sso off');
+        : new SsoRefusedError(
+            'sso_refused',
+            'SSO is off on this cluster: sign in with a username and password',
+            'sso off',
+          );
     }
     if (options.purpose === 'login') await this.deps.throttle.check(ctx.ip);
     const verdict = await realm.authenticate(proof, { deadline });
@@ -264,7 +334,13 @@ export class RealmChain {
   }
 
   /** Each realm in turn until one says the proof is its own; none: a refusal that cost what a wrong password costs. */
-  private async ask(realms: readonly Realm[], proof: PasswordProof, account: User | undefined, deadline: Deadline, trail: Trail): Promise<Verdict> {
+  private async ask(
+    realms: readonly Realm[],
+    proof: PasswordProof,
+    account: User | undefined,
+    deadline: Deadline,
+    trail: Trail,
+  ): Promise<Verdict> {
     for (const realm of realms) {
       const verdict = await realm.authenticate(proof, { account, deadline });
       if (verdict.outcome === 'not_mine') continue;
@@ -273,7 +349,13 @@ export class RealmChain {
     }
     const started = performance.now();
     await this.deps.hasher.verifyDummy(proof.password, deadline);
-    return { outcome: 'refused', error: new InvalidCredentialsError(), guess: true, reason: 'no such account', eachMs: performance.now() - started };
+    return {
+      outcome: 'refused',
+      error: new InvalidCredentialsError(),
+      guess: true,
+      reason: 'no such account',
+      eachMs: performance.now() - started,
+    };
   }
 
   private async waitOut(started: number, eachMs: number | undefined, deadline: Deadline): Promise<void> {

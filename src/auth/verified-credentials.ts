@@ -35,7 +35,8 @@ export class VerifiedCredentials {
   private readonly entries?: LRUCache<string, Entry>;
 
   constructor(seconds: number, clock: Clock) {
-    if (seconds > 0) this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: seconds * 1000, ttlResolution: 0, perf: { now: clock } });
+    if (seconds > 0)
+      this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: seconds * 1000, ttlResolution: 0, perf: { now: clock } });
   }
 
   /** The account these credentials were verified for, while remembered; undefined otherwise. */

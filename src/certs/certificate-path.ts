@@ -25,36 +25,59 @@ const untrusted = (why: string) => new CertificateRefusedError('certificate_untr
  * with no more CAs below it than its path length allows; no critical extension unknown.
  * Returns when the path stops being valid; throws CertificateRefusedError with the reason.
  */
-export async function verifyPath(presented: PresentedCertificate, trusted: readonly NodeCertificate[], now: Date): Promise<{ validUntil: Date }> {
+export async function verifyPath(
+  presented: PresentedCertificate,
+  trusted: readonly NodeCertificate[],
+  now: Date,
+): Promise<{ validUntil: Date }> {
   const { leaf } = presented;
-  if (now < new Date(leaf.validFrom)) throw new CertificateRefusedError('certificate_not_yet_valid', `The client certificate is valid from ${new Date(leaf.validFrom).toISOString()}`);
-  if (now > new Date(leaf.validTo)) throw new CertificateRefusedError('certificate_expired', `The client certificate expired at ${new Date(leaf.validTo).toISOString()}`);
-  if (trusted.length === 0) throw untrusted('No CA is trusted for client certificates (PUT /v1/cluster/certificates, mtls_trusted_ca)');
+  if (now < new Date(leaf.validFrom))
+    throw new CertificateRefusedError(
+      'certificate_not_yet_valid',
+      `The client certificate is valid from ${new Date(leaf.validFrom).toISOString()}`,
+    );
+  if (now > new Date(leaf.validTo))
+    throw new CertificateRefusedError(
+      'certificate_expired',
+      `The client certificate expired at ${new Date(leaf.validTo).toISOString()}`,
+    );
+  if (trusted.length === 0)
+    throw untrusted('No CA is trusted for client certificates (PUT /v1/cluster/certificates, mtls_trusted_ca)');
   const parse = (c: NodeCertificate) => new x509.X509Certificate(new Uint8Array(c.raw));
   const end = parse(leaf);
   checkLeaf(end);
   const anchors = trusted.map(parse);
-  const chain = await new x509.X509ChainBuilder({ certificates: [...anchors, ...presented.chain.map(parse)] }).build(end).catch(() => {
-    throw untrusted('The client certificate\'s chain cannot be built (it loops)');
-  });
+  const chain = await new x509.X509ChainBuilder({ certificates: [...anchors, ...presented.chain.map(parse)] })
+    .build(end)
+    .catch(() => {
+      throw untrusted("The client certificate's chain cannot be built (it loops)");
+    });
   const at = chain.findIndex((c, i) => i > 0 && anchors.some((a) => equal(a, c)));
   if (at < 0) throw untrusted('The client certificate is not signed by a trusted CA');
   const path = chain.slice(0, at + 1);
   for (const [i, issuer] of path.entries()) {
     if (i === 0) continue;
     const name = issuer.subject || 'a CA';
-    if (now < issuer.notBefore || now > issuer.notAfter) throw untrusted(`${name}, on the client certificate's path, is not within its validity`);
+    if (now < issuer.notBefore || now > issuer.notAfter)
+      throw untrusted(`${name}, on the client certificate's path, is not within its validity`);
     const constraints = issuer.getExtension(x509.BasicConstraintsExtension);
     if (!constraints?.ca) throw untrusted(`${name}, on the client certificate's path, is not a CA`);
     const usage = issuer.getExtension(x509.KeyUsagesExtension);
-    if (usage && (usage.usages & x509.KeyUsageFlags.keyCertSign) === 0) throw untrusted(`${name}, on the client certificate's path, may not sign certificates (keyUsage)`);
+    if (usage && (usage.usages & x509.KeyUsageFlags.keyCertSign) === 0)
+      throw untrusted(`${name}, on the client certificate's path, may not sign certificates (keyUsage)`);
     // A CA whose certificates are for other purposes (extended key usage) does not vouch for a client, as OpenSSL holds.
-    if (!forClients(issuer)) throw untrusted(`${name}, on the client certificate's path, is not for client authentication (extended key usage)`);
-    if (issuer.extensions.some((e) => e.type === NAME_CONSTRAINTS)) throw untrusted(`${name} has name constraints, which are not checked here: trust the CA below it instead`);
+    if (!forClients(issuer))
+      throw untrusted(
+        `${name}, on the client certificate's path, is not for client authentication (extended key usage)`,
+      );
+    if (issuer.extensions.some((e) => e.type === NAME_CONSTRAINTS))
+      throw untrusted(`${name} has name constraints, which are not checked here: trust the CA below it instead`);
     // The CAs between this one and the leaf, but for self-issued ones (RFC 5280 §4.2.1.9).
     const below = path.slice(1, i).filter((c) => c.subject !== c.issuer).length;
     if (constraints.pathLength !== undefined && below > constraints.pathLength) {
-      throw untrusted(`${name} allows ${constraints.pathLength} CA${constraints.pathLength === 1 ? '' : 's'} below it (pathlen), the path has ${below}`);
+      throw untrusted(
+        `${name} allows ${constraints.pathLength} CA${constraints.pathLength === 1 ? '' : 's'} below it (pathlen), the path has ${below}`,
+      );
     }
     unknownCritical(issuer, name);
   }
@@ -68,11 +91,13 @@ function forClients(cert: x509.X509Certificate): boolean {
 }
 
 function checkLeaf(leaf: x509.X509Certificate): void {
-  if (leaf.getExtension(x509.BasicConstraintsExtension)?.ca) throw untrusted('A CA\'s certificate is not a client certificate');
-  if (!forClients(leaf)) throw untrusted('The client certificate is not for client authentication (extended key usage)');
+  if (leaf.getExtension(x509.BasicConstraintsExtension)?.ca)
+    throw untrusted("A CA's certificate is not a client certificate");
+  if (!forClients(leaf))
+    throw untrusted('The client certificate is not for client authentication (extended key usage)');
   const usage = leaf.getExtension(x509.KeyUsagesExtension);
   if (usage && (usage.usages & (x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyAgreement)) === 0) {
-    throw untrusted('The client certificate\'s key may not sign (keyUsage)');
+    throw untrusted("The client certificate's key may not sign (keyUsage)");
   }
   unknownCritical(leaf, 'The client certificate');
 }

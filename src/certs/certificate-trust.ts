@@ -1,4 +1,4 @@
-import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { TrustedCa } from './trusted-ca.js';
 
 /**
@@ -22,13 +22,25 @@ export class CertificateTrust {
     const changed = (await this.trustedCa.pem()).trim() !== pem.trim();
     await this.trustedCa.set(pem);
     if (changed) await this.certificateUsers.revokeCertificateUsers();
-    this.audit.record(ctx, { event: 'trusted_ca_update', outcome: 'success', ...actorOf(actor), target: 'trusted_ca', changes: ['mtls_trusted_ca'] });
+    this.audit.record(ctx, {
+      event: 'trusted_ca_update',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'trusted_ca',
+      changes: ['mtls_trusted_ca'],
+    });
   }
 
   async clear(actor: { uid: number; username: string }, ctx: RequestContext): Promise<void> {
     const had = (await this.trustedCa.pem()) !== '';
     await this.trustedCa.clear();
     if (had) await this.certificateUsers.revokeCertificateUsers();
-    this.audit.record(ctx, { event: 'trusted_ca_delete', outcome: 'success', ...actorOf(actor), target: 'trusted_ca', changes: ['mtls_trusted_ca'] });
+    this.audit.record(ctx, {
+      event: 'trusted_ca_delete',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'trusted_ca',
+      changes: ['mtls_trusted_ca'],
+    });
   }
 }

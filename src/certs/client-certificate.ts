@@ -64,7 +64,11 @@ export function fromHeader(value: string): PresentedCertificate | undefined {
     throw new CertificateRefusedError('certificate_untrusted', 'The client certificate cannot be read');
   }
   const [leaf, ...chain] = certs;
-  if (!leaf) throw new CertificateRefusedError('certificate_untrusted', 'The client certificate header holds no PEM certificate');
+  if (!leaf)
+    throw new CertificateRefusedError(
+      'certificate_untrusted',
+      'The client certificate header holds no PEM certificate',
+    );
   return presented(leaf, chain);
 }
 
@@ -85,7 +89,11 @@ export function subjectLine(cert: X509Certificate): string {
 }
 
 /** The cluster's subject check (`mtls_client_cert_subject_validation_type`) on a verified certificate. */
-export function subjectAuthorized(cert: X509Certificate, type: SubjectValidationType, subjects: readonly AuthorizedSubject[]): boolean {
+export function subjectAuthorized(
+  cert: X509Certificate,
+  type: SubjectValidationType,
+  subjects: readonly AuthorizedSubject[],
+): boolean {
   if (type === 'disabled') return true;
   const fields = subjectFields(cert);
   if (type === 'san_cn') {

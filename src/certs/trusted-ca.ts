@@ -60,11 +60,23 @@ export function checkBundle(pem: string, now: Date): X509Certificate[] {
   } catch {
     throw new ClusterCertificateError('invalid_certificate', 'certificate holds a certificate that cannot be read');
   }
-  if (certs.length === 0) throw new ClusterCertificateError('invalid_certificate', 'certificate must hold PEM certificates (-----BEGIN CERTIFICATE-----)');
+  if (certs.length === 0)
+    throw new ClusterCertificateError(
+      'invalid_certificate',
+      'certificate must hold PEM certificates (-----BEGIN CERTIFICATE-----)',
+    );
   const subject = (c: X509Certificate) => c.subject.replaceAll('\n', ', ');
   const notCa = certs.find((c) => !c.ca);
-  if (notCa) throw new ClusterCertificateError('invalid_certificate', `certificate holds one that is not a CA (${subject(notCa)}): give the CA that signs client certificates`);
+  if (notCa)
+    throw new ClusterCertificateError(
+      'invalid_certificate',
+      `certificate holds one that is not a CA (${subject(notCa)}): give the CA that signs client certificates`,
+    );
   const expired = certs.find((c) => now > new Date(c.validTo));
-  if (expired) throw new ClusterCertificateError('expired_certificate', `certificate holds one that expired at ${new Date(expired.validTo).toISOString()} (${subject(expired)})`);
+  if (expired)
+    throw new ClusterCertificateError(
+      'expired_certificate',
+      `certificate holds one that expired at ${new Date(expired.validTo).toISOString()} (${subject(expired)})`,
+    );
   return certs;
 }

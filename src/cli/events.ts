@@ -6,9 +6,12 @@ import { withStore } from './with-store.js';
 /** A time as ISO 8601, or how long ago: 30m, 12h, 7d. */
 function when(value: string): string {
   const ago = /^(\d+)([mhd])$/.exec(value);
-  const at = ago ? Date.now() - Number(ago[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd'] : Date.parse(value);
+  const at = ago
+    ? Date.now() - Number(ago[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd']
+    : Date.parse(value);
   const time = new Date(at);
-  if (Number.isNaN(time.getTime())) throw new InvalidArgumentError('give a time like 2026-11-25T09:00:00Z, or how long ago: 30m, 12h, 7d');
+  if (Number.isNaN(time.getTime()))
+    throw new InvalidArgumentError('give a time like 2026-11-25T09:00:00Z, or how long ago: 30m, 12h, 7d');
   return time.toISOString();
 }
 
@@ -20,11 +23,28 @@ function whole(value: string): number {
 /** One line for a person: when, how bad, what, who did it to whom, how it ended. */
 function line(e: LoggedEvent): string {
   const by = e.actor ? `by ${String(e.actor)}` : '';
-  const about = e.username ? `user ${String(e.username)}${e.uid ? ` (${String(e.uid)})` : ''}` : e.target ? String(e.target) : '';
-  const detail = [e.realm && `realm ${String(e.realm)}`, e.reason && String(e.reason), Array.isArray(e.changes) && e.changes.length > 0 && `changed ${e.changes.join(', ')}`, e.ip && `from ${String(e.ip)}`]
+  const about = e.username
+    ? `user ${String(e.username)}${e.uid ? ` (${String(e.uid)})` : ''}`
+    : e.target
+      ? String(e.target)
+      : '';
+  const detail = [
+    e.realm && `realm ${String(e.realm)}`,
+    e.reason && String(e.reason),
+    Array.isArray(e.changes) && e.changes.length > 0 && `changed ${e.changes.join(', ')}`,
+    e.ip && `from ${String(e.ip)}`,
+  ]
     .filter(Boolean)
     .join('; ');
-  return [e.time, e.severity.padEnd(7), String(e.type).padEnd(22), [about, by].filter(Boolean).join(' '), detail && `— ${detail}`].filter(Boolean).join('  ');
+  return [
+    e.time,
+    e.severity.padEnd(7),
+    String(e.type).padEnd(22),
+    [about, by].filter(Boolean).join(' '),
+    detail && `— ${detail}`,
+  ]
+    .filter(Boolean)
+    .join('  ');
 }
 
 export function eventsCommand(): Command {
@@ -32,7 +52,10 @@ export function eventsCommand(): Command {
     .description('Show the event log: who did what and when, on every node (what GET /v1/logs serves)')
     .option('--since <time>', 'from this time (ISO 8601) or this long ago (30m, 12h, 7d)', when)
     .option('--until <time>', 'until this time', when)
-    .option('--type <type>', 'only events of this type (user_created, user_updated, user_deleted, authorize, lockout, role_update, …)')
+    .option(
+      '--type <type>',
+      'only events of this type (user_created, user_updated, user_deleted, authorize, lockout, role_update, …)',
+    )
     .option('--user <uid>', 'only events about this user or by it', whole)
     .option('--limit <n>', 'the newest this many', whole, 50)
     .option('--json', 'one JSON object a line, as GET /v1/logs answers them')
@@ -46,20 +69,31 @@ Examples:
 
 Kept --event-log-days (90) and at most --event-log-max (1,000,000) events, the newest.`,
     )
-    .action(async (o: SettingOptions & { since?: string; until?: string; type?: string; user?: number; limit: number; json?: boolean }) => {
-      const events = await withStore(o, (t) =>
-        t.eventLog.query({
-          ...(o.since && { stime: o.since }),
-          ...(o.until && { etime: o.until }),
-          ...(o.type && { type: o.type }),
-          ...(o.user && { uid: o.user }),
-          order: 'desc',
-          limit: o.limit,
-          offset: 0,
-        }),
-      );
-      events.reverse(); // oldest first, as a log reads
-      for (const e of events) process.stdout.write(`${o.json ? JSON.stringify(e) : line(e)}\n`);
-      if (events.length === 0) process.stderr.write('No events match.\n');
-    });
+    .action(
+      async (
+        o: SettingOptions & {
+          since?: string;
+          until?: string;
+          type?: string;
+          user?: number;
+          limit: number;
+          json?: boolean;
+        },
+      ) => {
+        const events = await withStore(o, (t) =>
+          t.eventLog.query({
+            ...(o.since && { stime: o.since }),
+            ...(o.until && { etime: o.until }),
+            ...(o.type && { type: o.type }),
+            ...(o.user && { uid: o.user }),
+            order: 'desc',
+            limit: o.limit,
+            offset: 0,
+          }),
+        );
+        events.reverse(); // oldest first, as a log reads
+        for (const e of events) process.stdout.write(`${o.json ? JSON.stringify(e) : line(e)}\n`);
+        if (events.length === 0) process.stderr.write('No events match.\n');
+      },
+    );
 }

@@ -10,7 +10,8 @@ function issuerArg(value: string): string {
 }
 
 function seconds(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 30 * 86_400) throw new InvalidArgumentError('must be 0 to 2592000 seconds');
+  if (!/^\d+$/.test(value) || Number(value) > 30 * 86_400)
+    throw new InvalidArgumentError('must be 0 to 2592000 seconds');
   return Number(value);
 }
 
@@ -22,7 +23,8 @@ function issuerShowCommand(): Command {
     .action(async (o: SettingOptions) => {
       const { current, previous } = await withStore(o, (t) => readIssuer(t.db));
       process.stdout.write(`${current ?? '(none yet: the first node to start records its own)'}\n`);
-      if (previous && previous.until > Date.now()) process.stderr.write(`Moved from ${previous.issuer}, accepted until ${at(previous.until)}\n`);
+      if (previous && previous.until > Date.now())
+        process.stderr.write(`Moved from ${previous.issuer}, accepted until ${at(previous.until)}\n`);
     });
 }
 
@@ -46,7 +48,13 @@ one after it is refused, as is one started with any other.
         const before = (await readIssuer(t.db)).current;
         if (before === to) return { before };
         const after = await moveIssuer(t.db, to, o.overlap * 1000, t.clock);
-        t.audit.record(CLI_CONTEXT, { event: 'issuer_move', outcome: 'success', target: 'issuer', changes: ['issuer'], reason: `from ${before ?? '(none)'} to ${to}` });
+        t.audit.record(CLI_CONTEXT, {
+          event: 'issuer_move',
+          outcome: 'success',
+          target: 'issuer',
+          changes: ['issuer'],
+          reason: `from ${before ?? '(none)'} to ${to}`,
+        });
         return { before, after };
       });
       if (!after) {
@@ -54,13 +62,17 @@ one after it is refused, as is one started with any other.
         return;
       }
       const old = after.previous ? `; tokens of ${before} are accepted until ${at(after.previous.until)}` : '';
-      process.stderr.write(`The store's tokens are now issued as ${to}${old}. Restart each node with --public-url ${to} (or --issuer ${to})\n`);
+      process.stderr.write(
+        `The store's tokens are now issued as ${to}${old}. Restart each node with --public-url ${to} (or --issuer ${to})\n`,
+      );
     });
 }
 
 export function issuerCommand(): Command {
   return new Command('issuer')
-    .description("The issuer (iss) of the store's tokens: show it, or move it to a new public URL (works while servers run)")
+    .description(
+      "The issuer (iss) of the store's tokens: show it, or move it to a new public URL (works while servers run)",
+    )
     .addCommand(issuerShowCommand())
     .addCommand(issuerMoveCommand());
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { DEFAULTS } from '../config/config.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { DEFAULTS } from '../config/config.js';
 import { loadKeyRing } from '../tessera.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import { SIGNING_ALGS, type SigningAlg } from '../tokens/signing-alg.js';

@@ -6,18 +6,18 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { DomainError } from '../errors.js';
 import { CliError } from './cli-error.js';
-import { issuerCommand } from './issuer.js';
 import { eventsCommand } from './events.js';
+import { issuerCommand } from './issuer.js';
 import { keysCommand } from './keys.js';
 import { passwdCommand } from './passwd.js';
 import { rolesCommand } from './roles-list.js';
 import { serveCommand } from './serve.js';
+import { sessionsCommand } from './sessions.js';
 import { tokenCommand } from './token.js';
 import { usersAddCommand } from './users-add.js';
 import { usersDeleteCommand } from './users-delete.js';
 import { usersExpirePasswordCommand } from './users-expire-password.js';
 import { usersImportCommand } from './users-import.js';
-import { sessionsCommand } from './sessions.js';
 import { usersListCommand } from './users-list.js';
 import { usersSetPasswordCommand } from './users-set-password.js';
 import { usersUnlockCommand } from './users-unlock.js';
@@ -49,11 +49,15 @@ const program = new Command('tessera')
   .addCommand(passwdCommand());
 
 /** Stacks are for `--log-level debug` (or TESSERA_LOG_LEVEL=debug); a user gets one line. */
-const debug = /(^|\s)--log-level[= ](debug|trace)\b/.test(process.argv.join(' ')) || /^(debug|trace)$/.test(process.env.TESSERA_LOG_LEVEL ?? '');
+const debug =
+  /(^|\s)--log-level[= ](debug|trace)\b/.test(process.argv.join(' ')) ||
+  /^(debug|trace)$/.test(process.env.TESSERA_LOG_LEVEL ?? '');
 
 program.parseAsync().catch((err: unknown) => {
   const known = err instanceof CliError || err instanceof ConfigError || err instanceof DomainError;
-  const message = known ? (err as Error).message : `${(err as Error)?.message ?? err} (add --log-level debug for the details)`;
+  const message = known
+    ? (err as Error).message
+    : `${(err as Error)?.message ?? err} (add --log-level debug for the details)`;
   process.stderr.write(`tessera: ${message}\n`);
   const detail = err instanceof CliError ? err.explains : known ? undefined : err;
   if (debug && detail) process.stderr.write(`${(detail as Error).stack ?? detail}\n`);

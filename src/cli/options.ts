@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type Config, makeConfig } from '../config/config.js';
-import { ConfigError, type Setting, type SettingGroup, SETTING_KEYS, SETTINGS, setAt } from '../config/settings.js';
+import { ConfigError, SETTING_KEYS, SETTINGS, type Setting, type SettingGroup, setAt } from '../config/settings.js';
 
 /** The parsed options of a command: commander's attribute names ("dataDir", "tls") to config values. */
 export type SettingOptions = Record<string, unknown>;
@@ -38,7 +38,8 @@ export function addSettings(command: Command, ...groups: SettingGroup[]): Comman
 }
 
 /** A command that opens a store it did not start: a mistyped --data-dir is an error, not a new empty store. */
-const withCreate = (command: Command) => command.option('--create', 'make a new, empty store when --data-dir holds none (else that is an error)');
+const withCreate = (command: Command) =>
+  command.option('--create', 'make a new, empty store when --data-dir holds none (else that is an error)');
 
 /** Options every command that opens the store takes. */
 export const addStoreOptions = (command: Command) => withCreate(addSettings(command, 'store'));
@@ -47,7 +48,8 @@ export const addHashOptions = (command: Command) => addSettings(command, 'hash')
 /** Options of the commands that use the signing keys. */
 export const addKeyOptions = (command: Command) => withCreate(addSettings(command, 'store', 'keys'));
 /** Options of the commands that make signing keys. */
-export const addKeyRotationOptions = (command: Command) => withCreate(addSettings(command, 'store', 'keys', 'rotation'));
+export const addKeyRotationOptions = (command: Command) =>
+  withCreate(addSettings(command, 'store', 'keys', 'rotation'));
 /** The options of `tessera serve`, each with its environment variable. */
 export const addServeOptions = (command: Command) => addSettings(command, 'store', 'keys', 'rotation', 'hash', 'serve');
 

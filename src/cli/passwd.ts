@@ -34,7 +34,8 @@ Examples:
           ];
       const body = { username: o.username, old_password: current, new_password: next };
       const { status, json } = await requestJson('PUT', new URL('/v1/users/password', o.url), body, {}, o);
-      if (status !== 200) throw new CliError(`the server refused (${status} ${json.error_code ?? ''}): ${json.message ?? 'no message'}`);
+      if (status !== 200)
+        throw new CliError(`the server refused (${status} ${json.error_code ?? ''}): ${json.message ?? 'no message'}`);
       process.stderr.write(`The password of ${o.username} is changed; tokens issued before no longer work.\n`);
     });
 }

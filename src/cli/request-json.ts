@@ -29,7 +29,12 @@ export function requestJson(
   const secure = url.protocol === 'https:';
   const options: https.RequestOptions = {
     method,
-    headers: { accept: 'application/json', 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      ...headers,
+    },
     timeout: 30_000,
     ...(secure && { rejectUnauthorized: !trust.insecure, ...(trust.ca && { ca: readFileSync(trust.ca) }) }),
   };

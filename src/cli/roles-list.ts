@@ -3,19 +3,27 @@ import { addStoreOptions, type SettingOptions } from './options.js';
 import { withStore } from './with-store.js';
 
 export function rolesCommand(): Command {
-  return new Command('roles').description('The roles of the store (give them to users with `users add --role-uid`)').addCommand(
-    addStoreOptions(new Command('list'))
-      .description('List the roles: uid, name and the management level each grants')
-      .option('--json', 'print the role objects as JSON, as GET /v1/roles returns them')
-      .action(async (o: SettingOptions & { json?: boolean }) => {
-        const roles = await withStore(o, (t) => t.roles.list());
-        if (o.json) {
-          process.stdout.write(`${JSON.stringify(roles, null, 2)}\n`);
-          return;
-        }
-        const rows = [['UID', 'NAME', 'MANAGEMENT'], ...roles.map((r) => [String(r.uid), r.name, r.management])];
-        const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-        for (const row of rows) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
-      }),
-  );
+  return new Command('roles')
+    .description('The roles of the store (give them to users with `users add --role-uid`)')
+    .addCommand(
+      addStoreOptions(new Command('list'))
+        .description('List the roles: uid, name and the management level each grants')
+        .option('--json', 'print the role objects as JSON, as GET /v1/roles returns them')
+        .action(async (o: SettingOptions & { json?: boolean }) => {
+          const roles = await withStore(o, (t) => t.roles.list());
+          if (o.json) {
+            process.stdout.write(`${JSON.stringify(roles, null, 2)}\n`);
+            return;
+          }
+          const rows = [['UID', 'NAME', 'MANAGEMENT'], ...roles.map((r) => [String(r.uid), r.name, r.management])];
+          const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+          for (const row of rows)
+            process.stdout.write(
+              `${row
+                .map((c, i) => c.padEnd(widths[i]!))
+                .join('  ')
+                .trimEnd()}\n`,
+            );
+        }),
+    );
 }

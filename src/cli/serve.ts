@@ -1,9 +1,9 @@
 import { Command } from 'commander';
+import { type Config, issuerOf } from '../config/config.js';
 import { startServer } from '../server.js';
+import { settledNotice } from '../tokens/store-issuer.js';
 import { CliError } from './cli-error.js';
 import { addServeOptions, configFromOptions, type SettingOptions } from './options.js';
-import { type Config, issuerOf } from '../config/config.js';
-import { settledNotice } from '../tokens/store-issuer.js';
 import { explainStartFailure } from './start-failure.js';
 
 export function serveCommand(): Command {
@@ -51,11 +51,17 @@ Examples:
         await admin.shown();
       } else {
         if (process.env.TESSERA_ADMIN_USERNAME || process.env.TESSERA_ADMIN_PASSWORD) {
-          say('TESSERA_ADMIN_USERNAME and TESSERA_ADMIN_PASSWORD were ignored: they make the first admin of an empty store only, and this store has users');
+          say(
+            'TESSERA_ADMIN_USERNAME and TESSERA_ADMIN_PASSWORD were ignored: they make the first admin of an empty store only, and this store has users',
+          );
         }
         if (admin.unshownPasswordOf) {
-          say(`The first admin ${admin.unshownPasswordOf} got a generated password that an earlier start never showed. Set one:`);
-          say(`\n    ${setPasswordCommand(admin.unshownPasswordOf, config, command.getOptionValueSource('databaseUrl') === 'env')}\n`);
+          say(
+            `The first admin ${admin.unshownPasswordOf} got a generated password that an earlier start never showed. Set one:`,
+          );
+          say(
+            `\n    ${setPasswordCommand(admin.unshownPasswordOf, config, command.getOptionValueSource('databaseUrl') === 'env')}\n`,
+          );
         }
       }
       const issuerNotice = settledNotice(server.tessera.issuer, issuerOf(server.tessera.config));

@@ -10,7 +10,9 @@ function listCommand(): Command {
     .requiredOption('--username <login>', 'the user (its name or email)')
     .option('--json', 'the sessions as JSON, as GET /v1/users/{uid}/sessions answers them')
     .action(async (o: SettingOptions & { username: string; json?: boolean }) => {
-      const sessions = await withStore(o, async (t) => (await t.sessions.list(null, (await findUserOrFail(t, o.username)).uid)).map((s) => toSessionView(s)));
+      const sessions = await withStore(o, async (t) =>
+        (await t.sessions.list(null, (await findUserOrFail(t, o.username)).uid)).map((s) => toSessionView(s)),
+      );
       if (o.json) {
         process.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
         return;
@@ -19,15 +21,34 @@ function listCommand(): Command {
         process.stderr.write(`${o.username} has no live session\n`);
         return;
       }
-      const rows = [['SID', 'REALM', 'FROM', 'STARTED', 'LAST REFRESH', 'EXPIRES', 'CLIENT'], ...sessions.map((s) => [s.sid, s.realm + (s.console ? ' (console)' : ''), s.client_ip || '-', s.started, s.last_refreshed, s.expires, s.user_agent || '-'])];
+      const rows = [
+        ['SID', 'REALM', 'FROM', 'STARTED', 'LAST REFRESH', 'EXPIRES', 'CLIENT'],
+        ...sessions.map((s) => [
+          s.sid,
+          s.realm + (s.console ? ' (console)' : ''),
+          s.client_ip || '-',
+          s.started,
+          s.last_refreshed,
+          s.expires,
+          s.user_agent || '-',
+        ]),
+      ];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const row of rows) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+      for (const row of rows)
+        process.stdout.write(
+          `${row
+            .map((c, i) => c.padEnd(widths[i]!))
+            .join('  ')
+            .trimEnd()}\n`,
+        );
     });
 }
 
 function endCommand(): Command {
   return addStoreOptions(new Command('end'))
-    .description("End one session of a user (--sid) or all of them (--all): their tokens are refused on every node within a second and cannot be refreshed; the password stays")
+    .description(
+      'End one session of a user (--sid) or all of them (--all): their tokens are refused on every node within a second and cannot be refreshed; the password stays',
+    )
     .requiredOption('--username <login>', 'the user (its name or email)')
     .option('--sid <sid>', 'the session (`tessera sessions list` shows them)')
     .option('--all', 'every session of the user')
@@ -47,17 +68,23 @@ function endCommand(): Command {
 
 function endAllCommand(): Command {
   return addStoreOptions(new Command('end-all'))
-    .description('End every session of every user (after a leak): every token issued until now is refused on every node within a second; each user logs in again')
+    .description(
+      'End every session of every user (after a leak): every token issued until now is refused on every node within a second; each user logs in again',
+    )
     .requiredOption('--yes', 'say that you mean it')
     .action(async (o: SettingOptions) => {
       const ended = await withStore(o, (t) => t.sessions.endEverySession(null, CLI_CONTEXT));
-      process.stderr.write(`Ended every session (${ended} live): every token issued until now is refused; Basic credentials and new logins work\n`);
+      process.stderr.write(
+        `Ended every session (${ended} live): every token issued until now is refused; Basic credentials and new logins work\n`,
+      );
     });
 }
 
 export function sessionsCommand(): Command {
   return new Command('sessions')
-    .description('See and end sessions (one a login, with its refreshes), on the store directly (works while the server runs)')
+    .description(
+      'See and end sessions (one a login, with its refreshes), on the store directly (works while the server runs)',
+    )
     .addCommand(listCommand())
     .addCommand(endCommand())
     .addCommand(endAllCommand())

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
-import { addServerOptions, requestJson } from './request-json.js';
 import { readPassword } from './read-password.js';
+import { addServerOptions, requestJson } from './request-json.js';
 
 interface TokenOptions {
   url: string;
@@ -30,7 +30,10 @@ export function tokenCommand(): Command {
         .default('7.22'),
     )
     .option('--password-stdin', 'read the password from standard input instead of a prompt')
-    .addHelpText('after', '\nExample:\n  TOKEN=$(tessera token --username admin@tessera.local --ca data/tls/cert.pem --ttl 600)')
+    .addHelpText(
+      'after',
+      '\nExample:\n  TOKEN=$(tessera token --username admin@tessera.local --ca data/tls/cert.pem --ttl 600)',
+    )
     .action(async (o: TokenOptions) => {
       const password = await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${o.username}: ` });
       const url = new URL('/v1/users/authorize', o.url);

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { InvalidRequestError } from '../errors.js';
 import { ROLES, type Role } from '../access/management.js';
+import { InvalidRequestError } from '../errors.js';
 import { addHashOptions, addStoreOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';
@@ -24,7 +24,10 @@ export function usersAddCommand(): Command {
     .addOption(new Option('--role <role>', 'what the user may do').choices(ROLES))
     .option('--role-uid <uid...>', 'roles to give (uids from `tessera roles list`), beside or instead of --role')
     .option('--password-stdin', 'read the password from standard input instead of a prompt')
-    .option('--certificate-subject <line>', 'a user that logs in with a client certificate of this subject (RFC 2253, CN first: "CN=ops-bot,O=Example"), no password')
+    .option(
+      '--certificate-subject <line>',
+      'a user that logs in with a client certificate of this subject (RFC 2253, CN first: "CN=ops-bot,O=Example"), no password',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  printf %s "$PW" | tessera users add --email ops@example.com --role admin --password-stdin\n' +
@@ -33,18 +36,31 @@ export function usersAddCommand(): Command {
     )
     .action(async (o: AddOptions) => {
       const certificate = o.certificateSubject !== undefined;
-      if (certificate && o.passwordStdin) throw new InvalidRequestError('A certificate user has no password: leave out --password-stdin');
+      if (certificate && o.passwordStdin)
+        throw new InvalidRequestError('A certificate user has no password: leave out --password-stdin');
       const login = o.name ?? o.email ?? o.username;
-      if (login === undefined && !certificate) throw new InvalidRequestError('Give --name, --email or both (or --certificate-subject)');
+      if (login === undefined && !certificate)
+        throw new InvalidRequestError('Give --name, --email or both (or --certificate-subject)');
       const roleUids = (o.roleUid ?? []).map((uid) => {
         if (!/^[0-9]{1,9}$/.test(uid)) throw new InvalidRequestError(`--role-uid takes whole numbers, not "${uid}"`);
         return Number(uid);
       });
       const secret = certificate
         ? { auth_method: 'certificate' as const, certificate_subject_line: o.certificateSubject }
-        : { password: await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${login}: `, confirm: true }) };
-      const input = { username: o.username, name: o.name, email: o.email, role: o.role ?? (roleUids.length ? undefined : 'none'), role_uids: roleUids, ...secret };
+        : {
+            password: await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${login}: `, confirm: true }),
+          };
+      const input = {
+        username: o.username,
+        name: o.name,
+        email: o.email,
+        role: o.role ?? (roleUids.length ? undefined : 'none'),
+        role_uids: roleUids,
+        ...secret,
+      };
       const user = (await withStore(o, (t) => t.accounts.create(null, input, CLI_CONTEXT)))!;
-      process.stderr.write(`Added ${user.username} (uid ${user.uid}, role ${user.rights[0] ?? 'none'}${user.roleUids.length ? `, roles ${user.roleUids.join(', ')}` : ''})\n`);
+      process.stderr.write(
+        `Added ${user.username} (uid ${user.uid}, role ${user.rights[0] ?? 'none'}${user.roleUids.length ? `, roles ${user.roleUids.join(', ')}` : ''})\n`,
+      );
     });
 }

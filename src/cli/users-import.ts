@@ -29,15 +29,27 @@ function readJson(file: string): unknown {
 
 /** One line for a person: what happened, to whom, and why. */
 function describe(l: ImportLine): string {
-  return [l.outcome.padEnd(12), `${l.kind} ${l.who}`, l.uid !== undefined ? `(uid ${l.uid})` : '', l.detail ? `— ${l.detail}` : ''].filter(Boolean).join(' ');
+  return [
+    l.outcome.padEnd(12),
+    `${l.kind} ${l.who}`,
+    l.uid !== undefined ? `(uid ${l.uid})` : '',
+    l.detail ? `— ${l.detail}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 export function usersImportCommand(): Command {
   return addHashOptions(addStoreOptions(new Command('import')))
-    .description("Move users in from a cluster of the product: its GET /v1/users (and GET /v1/roles), with each user's pre-hashed password")
+    .description(
+      "Move users in from a cluster of the product: its GET /v1/users (and GET /v1/roles), with each user's pre-hashed password",
+    )
     .argument('<file>', 'a JSON file (- for standard input): the users array, or {"roles": [...], "users": [...]}')
     .option('--dry-run', 'check every user and role, write nothing')
-    .option('--cluster-name <name>', 'the exporting cluster\'s name (its GET /v1/cluster "name"): the "clustername" its pre-hashed passwords were made with (default: this cluster\'s name)')
+    .option(
+      '--cluster-name <name>',
+      'the exporting cluster\'s name (its GET /v1/cluster "name"): the "clustername" its pre-hashed passwords were made with (default: this cluster\'s name)',
+    )
     .option('--json', 'the report as JSON lines')
     .addHelpText(
       'after',
@@ -60,16 +72,22 @@ Examples:
       const lines = await withStore(o, async (t) => {
         const clusterName = o.clusterName ?? (await t.policy.get()).name;
         if (clusterName === '' && hasPreHashed(readExport(data).users)) {
-          throw new CliError('give --cluster-name: the name of the cluster the users come from (its GET /v1/cluster "name"), which their pre-hashed passwords were made with');
+          throw new CliError(
+            'give --cluster-name: the name of the cluster the users come from (its GET /v1/cluster "name"), which their pre-hashed passwords were made with',
+          );
         }
         return importUsers(t, data, { dryRun: o.dryRun === true, clusterName });
       });
       for (const l of lines) process.stdout.write(`${o.json ? JSON.stringify(l) : describe(l)}\n`);
       const count = (outcome: ImportLine['outcome']) => lines.filter((l) => l.outcome === outcome).length;
       const users = lines.filter((l) => l.kind === 'user').length;
-      const made = o.dryRun ? `${count('would create')} would be created (dry run: nothing written)` : `${count('created')} created`;
+      const made = o.dryRun
+        ? `${count('would create')} would be created (dry run: nothing written)`
+        : `${count('created')} created`;
       const roles = lines.length - users;
-      process.stderr.write(`${users} ${users === 1 ? 'user' : 'users'} and ${roles} ${roles === 1 ? 'role' : 'roles'} read: ${made}, ${count('exists')} here already, ${count('refused')} refused\n`);
+      process.stderr.write(
+        `${users} ${users === 1 ? 'user' : 'users'} and ${roles} ${roles === 1 ? 'role' : 'roles'} read: ${made}, ${count('exists')} here already, ${count('refused')} refused\n`,
+      );
       if (count('refused') > 0) process.exitCode = 1;
     });
 }

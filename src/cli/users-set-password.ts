@@ -11,7 +11,11 @@ export function usersSetPasswordCommand(): Command {
     .action(async (o: SettingOptions & { username: string; passwordStdin?: boolean }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
-        const password = await readPassword({ stdin: o.passwordStdin, prompt: `New password for ${user.username}: `, confirm: true });
+        const password = await readPassword({
+          stdin: o.passwordStdin,
+          prompt: `New password for ${user.username}: `,
+          confirm: true,
+        });
         await t.accounts.replacePasswords(null, user, password, CLI_CONTEXT);
       });
       process.stderr.write(`Password of ${o.username} replaced\n`);

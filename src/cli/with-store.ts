@@ -4,8 +4,8 @@ import { pino } from 'pino';
 import { CLI_CONTEXT } from '../audit/audit-log.js';
 import type { Config } from '../config/config.js';
 import { SQLITE_FILE } from '../store/database.js';
-import type { User } from '../users/user.js';
 import { type Accounts, openAccounts } from '../tessera.js';
+import type { User } from '../users/user.js';
 import { CliError } from './cli-error.js';
 import { configFromOptions, type SettingOptions } from './options.js';
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import Value from 'typebox/value';
-import { ConfigError, type ConfigShape, configSchema, defaults, type Setting, SETTINGS, spelled } from './settings.js';
+import { ConfigError, type ConfigShape, configSchema, defaults, SETTINGS, type Setting, spelled } from './settings.js';
 
 export { API_LINES, type ApiLine, ConfigError, LOG_LEVELS, parseListen } from './settings.js';
 
@@ -45,10 +45,14 @@ export function makeConfig(given: DeepPartial<Config> = {}): Config {
     throw new ConfigError('the master key must be base64 of 32 random bytes (openssl rand -base64 32)');
   }
   if (Boolean(config.mtls.certHeader) !== config.mtls.trustedProxies.length > 0) {
-    throw new ConfigError('--client-cert-header and --trusted-proxy go together: the header is believed only from the proxy\'s addresses');
+    throw new ConfigError(
+      "--client-cert-header and --trusted-proxy go together: the header is believed only from the proxy's addresses",
+    );
   }
   if (config.mtls.certHeader && config.tls.enabled) {
-    throw new ConfigError('--client-cert-header is for a TLS-terminating proxy in front (--no-tls); with TLS here, clients present their certificates to Tessera itself');
+    throw new ConfigError(
+      '--client-cert-header is for a TLS-terminating proxy in front (--no-tls); with TLS here, clients present their certificates to Tessera itself',
+    );
   }
   if (Boolean(config.tls.certFile) !== Boolean(config.tls.keyFile)) {
     throw new ConfigError('--tls-cert and --tls-key must be given together');

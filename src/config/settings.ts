@@ -37,8 +37,12 @@ export interface Setting<T extends TSchema = TSchema, Required extends boolean =
   group: SettingGroup;
 }
 
-const setting = <T extends TSchema>(s: Omit<Setting<T, true>, 'default'> & { default: Static<T> }): Setting<T, true> => s;
-const optional = <T extends TSchema>(s: Omit<Setting<T, false>, 'default'>): Setting<T, false> => ({ ...s, default: undefined });
+const setting = <T extends TSchema>(s: Omit<Setting<T, true>, 'default'> & { default: Static<T> }): Setting<T, true> =>
+  s;
+const optional = <T extends TSchema>(s: Omit<Setting<T, false>, 'default'>): Setting<T, false> => ({
+  ...s,
+  default: undefined,
+});
 
 export function wholeNumber(text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new ConfigError(`must be a whole number, got "${text}"`);
@@ -55,7 +59,10 @@ export function parseListen(value: string, flag = '--listen'): { host: string; p
   return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
 }
 
-const Address = Type.Object({ host: Type.String({ minLength: 1 }), port: Type.Integer({ minimum: 0, maximum: 65535 }) });
+const Address = Type.Object({
+  host: Type.String({ minLength: 1 }),
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+});
 const int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
 
 /** Every setting, by its place in the config ("argon2.memoryCost": config.argon2.memoryCost). */
@@ -206,7 +213,7 @@ export const SETTINGS = {
   'mtls.certHeader': optional({
     flag: '--client-cert-header <name>',
     env: 'TESSERA_CLIENT_CERT_HEADER',
-    help: 'behind a TLS-terminating proxy (--no-tls): the header that carries the client certificate (PEM, URL-encoded as nginx\'s $ssl_client_escaped_cert), taken only from --trusted-proxy addresses',
+    help: "behind a TLS-terminating proxy (--no-tls): the header that carries the client certificate (PEM, URL-encoded as nginx's $ssl_client_escaped_cert), taken only from --trusted-proxy addresses",
     schema: Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
     shape: 'a header name,',
     group: 'serve',
@@ -217,7 +224,13 @@ export const SETTINGS = {
     help: 'the addresses of the proxy whose --client-cert-header is believed, repeatable or comma-separated',
     schema: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 }),
     default: [],
-    parse: (text, previous) => [...previous, ...text.split(',').map((a) => a.trim()).filter(Boolean)],
+    parse: (text, previous) => [
+      ...previous,
+      ...text
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ],
     shown: 'none',
     group: 'serve',
   }),
@@ -330,7 +343,7 @@ export const SETTINGS = {
   hashThreads: optional({
     flag: '--hash-threads <n>',
     env: 'TESSERA_HASH_THREADS',
-    help: 'password hashes and checks run at once, on threads below the event loop\'s priority (default: one a core, and one more)',
+    help: "password hashes and checks run at once, on threads below the event loop's priority (default: one a core, and one more)",
     schema: int(1, 256),
     parse: wholeNumber,
     group: 'serve',
@@ -347,7 +360,8 @@ export const SETTINGS = {
 };
 
 type Settings = typeof SETTINGS;
-type Value<S> = S extends Setting<infer T, infer Required> ? (Required extends true ? Static<T> : Static<T> | undefined) : never;
+type Value<S> =
+  S extends Setting<infer T, infer Required> ? (Required extends true ? Static<T> : Static<T> | undefined) : never;
 type Head<K> = K extends `${infer A}.${string}` ? A : K;
 
 /** The config as the settings make it: "a.b" settings are the fields of an object `a`. */

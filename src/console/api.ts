@@ -16,7 +16,11 @@ export class ApiError extends Error {
  * its own credentials dialog; credentials: 'omit' keeps cookies and the browser's Basic
  * cache out of it — but for the one call that takes the SSO sign-in's cookie (`cookie`).
  */
-export async function api<T>(method: string, path: string, options: { token?: string; body?: unknown; cookie?: boolean; text?: boolean } = {}): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; cookie?: boolean; text?: boolean } = {},
+): Promise<T> {
   const headers: Record<string, string> = { 'x-requested-with': 'tessera-console' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -42,7 +46,12 @@ export async function api<T>(method: string, path: string, options: { token?: st
   }
   if (!res.ok) {
     const retry = Number(res.headers.get('retry-after')) || undefined;
-    throw new ApiError(res.status, json?.error_code ?? 'error', json?.message ?? `The server answered ${res.status}.`, retry);
+    throw new ApiError(
+      res.status,
+      json?.error_code ?? 'error',
+      json?.message ?? `The server answered ${res.status}.`,
+      retry,
+    );
   }
   return json as T;
 }
@@ -54,6 +63,7 @@ export function explain(err: unknown): string {
     const when = err.retryAfterSeconds ? ` in ${err.retryAfterSeconds} s` : ' in a moment';
     return `${err.message} Tessera is busy or cannot reach its store: try again${when}.`;
   }
-  if (err.status === 429) return `${err.message} Too many attempts from this address: try again in ${err.retryAfterSeconds ?? 60} s.`;
+  if (err.status === 429)
+    return `${err.message} Too many attempts from this address: try again in ${err.retryAfterSeconds ?? 60} s.`;
   return err.message;
 }

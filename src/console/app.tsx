@@ -1,16 +1,27 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, explain } from './api.js';
+import { ApiError, api, explain } from './api.js';
 import { Done } from './components.js';
-import { PasswordForm } from './password-form.js';
+import { EventsPage } from './pages/events.js';
 import { KeysPage } from './pages/keys.js';
 import { LdapPage } from './pages/ldap.js';
 import { PolicyPage } from './pages/policy.js';
 import { RolesPage } from './pages/roles.js';
 import { SignIn } from './pages/sign-in.js';
-import { UsersPage } from './pages/users.js';
 import { SsoPage } from './pages/sso.js';
-import { EventsPage } from './pages/events.js';
-import { isAdmin, mayManageUsers, mayViewEvents, renew, RENEW_BEFORE_MS, type Session, signIn, signOut, ssoExchange, ssoProblem } from './session.js';
+import { UsersPage } from './pages/users.js';
+import { PasswordForm } from './password-form.js';
+import {
+  isAdmin,
+  mayManageUsers,
+  mayViewEvents,
+  RENEW_BEFORE_MS,
+  renew,
+  type Session,
+  signIn,
+  signOut,
+  ssoExchange,
+  ssoProblem,
+} from './session.js';
 
 /** An API call as the signed-in person. */
 export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -78,7 +89,10 @@ export function App(props: { idleMinutes: number }) {
       const now = Date.now();
       if (now - lastActive.current >= props.idleMinutes * 60_000) {
         void end(`Signed out after ${props.idleMinutes} minutes without activity.`);
-      } else if (now - s.issuedAt >= 10_000 && (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000)) {
+      } else if (
+        now - s.issuedAt >= 10_000 &&
+        (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000)
+      ) {
         renew(s).then(setSession, () => end('Your session has ended. Sign in again.'));
       }
     }, 1000);
@@ -100,7 +114,8 @@ export function App(props: { idleMinutes: number }) {
         return await api<T>(method, path, { token: current.current?.token, body });
       } catch (err) {
         // The token no longer works: revoked by a role or password change, a logout, a deletion.
-        if (err instanceof ApiError && err.status === 401) await end(`Your session has ended (${err.message}). Sign in again.`);
+        if (err instanceof ApiError && err.status === 401)
+          await end(`Your session has ended (${err.message}). Sign in again.`);
         throw err;
       }
     },
@@ -138,9 +153,21 @@ export function App(props: { idleMinutes: number }) {
   }
 
   const links = [
-    ...(mayManageUsers(session) ? [['users', 'Users'], ['roles', 'Roles']] : []),
+    ...(mayManageUsers(session)
+      ? [
+          ['users', 'Users'],
+          ['roles', 'Roles'],
+        ]
+      : []),
     ...(mayViewEvents(session) ? [['events', 'Events']] : []),
-    ...(isAdmin(session) ? [['policy', 'Policy'], ['ldap', 'LDAP'], ['sso', 'SSO'], ['keys', 'Keys']] : []),
+    ...(isAdmin(session)
+      ? [
+          ['policy', 'Policy'],
+          ['ldap', 'LDAP'],
+          ['sso', 'SSO'],
+          ['keys', 'Keys'],
+        ]
+      : []),
     ['password', 'My password'],
   ];
   const shown = links.some(([id]) => id === page) ? page : 'home';
@@ -197,7 +224,9 @@ function Home(props: { session: Session }) {
       <h1>Welcome, {props.session.username}</h1>
       <p>
         Your role is <strong>{props.session.role}</strong>.{' '}
-        {mayManageUsers(props.session) ? 'Choose a page above.' : 'You can change your password here; the API reference is at /docs.'}
+        {mayManageUsers(props.session)
+          ? 'Choose a page above.'
+          : 'You can change your password here; the API reference is at /docs.'}
       </p>
     </section>
   );

@@ -82,7 +82,12 @@ export function PasswordRules(props: { id?: string }) {
 }
 
 /** The cluster's roles as checkboxes: a user holds the rights of every role ticked. */
-export function RoleChoice(props: { legend: string; roles: ClusterRole[]; value: number[]; onChange: (uids: number[]) => void }) {
+export function RoleChoice(props: {
+  legend: string;
+  roles: ClusterRole[];
+  value: number[];
+  onChange: (uids: number[]) => void;
+}) {
   return (
     <fieldset class="roles">
       <legend>{props.legend}</legend>
@@ -92,7 +97,11 @@ export function RoleChoice(props: { legend: string; roles: ClusterRole[]; value:
             type="checkbox"
             checked={props.value.includes(r.uid)}
             onChange={(e) =>
-              props.onChange((e.target as HTMLInputElement).checked ? [...props.value, r.uid].sort((a, b) => a - b) : props.value.filter((x) => x !== r.uid))
+              props.onChange(
+                (e.target as HTMLInputElement).checked
+                  ? [...props.value, r.uid].sort((a, b) => a - b)
+                  : props.value.filter((x) => x !== r.uid),
+              )
             }
           />{' '}
           {r.name} ({r.management})
@@ -103,7 +112,14 @@ export function RoleChoice(props: { legend: string; roles: ClusterRole[]; value:
 }
 
 /** A checkbox (or a radio button) with its label after it. */
-export function Check(props: { id: string; label: string; checked: boolean; onChange: (checked: boolean) => void; radio?: boolean; name?: string }) {
+export function Check(props: {
+  id: string;
+  label: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  radio?: boolean;
+  name?: string;
+}) {
   return (
     <div class="field check">
       <input

@@ -36,9 +36,23 @@ export function PasswordForm(props: {
   };
   return (
     <form onSubmit={submit} aria-label="Change password">
-      <Field label="Current password" type="password" autoComplete="current-password" value={current} onInput={setCurrent} required />
+      <Field
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        value={current}
+        onInput={setCurrent}
+        required
+      />
       <Field label="New password" type="password" autoComplete="new-password" value={next} onInput={setNext} required />
-      <Field label="Repeat new password" type="password" autoComplete="new-password" value={repeat} onInput={setRepeat} required />
+      <Field
+        label="Repeat new password"
+        type="password"
+        autoComplete="new-password"
+        value={repeat}
+        onInput={setRepeat}
+        required
+      />
       <PasswordRules />
       <Problem>{problem}</Problem>
       <button type="submit" disabled={busy}>

@@ -7,4 +7,13 @@ export interface ClusterRole {
   management: Level;
 }
 
-export const LEVELS: Level[] = ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'token_verifier', 'none'];
+export const LEVELS: Level[] = [
+  'admin',
+  'user_manager',
+  'cluster_member',
+  'cluster_viewer',
+  'db_member',
+  'db_viewer',
+  'token_verifier',
+  'none',
+];

@@ -1,6 +1,14 @@
 import { api } from './api.js';
 
-export type Role = 'admin' | 'user_manager' | 'cluster_member' | 'cluster_viewer' | 'db_member' | 'db_viewer' | 'token_verifier' | 'none';
+export type Role =
+  | 'admin'
+  | 'user_manager'
+  | 'cluster_member'
+  | 'cluster_viewer'
+  | 'db_member'
+  | 'db_viewer'
+  | 'token_verifier'
+  | 'none';
 
 /** Who is signed in: kept in memory only, never in storage or a URL. */
 export interface Session {
@@ -31,7 +39,15 @@ function claimsOf(token: string): { uid: number; username: string; roles: string
 export function sessionOf(token: string): Session {
   const claims = claimsOf(token);
   const rights = (claims.roles.length > 0 ? claims.roles : ['none']) as Role[];
-  return { token, uid: claims.uid, username: claims.username, role: rights[0]!, rights, expiresAt: claims.exp * 1000, issuedAt: Date.now() };
+  return {
+    token,
+    uid: claims.uid,
+    username: claims.username,
+    role: rights[0]!,
+    rights,
+    expiresAt: claims.exp * 1000,
+    issuedAt: Date.now(),
+  };
 }
 
 export async function signIn(username: string, password: string): Promise<Session> {
@@ -54,7 +70,9 @@ export async function renew(session: Session): Promise<Session> {
  * out. After an SSO sign-in, the answer says where the identity provider ends its session.
  */
 export async function signOut(session: Session): Promise<string | undefined> {
-  const answer = await api<{ logout_url?: string }>('POST', '/v1/sso/logout', { token: session.token }).catch(() => undefined);
+  const answer = await api<{ logout_url?: string }>('POST', '/v1/sso/logout', { token: session.token }).catch(
+    () => undefined,
+  );
   return answer?.logout_url && /^https?:\/\//.test(answer.logout_url) ? answer.logout_url : undefined;
 }
 
@@ -73,7 +91,10 @@ export const ssoStatus = () => api<SsoStatus>('GET', '/v1/sso');
  * the person confirms the account it names.
  */
 export async function ssoExchange(confirm = false): Promise<Session> {
-  const { access_token } = await api<{ access_token: string }>('POST', '/v1/sso/exchange', { body: { ttl: TOKEN_TTL_SECONDS, ...(confirm && { confirm }) }, cookie: true });
+  const { access_token } = await api<{ access_token: string }>('POST', '/v1/sso/exchange', {
+    body: { ttl: TOKEN_TTL_SECONDS, ...(confirm && { confirm }) },
+    cookie: true,
+  });
   return sessionOf(access_token);
 }
 
@@ -87,9 +108,9 @@ export function ssoProblem(code: string): string {
     case 'account_locked':
       return 'This account is locked. Ask an admin to unlock it.';
     case 'idp_logout_refused':
-      return 'You are signed out here, but the identity provider\'s answer to the sign-out was not accepted: your session there may still be open.';
+      return "You are signed out here, but the identity provider's answer to the sign-out was not accepted: your session there may still be open.";
     case 'idp_logout_unsupported':
-      return 'Signing out from the identity provider\'s side is not supported: sign out here.';
+      return "Signing out from the identity provider's side is not supported: sign out here.";
     default:
       return 'The sign-in through your identity provider failed. Try again in a moment.';
   }
@@ -98,4 +119,5 @@ export function ssoProblem(code: string): string {
 export const mayManageUsers = (s: Session) => s.rights.includes('admin') || s.rights.includes('user_manager');
 export const isAdmin = (s: Session) => s.rights.includes('admin');
 /** The event log is for every level but db_viewer, none and token_verifier (view_logged_events). */
-export const mayViewEvents = (s: Session) => s.rights.some((r) => ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member'].includes(r));
+export const mayViewEvents = (s: Session) =>
+  s.rights.some((r) => ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member'].includes(r));

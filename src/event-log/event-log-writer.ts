@@ -81,7 +81,14 @@ export class EventLogWriter {
     const now = this.clock();
     this.refusals.clear(); // those queued keep their counts; new ones start again
     if (this.dropped > 0) {
-      this.queue.push({ time: now, type: 'events_dropped', severity: 'WARNING', uid: null, actorUid: null, fields: { outcome: 'failure', count: this.dropped } });
+      this.queue.push({
+        time: now,
+        type: 'events_dropped',
+        severity: 'WARNING',
+        uid: null,
+        actorUid: null,
+        fields: { outcome: 'failure', count: this.dropped },
+      });
       this.events?.emit('eventsLost', 'queue_full', this.dropped);
       this.dropped = 0;
     }
@@ -91,7 +98,11 @@ export class EventLogWriter {
         await this.store.append(batch);
       } catch (err) {
         this.onError(err);
-        this.events?.emit('eventsLost', 'write_failed', batch.reduce((n, row) => n + (row.type === 'events_dropped' ? 0 : Number(row.fields.count ?? 1)), 0));
+        this.events?.emit(
+          'eventsLost',
+          'write_failed',
+          batch.reduce((n, row) => n + (row.type === 'events_dropped' ? 0 : Number(row.fields.count ?? 1)), 0),
+        );
         return;
       }
     }

@@ -40,7 +40,11 @@ export interface EventLogStore {
 }
 
 /** The product's names where it has one (alerts-events.md: user_created, user_updated, user_deleted); Tessera's audit names otherwise. */
-const PRODUCT_TYPES: Partial<Record<AuditRecord['event'], string>> = { user_create: 'user_created', user_update: 'user_updated', user_delete: 'user_deleted' };
+const PRODUCT_TYPES: Partial<Record<AuditRecord['event'], string>> = {
+  user_create: 'user_created',
+  user_update: 'user_updated',
+  user_delete: 'user_deleted',
+};
 
 /** A field's text at most this long: what a request typed (a name, an identity provider's message) never makes a large row. */
 const MAX_TEXT = 256;
@@ -48,7 +52,10 @@ const MAX_TEXT = 256;
 /** Text as the log keeps it: control and bidirectional characters shown as \u escapes, cut to MAX_TEXT. */
 export function boundedText(text: string): string {
   // eslint-disable-next-line no-control-regex
-  const shown = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const shown = text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return shown.length > MAX_TEXT ? `${shown.slice(0, MAX_TEXT)}…` : shown;
 }
 
@@ -70,7 +77,17 @@ export function rowOf(record: AuditRecord, ctx: RequestContext | undefined, time
 }
 
 /** What a caller who may not see users (view_all_users_info) reads of an event: what happened, not to or by whom. */
-const NOT_ABOUT_PEOPLE = new Set(['time', 'type', 'severity', 'outcome', 'target', 'changes', 'realm', 'reason', 'count']);
+const NOT_ABOUT_PEOPLE = new Set([
+  'time',
+  'type',
+  'severity',
+  'outcome',
+  'target',
+  'changes',
+  'realm',
+  'reason',
+  'count',
+]);
 export function withoutPeople(event: LoggedEvent): LoggedEvent {
   return Object.fromEntries(Object.entries(event).filter(([k]) => NOT_ABOUT_PEOPLE.has(k))) as LoggedEvent;
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Deadline } from '../deadline.js';
 import { AccountLockedError, TryAgainError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
-import { isLocked, LOCKED_UNTIL_UNLOCKED, unlocksInSeconds, type User } from '../users/user.js';
+import { isLocked, LOCKED_UNTIL_UNLOCKED, type User, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import type { LoginGuard } from './login-guard.js';
 
@@ -117,7 +117,10 @@ export class Lockout {
     try {
       for (;;) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, line[0] === me ? Math.min(POLL_MS, a.deadline.remaining()) : a.deadline.remaining());
+          const timer = setTimeout(
+            resolve,
+            line[0] === me ? Math.min(POLL_MS, a.deadline.remaining()) : a.deadline.remaining(),
+          );
           me.wake = () => {
             clearTimeout(timer);
             resolve();

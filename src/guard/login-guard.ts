@@ -14,7 +14,13 @@ export interface LoginGuard {
    * whose window began before `resetAt` (ms) are forgotten first: an unlock, perhaps made
    * by another process.
    */
-  reserve(key: string, attemptId: string, threshold: number, leaseMs: number, resetAt?: number): Promise<'ok' | 'wait' | 'locked'>;
+  reserve(
+    key: string,
+    attemptId: string,
+    threshold: number,
+    leaseMs: number,
+    resetAt?: number,
+  ): Promise<'ok' | 'wait' | 'locked'>;
   /** Ends a lease with the outcome of its check; returns the failures counted in the current window. */
   settle(key: string, attemptId: string, failed: boolean, windowMs: number): Promise<number>;
   /** Gives a lease back without an outcome (no password was checked). */
@@ -40,7 +46,13 @@ export class MemoryLoginGuard implements LoginGuard {
 
   constructor(private readonly clock: () => number) {}
 
-  async reserve(key: string, attemptId: string, threshold: number, leaseMs: number, resetAt = 0): Promise<'ok' | 'wait' | 'locked'> {
+  async reserve(
+    key: string,
+    attemptId: string,
+    threshold: number,
+    leaseMs: number,
+    resetAt = 0,
+  ): Promise<'ok' | 'wait' | 'locked'> {
     const entry = this.entry(key);
     if (entry.failures > 0 && entry.since < resetAt) entry.failures = 0;
     if (entry.failures >= threshold) return 'locked';

@@ -59,13 +59,30 @@ export class RedisLoginGuard implements LoginGuard {
     return [k, `${k}:leases`];
   }
 
-  async reserve(key: string, attemptId: string, threshold: number, leaseMs: number, resetAt = 0): Promise<'ok' | 'wait' | 'locked'> {
-    const answer = await this.redis.eval(RESERVE, 2, ...this.keys(key), threshold, resetAt, this.clock(), attemptId, leaseMs);
+  async reserve(
+    key: string,
+    attemptId: string,
+    threshold: number,
+    leaseMs: number,
+    resetAt = 0,
+  ): Promise<'ok' | 'wait' | 'locked'> {
+    const answer = await this.redis.eval(
+      RESERVE,
+      2,
+      ...this.keys(key),
+      threshold,
+      resetAt,
+      this.clock(),
+      attemptId,
+      leaseMs,
+    );
     return answer as 'ok' | 'wait' | 'locked';
   }
 
   async settle(key: string, attemptId: string, failed: boolean, windowMs: number): Promise<number> {
-    return Number(await this.redis.eval(SETTLE, 2, ...this.keys(key), failed ? '1' : '0', windowMs, this.clock(), attemptId));
+    return Number(
+      await this.redis.eval(SETTLE, 2, ...this.keys(key), failed ? '1' : '0', windowMs, this.clock(), attemptId),
+    );
   }
 
   async release(key: string, attemptId: string): Promise<void> {

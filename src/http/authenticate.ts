@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { holds, isPermission, type Permission } from '../access/permissions.js';
 import type { Presented } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
-import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
 import { publicUrlOf } from '../config/config.js';
+import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
 import { crossSiteGuard } from './cross-site.js';
 import { presentedReader } from './presented.js';
 import { contextOf } from './request-context.js';
@@ -74,19 +74,27 @@ export function authenticateRequests(app: TesseraApp): void {
 
   /** The hot path: who the credentials are, from what this process has loaded, with the right; else undefined (principalFor decides). */
   function knownPrincipal(presented: Presented, access: Exclude<Access, 'public'>): Principal | undefined {
-    if (presented.kind === 'password' && (access === 'token' || !policy.fresh()?.control_plane_basic_authentication)) return undefined;
+    if (presented.kind === 'password' && (access === 'token' || !policy.fresh()?.control_plane_basic_authentication))
+      return undefined;
     const principal = callers.known(presented);
     return principal && (!isPermission(access) || holds(principal.rights, access)) ? principal : undefined;
   }
 
-  async function principalFor(request: FastifyRequest, presented: Presented | undefined, access: Exclude<Access, 'public'>): Promise<Principal | undefined> {
+  async function principalFor(
+    request: FastifyRequest,
+    presented: Presented | undefined,
+    access: Exclude<Access, 'public'>,
+  ): Promise<Principal | undefined> {
     if (!presented) {
       if (access === 'optional') return undefined;
       throw new MissingCredentialsError();
     }
     if (presented.kind === 'password') {
       // There is no token to end or renew; a 200 would claim something that did not happen.
-      if (access === 'token') throw new InvalidRequestError('This path takes a token: present it as "Authorization: JWT <token>" or "Bearer <token>"');
+      if (access === 'token')
+        throw new InvalidRequestError(
+          'This path takes a token: present it as "Authorization: JWT <token>" or "Bearer <token>"',
+        );
       if (!(await policy.get()).control_plane_basic_authentication) throw new BasicAuthDisabledError();
     }
     let principal: Principal;
@@ -94,7 +102,8 @@ export function authenticateRequests(app: TesseraApp): void {
       principal = await callers.identify(presented, contextOf(request));
     } catch (err) {
       // A certificate where the cluster takes none is no credentials at all.
-      if (access === 'optional' && presented.kind === 'certificate' && err instanceof MissingCredentialsError) return undefined;
+      if (access === 'optional' && presented.kind === 'certificate' && err instanceof MissingCredentialsError)
+        return undefined;
       throw err;
     }
     if (isPermission(access) && !holds(principal.rights, access)) throw new ForbiddenError();

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The response schema of a 304: no body. */
-export const NOT_MODIFIED = { type: 'null', description: 'Not modified: the document named by If-None-Match is current' } as const;
+export const NOT_MODIFIED = {
+  type: 'null',
+  description: 'Not modified: the document named by If-None-Match is current',
+} as const;
 
 /**
  * A public document that verifiers cache: `Cache-Control` for `maxAgeSeconds`, a strong

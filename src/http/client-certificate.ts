@@ -39,7 +39,10 @@ export function certificateSource(config: Config): (request: FastifyRequest) => 
     if (value === undefined) return undefined;
     const from = (request.raw.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     if (!proxies.check(from, isIP(from) === 6 ? 'ipv6' : 'ipv4')) {
-      throw new CertificateRefusedError('certificate_untrusted', `The ${header} header is taken only from the trusted proxy (--trusted-proxy)`);
+      throw new CertificateRefusedError(
+        'certificate_untrusted',
+        `The ${header} header is taken only from the trusted proxy (--trusted-proxy)`,
+      );
     }
     const text = Array.isArray(value) ? value[0]! : value;
     if (byText.has(text)) return byText.get(text);

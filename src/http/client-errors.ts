@@ -44,7 +44,11 @@ export function answerClientError(this: FastifyInstance, err: Error & { code?: s
 const LINGER_MS = 2000;
 
 /** Fastify's `frameworkErrors`: a URL the router cannot decode, or a parameter too long. */
-export function answerFrameworkError(err: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(
+  err: Error & { code?: string },
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   const message = err.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid' : 'The request could not be understood';
   void reply.code(400).header('connection', 'close').send({ error_code: 'invalid_url', message });
 }
@@ -57,7 +61,10 @@ export const SERVER_OPTIONS = { requireHostHeader: false };
 
 export function answerMissingHostAndExpect(app: FastifyInstance): void {
   app.server.on('checkExpectation', (_req, res) => {
-    const body = JSON.stringify({ error_code: 'expectation_failed', message: 'This Expect header is not supported (100-continue is)' });
+    const body = JSON.stringify({
+      error_code: 'expectation_failed',
+      message: 'This Expect header is not supported (100-continue is)',
+    });
     res
       .writeHead(statusOf('expectation_failed'), {
         'content-type': 'application/json; charset=utf-8',

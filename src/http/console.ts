@@ -50,6 +50,9 @@ export async function consoleScope(app: FastifyInstance): Promise<void> {
     wildcard: false,
     // Vite names assets by their content: they never change; the page itself always may.
     setHeaders: (reply, file) =>
-      reply.header('cache-control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache'),
+      reply.header(
+        'cache-control',
+        file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      ),
   });
 }

@@ -27,5 +27,9 @@ export function crossSiteGuard(publicUrl: string): (request: FastifyRequest, pre
 
 /** A request that says it is a browser's (Fetch Metadata, or a page's Accept): it is not asked for Basic credentials. */
 export function fromBrowser(request: FastifyRequest): boolean {
-  return request.headers['sec-fetch-mode'] !== undefined || request.headers['x-requested-with'] !== undefined || (request.headers.accept ?? '').includes('text/html');
+  return (
+    request.headers['sec-fetch-mode'] !== undefined ||
+    request.headers['x-requested-with'] !== undefined ||
+    (request.headers.accept ?? '').includes('text/html')
+  );
 }

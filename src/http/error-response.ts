@@ -119,7 +119,10 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
     return { status: 400, body: { error_code: 'malformed_json', message: 'The body is not valid JSON' } };
   }
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
-    return { status: e.statusCode, body: { error_code: 'invalid_request', message: 'The request could not be understood' } };
+    return {
+      status: e.statusCode,
+      body: { error_code: 'invalid_request', message: 'The request could not be understood' },
+    };
   }
   return { status: 500, body: { error_code: 'internal_error', message: 'Internal server error' } };
 }
@@ -144,7 +147,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error_code: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
+    reply
+      .code(404)
+      .send({ error_code: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
   );
 }
 

@@ -15,13 +15,45 @@ declare module 'fastify' {
 
 /** What presenting credentials can answer, by the route's access. */
 const PASSWORD_OR_TOKEN: ErrorCode[] = [
-  ...['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_credentials', 'password_expired', 'sso_required'] as const,
-  ...['account_locked', 'basic_auth_disabled', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable'] as const,
-  ...['certificate_untrusted', 'certificate_expired', 'certificate_not_yet_valid', 'certificate_subject_unknown', 'cross_site_request'] as const,
+  ...([
+    'missing_credentials',
+    'malformed_authorization_header',
+    'invalid_token',
+    'invalid_credentials',
+    'password_expired',
+    'sso_required',
+  ] as const),
+  ...([
+    'account_locked',
+    'basic_auth_disabled',
+    'too_many_requests',
+    'try_again',
+    'guard_unavailable',
+    'store_unavailable',
+    'directory_unavailable',
+  ] as const),
+  ...([
+    'certificate_untrusted',
+    'certificate_expired',
+    'certificate_not_yet_valid',
+    'certificate_subject_unknown',
+    'cross_site_request',
+  ] as const),
 ];
 /** What a client certificate can answer. */
-export const CERTIFICATE_REFUSALS: ErrorCode[] = ['certificate_required', 'certificate_untrusted', 'certificate_expired', 'certificate_not_yet_valid', 'certificate_subject_unknown'];
-const TOKEN_ONLY: ErrorCode[] = ['missing_credentials', 'malformed_authorization_header', 'invalid_token', 'invalid_request'];
+export const CERTIFICATE_REFUSALS: ErrorCode[] = [
+  'certificate_required',
+  'certificate_untrusted',
+  'certificate_expired',
+  'certificate_not_yet_valid',
+  'certificate_subject_unknown',
+];
+const TOKEN_ONLY: ErrorCode[] = [
+  'missing_credentials',
+  'malformed_authorization_header',
+  'invalid_token',
+  'invalid_request',
+];
 
 function accessCodes(access: Access | undefined): ErrorCode[] {
   if (access === undefined || access === 'public') return [];
@@ -32,12 +64,16 @@ function accessCodes(access: Access | undefined): ErrorCode[] {
 /** The error answers of these codes, one per status, each listing its codes (checked by the tests). */
 export function errorResponses(codes: Iterable<ErrorCode>): Record<string, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
+  for (const code of new Set(codes))
+    byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       String(status),
       Type.Object(
-        { error_code: StringEnum(list.sort()), message: Type.String({ description: 'what happened and what to do, for people' }) },
+        {
+          error_code: StringEnum(list.sort()),
+          message: Type.String({ description: 'what happened and what to do, for people' }),
+        },
         { description: list.join(', ') },
       ),
     ]),
@@ -52,15 +88,31 @@ export function errorResponses(codes: Iterable<ErrorCode>): Record<string, TSche
 export function documentErrors(app: TesseraApp): void {
   app.addHook('onRoute', (route) => {
     if (!route.schema || route.schema.hide) return;
-    const schema = route.schema as { body?: unknown; params?: unknown; querystring?: unknown; response?: Record<string, unknown> };
+    const schema = route.schema as {
+      body?: unknown;
+      params?: unknown;
+      querystring?: unknown;
+      response?: Record<string, unknown>;
+    };
     const input: ErrorCode[] = [
       ...(schema.body ? (['invalid_request', 'malformed_json', 'body_too_large'] as const) : []),
       ...(schema.params || schema.querystring ? (['invalid_request'] as const) : []),
     ];
-    const codes = [...(route.config?.errors ?? []), ...accessCodes(route.config?.access), ...input, 'internal_error' as const, ...(route.config?.whileStarting ? [] : (['starting'] as const))];
+    const codes = [
+      ...(route.config?.errors ?? []),
+      ...accessCodes(route.config?.access),
+      ...input,
+      'internal_error' as const,
+      ...(route.config?.whileStarting ? [] : (['starting'] as const)),
+    ];
     schema.response = { ...schema.response, ...errorResponses(codes) };
   });
 }
 
 /** What a change to a user named by its uid can answer besides its own codes. */
-export const USER_CHANGE_ERRORS: ErrorCode[] = ['user_not_found', 'unauthorized_action', 'directory_user', 'certificate_user'];
+export const USER_CHANGE_ERRORS: ErrorCode[] = [
+  'user_not_found',
+  'unauthorized_action',
+  'directory_user',
+  'certificate_user',
+];

@@ -13,7 +13,8 @@ export function acceptJsonBodies(app: FastifyInstance): void {
     const text = body as string;
     if (text.trim() === '') return done(null, {});
     // A route made for OAuth clients (RFC 7662) also takes the form they send.
-    const form = /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '') && !/^\s*[{[]/.test(text);
+    const form =
+      /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '') && !/^\s*[{[]/.test(text);
     if (form && (request.routeOptions.config as { formBody?: boolean } | undefined)?.formBody) {
       return done(null, Object.fromEntries(new URLSearchParams(text)));
     }

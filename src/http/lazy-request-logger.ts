@@ -49,6 +49,10 @@ for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent
 }
 
 /** Fastify's `childLoggerFactory`. */
-export function lazyRequestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function lazyRequestLogger(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   return new LazyRequestLogger(parent, bindings, options);
 }

@@ -6,7 +6,9 @@ import { type Config, publicUrlOf } from '../config/config.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
-type Operation = { requestBody?: { required?: boolean; content: Record<string, { schema?: { required?: string[] } }> } };
+type Operation = {
+  requestBody?: { required?: boolean; content: Record<string, { schema?: { required?: string[] } }> };
+};
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 const DOCS_PREFIX = '/docs';
@@ -15,10 +17,16 @@ const DOCS_PREFIX = '/docs';
 const TAGS = [
   { name: 'tokens', description: 'Log in (both wire formats), refresh and log out' },
   { name: 'users', description: 'Users, roles and passwords' },
-  { name: 'sessions', description: 'Sessions: one a login, with its refreshes; listed, ended, bounded by session_max_lifetime_minutes' },
+  {
+    name: 'sessions',
+    description: 'Sessions: one a login, with its refreshes; listed, ended, bounded by session_max_lifetime_minutes',
+  },
   { name: 'policy', description: 'Password and lockout policy of the cluster' },
   { name: 'keys', description: 'Signing keys' },
-  { name: 'verification', description: 'For services that verify Tessera tokens: keys, discovery, revocations, introspection' },
+  {
+    name: 'verification',
+    description: 'For services that verify Tessera tokens: keys, discovery, revocations, introspection',
+  },
   { name: 'operations', description: 'Probes for load balancers and this document' },
 ];
 
@@ -48,21 +56,30 @@ export function registerOpenApi(app: FastifyInstance, config: Config): void {
             name: 'Authorization',
             description: 'The product\'s scheme: "Authorization: JWT <token>", a token from POST /v1/users/authorize',
           },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The same token as RFC 6750 "Bearer <token>"' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'The same token as RFC 6750 "Bearer <token>"',
+          },
           basic: {
             type: 'http',
             scheme: 'basic',
-            description: 'A name or email and its password; on protected routes unless the cluster sets control_plane_basic_authentication to false',
+            description:
+              'A name or email and its password; on protected routes unless the cluster sets control_plane_basic_authentication to false',
           },
         },
       },
     },
     // Every body is optional on the wire (no body reads as {}): required only when it has required fields.
     transformObject: (documentObject) => {
-      const { openapiObject } = documentObject as { openapiObject: { paths?: Record<string, Record<string, Operation>> } };
+      const { openapiObject } = documentObject as {
+        openapiObject: { paths?: Record<string, Record<string, Operation>> };
+      };
       for (const operations of Object.values(openapiObject.paths ?? {})) {
         for (const { requestBody: body } of Object.values(operations)) {
-          if (body) body.required = Object.values(body.content).some((media) => Boolean(media.schema?.required?.length));
+          if (body)
+            body.required = Object.values(body.content).some((media) => Boolean(media.schema?.required?.length));
         }
       }
       return openapiObject;

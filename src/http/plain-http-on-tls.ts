@@ -1,5 +1,4 @@
-import type { Server } from 'node:net';
-import type { Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { rawAnswer } from './client-errors.js';
 
 /** A TLS connection opens with a handshake record; anything else is not TLS. */

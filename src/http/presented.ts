@@ -8,7 +8,9 @@ import { certificateSource } from './client-certificate.js';
  * its Authorization header (a token, or Basic credentials), else, when `certificate` asks
  * for it, its client certificate (explicit credentials win over one).
  */
-export function presentedReader(config: Config): (request: FastifyRequest, certificate: boolean) => Presented | undefined {
+export function presentedReader(
+  config: Config,
+): (request: FastifyRequest, certificate: boolean) => Presented | undefined {
   const certificateOf = certificateSource(config);
   return (request, certificate) => {
     const authorization = request.headers.authorization;

@@ -1,9 +1,9 @@
 import Type from 'typebox';
+import { ROLES } from '../access/management.js';
+import { ROLE_NAME_MAX_LENGTH } from '../roles/role.js';
 import { TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
 import { PASSWORD_MAX_LENGTH } from '../users/password-rules.js';
-import { ROLE_NAME_MAX_LENGTH } from '../roles/role.js';
 import { AUTH_METHODS, USER_STATUSES } from '../users/user.js';
-import { ROLES } from '../access/management.js';
 import { USERNAME_MAX_LENGTH } from '../users/username.js';
 
 /**
@@ -19,7 +19,11 @@ export const CALLER: Record<string, string[]>[] = [{ jwt: [] }, { bearer: [] }, 
 /** OpenAPI security of routes anyone may call. */
 export const ANYONE: Record<string, string[]>[] = [];
 
-const Ttl = Type.Integer({ minimum: TTL_MIN_SECONDS, maximum: TTL_MAX_SECONDS, description: `seconds the token lives; ${TTL_DEFAULT_SECONDS} when absent` });
+const Ttl = Type.Integer({
+  minimum: TTL_MIN_SECONDS,
+  maximum: TTL_MAX_SECONDS,
+  description: `seconds the token lives; ${TTL_DEFAULT_SECONDS} when absent`,
+});
 
 /** Variant A's token request object and Variant B's JWT authorize object in one shape. */
 export const AuthorizeBody = Type.Object(
@@ -35,7 +39,10 @@ export const AuthorizeBody = Type.Object(
     // Named examples of the OpenAPI media type (@fastify/swagger moves them there).
     'x-examples': {
       '7.22': { summary: '7.22: with "Authorization: Basic …"; the body may also be empty', value: { ttl: 3600 } },
-      '7.4': { summary: '7.4: no Authorization header', value: { username: 'admin@tessera.local', password: 'correct horse battery staple', ttl: 3600 } },
+      '7.4': {
+        summary: '7.4: no Authorization header',
+        value: { username: 'admin@tessera.local', password: 'correct horse battery staple', ttl: 3600 },
+      },
     },
   },
 );
@@ -45,8 +52,14 @@ export const TtlBody = Type.Object({ ttl: Type.Optional(Ttl) }, { additionalProp
 export const AccessToken = Type.Object({ access_token: Type.String({ description: 'a signed JWT' }) });
 
 const Role = StringEnum(ROLES);
-const RoleUids = Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description: 'uids of roles (GET /v1/roles)' });
-const BdbsEmailAlerts = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 10_000, description: 'database uids as strings, or ["all"]' });
+const RoleUids = Type.Array(Type.Integer({ minimum: 1 }), {
+  maxItems: 100,
+  description: 'uids of roles (GET /v1/roles)',
+});
+const BdbsEmailAlerts = Type.Array(Type.String({ maxLength: 64 }), {
+  maxItems: 10_000,
+  description: 'database uids as strings, or ["all"]',
+});
 
 /** The product's user object (objects/user.md), with Tessera's read-only `username`. */
 export const UserView = Type.Object({
@@ -58,29 +71,40 @@ export const UserView = Type.Object({
   auth_method: StringEnum(AUTH_METHODS),
   status: StringEnum(USER_STATUSES),
   password_issue_date: Type.String({ description: 'ISO 8601, to the second (read-only)' }),
-  last_login: Type.Optional(Type.Integer({ description: 'UNIX seconds of the last login; absent before the first (read-only)' })),
+  last_login: Type.Optional(
+    Type.Integer({ description: 'UNIX seconds of the last login; absent before the first (read-only)' }),
+  ),
   email_alerts: Type.Boolean(),
   cluster_email_alerts: Type.Boolean(),
   bdbs_email_alerts: Type.Optional(Type.Array(Type.String())),
-  username: Type.String({ description: 'Tessera\'s: the login that tokens and logs show — the name, else the email (read-only)' }),
-  certificate_subject_line: Type.Optional(Type.String({ description: 'auth_method "certificate": the subject (RFC 2253) its client certificate must have' })),
+  username: Type.String({
+    description: "Tessera's: the login that tokens and logs show — the name, else the email (read-only)",
+  }),
+  certificate_subject_line: Type.Optional(
+    Type.String({ description: 'auth_method "certificate": the subject (RFC 2253) its client certificate must have' }),
+  ),
 });
 
 export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a whole number' }) });
-
 
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
 /** The product's pre-hashed password (1, or "1" as objects/user.md writes it). */
 const PasswordHashMethod = Type.Optional(
   Type.Unsafe<1 | '1'>({
     enum: [1, '1'],
-    description: 'the password is pre-hashed as the product exports it: the hex SHA-256 of "username:clustername:password" (username: the user\'s name or email; clustername: GET /v1/cluster\'s name). Kept until the first login with it, which stores argon2id instead. The password rules cannot be checked on it; by who manages users only',
+    description:
+      'the password is pre-hashed as the product exports it: the hex SHA-256 of "username:clustername:password" (username: the user\'s name or email; clustername: GET /v1/cluster\'s name). Kept until the first login with it, which stores argon2id instead. The password rules cannot be checked on it; by who manages users only',
   }),
 );
 const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
 /** A login or null (one JSON Schema type list, so that a refusal names the length, not "must be null"); `minLength` 0: "" means none. */
 const Login = (what: string, minLength = 1) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], minLength, maxLength: USERNAME_MAX_LENGTH, description: what });
+  Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    minLength,
+    maxLength: USERNAME_MAX_LENGTH,
+    description: what,
+  });
 
 /** The writable fields of a user object; read-only ones (uid, status, dates) are refused by name. */
 const UserFields = {
@@ -93,7 +117,12 @@ const UserFields = {
   cluster_email_alerts: Type.Optional(Type.Boolean()),
   bdbs_email_alerts: Type.Optional(Type.Union([BdbsEmailAlerts, Type.Null()])),
   certificate_subject_line: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 1024, description: 'auth_method "certificate": the client certificate\'s subject, RFC 2253, CN first ("CN=ops-bot,OU=automation,O=Example")' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'auth_method "certificate": the client certificate\'s subject, RFC 2253, CN first ("CN=ops-bot,OU=automation,O=Example")',
+    }),
   ),
 };
 
@@ -102,7 +131,13 @@ export const CreateUserBody = Type.Object(
     ...UserFields,
     password: Type.Optional(Password),
     password_hash_method: PasswordHashMethod,
-    username: Type.Optional(Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH, description: 'Tessera\'s shorthand: an address sets email, anything else name' })),
+    username: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: USERNAME_MAX_LENGTH,
+        description: "Tessera's shorthand: an address sets email, anything else name",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -127,7 +162,17 @@ export const DryRunQuery = Type.Object(
 export const RoleView = Type.Object({ uid: Type.Integer(), name: Type.String(), management: Role });
 const RoleFields = { name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }), management: Role };
 export const CreateRoleBody = Type.Object(
-  { ...RoleFields, uid: Type.Optional(Type.Integer({ minimum: 101, maximum: 1_000_000_000, description: 'the uid to give the role (the product, 8.0): 101 to 1000000000 (1 to 100 are kept for built-in roles); 409 uid_already_exists when taken' })) },
+  {
+    ...RoleFields,
+    uid: Type.Optional(
+      Type.Integer({
+        minimum: 101,
+        maximum: 1_000_000_000,
+        description:
+          'the uid to give the role (the product, 8.0): 101 to 1000000000 (1 to 100 are kept for built-in roles); 409 uid_already_exists when taken',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const UpdateRoleBody = Type.Partial(Type.Object(RoleFields), { additionalProperties: false });

@@ -1,36 +1,36 @@
+import { authenticateRequests } from './authenticate.js';
 import { acceptJsonBodies } from './json-body.js';
 import { collectMethods } from './method-not-allowed.js';
 import { authorizeRoute } from './routes/authorize.js';
 import { clusterRoutes } from './routes/cluster.js';
-import { logsRoute } from './routes/logs.js';
-import { sessionsRoutes } from './routes/sessions.js';
-import { clusterPolicyRoutes } from './routes/cluster-policy.js';
-import { clusterLdapRoutes } from './routes/cluster-ldap.js';
-import { ldapMappingsRoutes } from './routes/ldap-mappings.js';
 import { clusterCertificatesRoutes } from './routes/cluster-certificates.js';
+import { clusterLdapRoutes } from './routes/cluster-ldap.js';
+import { clusterPolicyRoutes } from './routes/cluster-policy.js';
 import { clusterSsoRoutes } from './routes/cluster-sso.js';
-import { ssoSignInRoutes } from './routes/sso-sign-in.js';
-import { rolesRoutes } from './routes/roles.js';
-import { usersPermissionsRoute } from './routes/users-permissions.js';
-import { authenticateRequests } from './authenticate.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { healthzRoute } from './routes/healthz.js';
 import { introspectRoute } from './routes/introspect.js';
 import { jwksRoute } from './routes/jwks.js';
 import { keysListRoute } from './routes/keys-list.js';
 import { keysRotateRoute } from './routes/keys-rotate.js';
+import { ldapMappingsRoutes } from './routes/ldap-mappings.js';
 import { logoutRoute } from './routes/logout.js';
+import { logsRoute } from './routes/logs.js';
 import { openApiDocumentRoute } from './routes/openapi-document.js';
 import { passwordRulesRoute } from './routes/password-rules.js';
 import { readyzRoute } from './routes/readyz.js';
 import { refreshJwtRoute } from './routes/refresh-jwt.js';
 import { revocationsRoute } from './routes/revocations.js';
+import { rolesRoutes } from './routes/roles.js';
+import { sessionsRoutes } from './routes/sessions.js';
+import { ssoSignInRoutes } from './routes/sso-sign-in.js';
 import { usersCreateRoute } from './routes/users-create.js';
 import { usersDeleteRoute } from './routes/users-delete.js';
 import { usersExpirePasswordRoute } from './routes/users-expire-password.js';
 import { usersGetRoute } from './routes/users-get.js';
 import { usersListRoute } from './routes/users-list.js';
 import { usersPasswordRoutes } from './routes/users-password.js';
+import { usersPermissionsRoute } from './routes/users-permissions.js';
 import { usersUnlockRoute } from './routes/users-unlock.js';
 import { usersUpdateRoute } from './routes/users-update.js';
 import type { HttpServices } from './services.js';
@@ -53,8 +53,27 @@ function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
 export const api = scope(
   [
     ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
-    ...[usersPermissionsRoute, usersListRoute, usersGetRoute, usersCreateRoute, usersUpdateRoute, usersDeleteRoute, usersUnlockRoute, usersExpirePasswordRoute, sessionsRoutes],
-    ...[rolesRoutes, clusterRoutes, clusterPolicyRoutes, clusterLdapRoutes, ldapMappingsRoutes, clusterCertificatesRoutes, clusterSsoRoutes, ssoSignInRoutes],
+    ...[
+      usersPermissionsRoute,
+      usersListRoute,
+      usersGetRoute,
+      usersCreateRoute,
+      usersUpdateRoute,
+      usersDeleteRoute,
+      usersUnlockRoute,
+      usersExpirePasswordRoute,
+      sessionsRoutes,
+    ],
+    ...[
+      rolesRoutes,
+      clusterRoutes,
+      clusterPolicyRoutes,
+      clusterLdapRoutes,
+      ldapMappingsRoutes,
+      clusterCertificatesRoutes,
+      clusterSsoRoutes,
+      ssoSignInRoutes,
+    ],
     ...[keysListRoute, keysRotateRoute, revocationsRoute, introspectRoute, logsRoute, openApiDocumentRoute],
   ],
   (app) => {

@@ -7,7 +7,15 @@ export interface SchemaError {
 }
 
 /** Fields of the product's objects that the server sets: a client that sends one back is told so. */
-const READ_ONLY = new Set(['uid', 'status', 'password_issue_date', 'last_login', 'username', 'action_uid', 'account_id']);
+const READ_ONLY = new Set([
+  'uid',
+  'status',
+  'password_issue_date',
+  'last_login',
+  'username',
+  'action_uid',
+  'account_id',
+]);
 
 const TYPE_NAMES: Record<string, string> = {
   integer: 'a whole number',
@@ -38,7 +46,10 @@ function fieldName(instancePath: string, part: string): string {
 function describe(field: string, errs: SchemaError[]): string {
   // Alternatives (anyOf: "a string or null", constants) are told together.
   // A type list (["string", "null"]) is one error naming them all.
-  const types = errs.filter((e) => e.keyword === 'type').flatMap((e) => String(e.params.type).split(',')).map((t) => TYPE_NAMES[t] ?? t);
+  const types = errs
+    .filter((e) => e.keyword === 'type')
+    .flatMap((e) => String(e.params.type).split(','))
+    .map((t) => TYPE_NAMES[t] ?? t);
   const consts = errs.filter((e) => e.keyword === 'const').map((e) => String(e.params.allowedValue));
   if (consts.length > 0) return `${field} must be one of ${consts.join(', ')}`;
   if (types.length > 0) return `${field} must be ${[...new Set(types)].join(' or ')}`;

@@ -150,7 +150,14 @@ export class Directory {
     const { user_dn_template: template, user_dn_query: query } = this.config;
     if (template) return template.replaceAll('%u', escapeDnValue(username));
     if (!isQuery(query)) throw new DirectoryUnavailableError('neither user_dn_template nor user_dn_query is set');
-    const { searchEntries } = await conn.search(query.base, { scope: SCOPES[query.scope], filter: fill(query, username), attributes: ['1.1'], sizeLimit: 2 }).catch(notFound);
+    const { searchEntries } = await conn
+      .search(query.base, {
+        scope: SCOPES[query.scope],
+        filter: fill(query, username),
+        attributes: ['1.1'],
+        sizeLimit: 2,
+      })
+      .catch(notFound);
     // None, or more than one (an ambiguous filter): no one logs in.
     if (searchEntries.length !== 1) throw new NotInDirectory();
     return searchEntries[0]!.dn;
@@ -163,7 +170,9 @@ export class Directory {
   private async entryOf(conn: Connection, dn: string, username: string): Promise<DirectoryEntry> {
     const { dn_group_attr: attr, dn_group_query: query } = this.config;
     const attributes = [...(attr ? [attr] : []), USER_ACCOUNT_CONTROL];
-    const { searchEntries } = await conn.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes }).catch(notFound);
+    const { searchEntries } = await conn
+      .search(dn, { scope: 'base', filter: '(objectClass=*)', attributes })
+      .catch(notFound);
     const entry = searchEntries[0];
     // An Active Directory account that is disabled is as good as gone (its bind fails too, but a refresh binds no user).
     if (!entry || Number(entry[USER_ACCOUNT_CONTROL] ?? 0) & ACCOUNT_DISABLED) throw new NotInDirectory();
@@ -172,7 +181,9 @@ export class Directory {
       return { dn: entry.dn, groups: key ? values(entry[key]) : [] };
     }
     if (!isQuery(query)) return { dn: entry.dn, groups: [] };
-    const groups = await conn.search(query.base, { scope: SCOPES[query.scope], filter: fill(query, username, entry.dn), attributes: ['1.1'] }).catch(notFound);
+    const groups = await conn
+      .search(query.base, { scope: SCOPES[query.scope], filter: fill(query, username, entry.dn), attributes: ['1.1'] })
+      .catch(notFound);
     return { dn: entry.dn, groups: groups.searchEntries.map((e) => e.dn) };
   }
 
@@ -187,15 +198,24 @@ export class Directory {
     for (const url of this.passedOver.order(this.config.uris)) {
       if (deadline.expired()) break;
       const timeoutMs = Math.max(1, Math.min(this.config.directory_timeout_s * 1000, deadline.remaining()));
-      const tlsOptions = { ...(this.config.ca_cert ? { ca: this.config.ca_cert } : {}), minVersion: 'TLSv1.2' as const };
+      const tlsOptions = {
+        ...(this.config.ca_cert ? { ca: this.config.ca_cert } : {}),
+        minVersion: 'TLSv1.2' as const,
+      };
       // ldapts speaks TLS from the start whenever it is given tlsOptions: only ldaps:// gets them here.
       const secure = url.toLowerCase().startsWith('ldaps:');
-      const conn = new Connection(new Client({ url, timeout: timeoutMs, connectTimeout: timeoutMs, ...(secure && { tlsOptions }) }));
+      const conn = new Connection(
+        new Client({ url, timeout: timeoutMs, connectTimeout: timeoutMs, ...(secure && { tlsOptions }) }),
+      );
       try {
         // The upgraded socket is checked against the URI's host (ldapts passes none of its own).
         const { hostname } = new URL(url);
-        if (this.config.starttls) await conn.startTLS({ ...tlsOptions, host: hostname, ...(isIP(hostname) === 0 && { servername: hostname }) });
-        const result = await deadline.race(work(conn), () => new DirectoryUnavailableError('no answer within the login deadline'));
+        if (this.config.starttls)
+          await conn.startTLS({ ...tlsOptions, host: hostname, ...(isIP(hostname) === 0 && { servername: hostname }) });
+        const result = await deadline.race(
+          work(conn),
+          () => new DirectoryUnavailableError('no answer within the login deadline'),
+        );
         this.passedOver.answered(url);
         return result;
       } catch (err) {
@@ -270,7 +290,10 @@ function describe(err: unknown): string {
   if (code !== undefined) {
     // "InvalidCredentialsError" → "invalid credentials (LDAP result 49)", with the server's own words when it gave any.
     const { name: kind, message } = err as Error;
-    const name = kind.replace(/Error$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    const name = kind
+      .replace(/Error$/, '')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
     const words = message.replace(/\s*Code: 0x[0-9a-f]+\s*$/i, '').trim();
     return `${name} (LDAP result ${code})${words ? `: ${words}` : ''}`;
   }

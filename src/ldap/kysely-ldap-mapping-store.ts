@@ -28,11 +28,20 @@ const columns = (m: LdapMappingInput) => ({
   bdbs_email_alerts: m.bdbs_email_alerts === undefined ? null : JSON.stringify(m.bdbs_email_alerts),
 });
 
-const nameTaken = () => new UserAlreadyExistsError('name_already_exists', 'An LDAP mapping with this name already exists');
+const nameTaken = () =>
+  new UserAlreadyExistsError('name_already_exists', 'An LDAP mapping with this name already exists');
 
 /** The roles a mapping gives all exist, checked where a role's deletion is checked too (a serialized transaction). */
 async function rolesExist(trx: Transaction<Database>, roleUids: readonly number[]): Promise<void> {
-  const found = new Set((await trx.selectFrom('roles').select('uid').where('uid', 'in', [...roleUids]).execute()).map((r) => r.uid));
+  const found = new Set(
+    (
+      await trx
+        .selectFrom('roles')
+        .select('uid')
+        .where('uid', 'in', [...roleUids])
+        .execute()
+    ).map((r) => r.uid),
+  );
   const missing = roleUids.filter((r) => !found.has(r));
   if (missing.length > 0) throw new LdapFieldsError(`No role has uid ${missing.join(', ')}`, 'invalid_role_uids_param');
 }
@@ -53,7 +62,12 @@ export class KyselyLdapMappingStore implements LdapMappingStore {
   async create(mapping: LdapMappingInput): Promise<LdapMapping> {
     const row = await serialized(this.db, async (trx) => {
       await rolesExist(trx, mapping.role_uids);
-      return trx.insertInto('ldap_mappings').values(columns(mapping)).onConflict((oc) => oc.column('name_key').doNothing()).returningAll().executeTakeFirst();
+      return trx
+        .insertInto('ldap_mappings')
+        .values(columns(mapping))
+        .onConflict((oc) => oc.column('name_key').doNothing())
+        .returningAll()
+        .executeTakeFirst();
     });
     if (!row) throw nameTaken();
     return toMapping(row);

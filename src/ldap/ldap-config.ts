@@ -67,9 +67,14 @@ export function mergeLdapConfig(current: LdapConfig, patch: Partial<LdapConfig>)
   if (patch.bind_pass === MASKED) next.bind_pass = current.bind_pass;
   // The stored password goes nowhere new without being given again (as Grafana and GitLab hold for stored secrets).
   const kept = current.bind_pass !== '' && (patch.bind_pass === undefined || patch.bind_pass === MASKED);
-  const moved = WHERE_THE_PASSWORD_GOES.filter((f) => patch[f] !== undefined && !isDeepStrictEqual(patch[f], current[f]));
+  const moved = WHERE_THE_PASSWORD_GOES.filter(
+    (f) => patch[f] !== undefined && !isDeepStrictEqual(patch[f], current[f]),
+  );
   if (kept && moved.length > 0) {
-    throw new LdapFieldsError(`bind_pass is required when ${moved.join(', ')} change${moved.length === 1 ? 's' : ''}: the stored one is not sent to a new place`, 'missing_field');
+    throw new LdapFieldsError(
+      `bind_pass is required when ${moved.join(', ')} change${moved.length === 1 ? 's' : ''}: the stored one is not sent to a new place`,
+      'missing_field',
+    );
   }
   // A template and a query of the same kind exclude each other: the one given replaces the other.
   if (patch.user_dn_template && patch.user_dn_query === undefined) next.user_dn_query = {};
@@ -91,16 +96,23 @@ export function isQuery(q: unknown): q is DirectoryQuery {
 export function validateLdapConfig(c: LdapConfig): LdapConfig {
   for (const uri of c.uris) checkUri(uri);
   if (c.starttls && c.uris.some((u) => u.toLowerCase().startsWith('ldaps:'))) {
-    throw new LdapFieldsError('starttls upgrades an ldap:// connection; an ldaps:// URI is TLS already: use one or the other');
+    throw new LdapFieldsError(
+      'starttls upgrades an ldap:// connection; an ldaps:// URI is TLS already: use one or the other',
+    );
   }
   // A server whose TLS fails is passed over for the next: a plain one there would take the passwords in the clear.
   const secure = c.uris.filter((u) => u.toLowerCase().startsWith('ldaps:')).length;
   if (secure > 0 && secure < c.uris.length) {
-    throw new LdapFieldsError('uris are all ldaps:// or all ldap:// (with starttls for TLS): a plain server after a TLS one would get the passwords in the clear when TLS fails');
+    throw new LdapFieldsError(
+      'uris are all ldaps:// or all ldap:// (with starttls for TLS): a plain server after a TLS one would get the passwords in the clear when TLS fails',
+    );
   }
-  if (c.user_dn_template && isQuery(c.user_dn_query)) throw new LdapFieldsError('Give user_dn_template or user_dn_query, not both');
-  if (c.dn_group_attr && isQuery(c.dn_group_query)) throw new LdapFieldsError('Give dn_group_attr or dn_group_query, not both');
-  if (c.user_dn_template && !c.user_dn_template.includes('%u')) throw new LdapFieldsError('user_dn_template must contain %u (the user name)');
+  if (c.user_dn_template && isQuery(c.user_dn_query))
+    throw new LdapFieldsError('Give user_dn_template or user_dn_query, not both');
+  if (c.dn_group_attr && isQuery(c.dn_group_query))
+    throw new LdapFieldsError('Give dn_group_attr or dn_group_query, not both');
+  if (c.user_dn_template && !c.user_dn_template.includes('%u'))
+    throw new LdapFieldsError('user_dn_template must contain %u (the user name)');
   if (isQuery(c.user_dn_query)) checkQuery(c.user_dn_query, 'user_dn_query', ['%u']);
   if (isQuery(c.dn_group_query)) checkQuery(c.dn_group_query, 'dn_group_query', ['%D', '%u']);
   if (!c.bind_dn && c.bind_pass) throw new LdapFieldsError('bind_pass needs a bind_dn');
@@ -114,8 +126,10 @@ export function validateLdapConfig(c: LdapConfig): LdapConfig {
   }
   if (c.control_plane) {
     if (c.uris.length === 0) throw new LdapFieldsError('control_plane needs uris: where the directory is');
-    if (!c.user_dn_template && !isQuery(c.user_dn_query)) throw new LdapFieldsError('control_plane needs user_dn_template or user_dn_query: how a user name becomes a DN');
-    if (!c.dn_group_attr && !isQuery(c.dn_group_query)) throw new LdapFieldsError('control_plane needs dn_group_attr or dn_group_query: where a user\'s groups are');
+    if (!c.user_dn_template && !isQuery(c.user_dn_query))
+      throw new LdapFieldsError('control_plane needs user_dn_template or user_dn_query: how a user name becomes a DN');
+    if (!c.dn_group_attr && !isQuery(c.dn_group_query))
+      throw new LdapFieldsError("control_plane needs dn_group_attr or dn_group_query: where a user's groups are");
   }
   return c;
 }
@@ -128,17 +142,28 @@ function checkUri(uri: string): void {
   } catch {
     throw new InvalidRequestError(`uris: "${uri}" is not a URI like ldap://ldap.example.com:389`);
   }
-  if (url.protocol !== 'ldap:' && url.protocol !== 'ldaps:') throw new InvalidRequestError(`uris: "${uri}" must start with ldap:// or ldaps://`);
-  if (!url.hostname || (url.pathname && url.pathname !== '/') || url.search || url.hash || url.username || url.password) {
+  if (url.protocol !== 'ldap:' && url.protocol !== 'ldaps:')
+    throw new InvalidRequestError(`uris: "${uri}" must start with ldap:// or ldaps://`);
+  if (
+    !url.hostname ||
+    (url.pathname && url.pathname !== '/') ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
     throw new InvalidRequestError(`uris: "${uri}" must hold only the scheme, the host and the port`);
   }
 }
 
 function checkQuery(q: DirectoryQuery, field: string, placeholders: string[]): void {
-  if (typeof q.base !== 'string' || !q.base) throw new LdapFieldsError(`${field}.base is required: where the search starts`);
+  if (typeof q.base !== 'string' || !q.base)
+    throw new LdapFieldsError(`${field}.base is required: where the search starts`);
   if (typeof q.filter !== 'string' || !q.filter) throw new LdapFieldsError(`${field}.filter is required (RFC 4515)`);
-  if (!['base', 'one', 'subtree'].includes(q.scope)) throw new LdapFieldsError(`${field}.scope must be "base", "one" or "subtree"`);
-  if (!placeholders.some((p) => q.filter.includes(p))) throw new LdapFieldsError(`${field}.filter must contain ${placeholders.join(' or ')}`);
+  if (!['base', 'one', 'subtree'].includes(q.scope))
+    throw new LdapFieldsError(`${field}.scope must be "base", "one" or "subtree"`);
+  if (!placeholders.some((p) => q.filter.includes(p)))
+    throw new LdapFieldsError(`${field}.filter must contain ${placeholders.join(' or ')}`);
 }
 
 function checkCaCert(pem: string): void {
@@ -148,7 +173,8 @@ function checkCaCert(pem: string): void {
   } catch {
     throw new InvalidRequestError('ca_cert holds a certificate that cannot be read');
   }
-  if (certs.length === 0) throw new InvalidRequestError('ca_cert must hold PEM certificates (-----BEGIN CERTIFICATE-----)');
+  if (certs.length === 0)
+    throw new InvalidRequestError('ca_cert must hold PEM certificates (-----BEGIN CERTIFICATE-----)');
 }
 
 /** The fields that are given (a PUT's partial object, without its undefined ones). */

@@ -1,6 +1,6 @@
-import { actorOf, type AuditLog, type AuditRecord, type RequestContext } from '../audit/audit-log.js';
-import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError } from '../errors.js';
 import type { Actor } from '../access/actor.js';
+import { type AuditLog, type AuditRecord, actorOf, type RequestContext } from '../audit/audit-log.js';
+import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError } from '../errors.js';
 import type { UserStore } from '../users/user-store.js';
 import { isEmail, validateName } from '../users/username.js';
 import { normalizeDn } from './escape.js';
@@ -46,7 +46,9 @@ export class LdapMappingService {
     for (const field of ['name', 'dn', 'role_uids'] as const) {
       if (fields[field] === undefined) throw new LdapFieldsError(`${field} is required`, 'missing_field');
     }
-    const mapping = await this.mappings.create(await this.checked({ email: '', email_alerts: true, cluster_email_alerts: false, ...fields } as LdapMappingInput));
+    const mapping = await this.mappings.create(
+      await this.checked({ email: '', email_alerts: true, cluster_email_alerts: false, ...fields } as LdapMappingInput),
+    );
     this.record(ctx, actor, 'ldap_mapping_create', mapping, Object.keys(fields));
     return mapping;
   }
@@ -89,25 +91,44 @@ export class LdapMappingService {
     } catch (err) {
       throw new LdapFieldsError((err as Error).message, 'invalid_name_param');
     }
-    if (!isDn(m.dn)) throw new LdapFieldsError('dn must be a group\'s distinguished name, like cn=ops,ou=groups,dc=example,dc=com', 'invalid_dn_param');
+    if (!isDn(m.dn))
+      throw new LdapFieldsError(
+        "dn must be a group's distinguished name, like cn=ops,ou=groups,dc=example,dc=com",
+        'invalid_dn_param',
+      );
     const roleUids = [...new Set(m.role_uids.map(Number))];
     if (roleUids.length === 0 || roleUids.some((r) => !Number.isInteger(r))) {
       throw new LdapFieldsError('role_uids must list one or more role uids', 'invalid_role_uids_param');
     }
     const known = new Set((await this.roles.list()).map((r) => r.uid));
     const unknown = roleUids.filter((r) => !known.has(r));
-    if (unknown.length > 0) throw new LdapFieldsError(`No role has uid ${unknown.join(', ')}`, 'invalid_role_uids_param');
+    if (unknown.length > 0)
+      throw new LdapFieldsError(`No role has uid ${unknown.join(', ')}`, 'invalid_role_uids_param');
     if (m.email && !isEmail(m.email)) throw new InvalidRequestError('email must be an address like ops@example.com');
     return { ...m, name, dn: m.dn.trim(), role_uids: roleUids.sort((a, b) => a - b) };
   }
 
-  private record(ctx: RequestContext, actor: Actor, event: AuditRecord['event'], mapping: LdapMapping, changes?: string[]): void {
-    this.audit.record(ctx, { event, outcome: 'success', ...actorOf(actor), target: `ldap_mapping ${mapping.uid} (${mapping.name})`, ...(changes && { changes }) });
+  private record(
+    ctx: RequestContext,
+    actor: Actor,
+    event: AuditRecord['event'],
+    mapping: LdapMapping,
+    changes?: string[],
+  ): void {
+    this.audit.record(ctx, {
+      event,
+      outcome: 'success',
+      ...actorOf(actor),
+      target: `ldap_mapping ${mapping.uid} (${mapping.name})`,
+      ...(changes && { changes }),
+    });
   }
 }
 
 /** attr=value pairs separated by unescaped commas. */
 function isDn(dn: unknown): dn is string {
   if (typeof dn !== 'string' || dn.trim() === '' || dn.length > 1024) return false;
-  return dn.split(/(?<!\\),/).every((rdn) => /^\s*[A-Za-z][\w-]*(\.[\w-]+)*\s*=\s*\S/.test(rdn) || /^\s*\d+(\.\d+)+\s*=/.test(rdn));
+  return dn
+    .split(/(?<!\\),/)
+    .every((rdn) => /^\s*[A-Za-z][\w-]*(\.[\w-]+)*\s*=\s*\S/.test(rdn) || /^\s*\d+(\.\d+)+\s*=/.test(rdn));
 }

@@ -1,6 +1,6 @@
-import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
-import { Deadline } from '../deadline.js';
 import type { Actor } from '../access/actor.js';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
+import { Deadline } from '../deadline.js';
 import type { UserStore } from '../users/user-store.js';
 import { Directory, type PassedOver } from './directory.js';
 import { type LdapConfig, ldapView, mergeLdapConfig, validateLdapConfig } from './ldap-config.js';
@@ -28,16 +28,28 @@ export class LdapService {
   async put(actor: Actor, patch: Partial<LdapConfig>, ctx: RequestContext): Promise<LdapConfig> {
     const next = validateLdapConfig(mergeLdapConfig(await this.settings.get(), patch));
     // Each URI gets directory_timeout_s to answer: a silent first one is passed over for the next.
-    if (next.uris.length > 0) await Directory.probe(next, this.passedOver, Deadline.after(next.directory_timeout_s * 1000 * next.uris.length));
+    if (next.uris.length > 0)
+      await Directory.probe(next, this.passedOver, Deadline.after(next.directory_timeout_s * 1000 * next.uris.length));
     await this.settings.put(next);
     await this.users.revokeDirectoryUsers();
-    this.audit.record(ctx, { event: 'ldap_config_update', outcome: 'success', ...actorOf(actor), target: 'ldap_config', changes: Object.keys(patch) });
+    this.audit.record(ctx, {
+      event: 'ldap_config_update',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'ldap_config',
+      changes: Object.keys(patch),
+    });
     return ldapView(next);
   }
 
   async delete(actor: Actor, ctx: RequestContext): Promise<void> {
     await this.settings.clear();
     await this.users.revokeDirectoryUsers();
-    this.audit.record(ctx, { event: 'ldap_config_delete', outcome: 'success', ...actorOf(actor), target: 'ldap_config' });
+    this.audit.record(ctx, {
+      event: 'ldap_config_delete',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'ldap_config',
+    });
   }
 }

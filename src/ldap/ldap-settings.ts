@@ -36,7 +36,10 @@ export class LdapSettings {
 
   async put(config: LdapConfig): Promise<void> {
     const { bind_pass, ...rest } = config;
-    await writeSetting(this.db, KEY, { ...rest, bind_pass: bind_pass ? this.sealer.seal({ bind_pass }, SEALED_AS) : '' });
+    await writeSetting(this.db, KEY, {
+      ...rest,
+      bind_pass: bind_pass ? this.sealer.seal({ bind_pass }, SEALED_AS) : '',
+    });
     this.cache.set(Object.freeze({ ...config }));
   }
 
@@ -49,7 +52,9 @@ export class LdapSettings {
   private async read(): Promise<LdapConfig> {
     const stored = await readSetting<LdapConfig>(this.db, KEY);
     if (!stored) return LDAP_DEFAULTS;
-    const bind_pass = stored.bind_pass ? this.sealer.open<{ bind_pass: string }>(stored.bind_pass, SEALED_AS).bind_pass : '';
+    const bind_pass = stored.bind_pass
+      ? this.sealer.open<{ bind_pass: string }>(stored.bind_pass, SEALED_AS).bind_pass
+      : '';
     return Object.freeze({ ...LDAP_DEFAULTS, ...stored, bind_pass });
   }
 }

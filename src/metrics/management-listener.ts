@@ -22,7 +22,10 @@ interface Answer {
   headers?: Record<string, string>;
 }
 
-type FromListener = { type: 'listening'; address: string; port: number } | { type: 'failed'; code: string } | { type: 'metrics'; id: number };
+type FromListener =
+  | { type: 'listening'; address: string; port: number }
+  | { type: 'failed'; code: string }
+  | { type: 'metrics'; id: number };
 
 /**
  * The management listener (as Keycloak's management port): GET /metrics in the Prometheus
@@ -42,18 +45,28 @@ export async function listenManagement(
   // A thread costs ~7 MB of RSS (its isolate); a smaller heap limit did not change that.
   const worker = new Worker(`(${managementListener.toString()})()`, { eval: true, workerData: { ...at, livenessMs } });
   const tell = () =>
-    void readyState(probes.started(), probes.readiness).then(
-      (ready): Answer => ({ status: 200, body: ready }),
-      (err: unknown): Answer => {
-        const known = err instanceof DomainError ? err : undefined;
-        const retry = err instanceof RetryLaterError && err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : undefined;
-        return { status: 503, body: { error_code: known?.code ?? 'not_ready', message: known?.message ?? 'Not ready' }, headers: retry };
-      },
-    ).then((answer) => worker.postMessage({ type: 'ready', answer }));
+    void readyState(probes.started(), probes.readiness)
+      .then(
+        (ready): Answer => ({ status: 200, body: ready }),
+        (err: unknown): Answer => {
+          const known = err instanceof DomainError ? err : undefined;
+          const retry =
+            err instanceof RetryLaterError && err.retryAfterSeconds !== undefined
+              ? { 'retry-after': String(err.retryAfterSeconds) }
+              : undefined;
+          return {
+            status: 503,
+            body: { error_code: known?.code ?? 'not_ready', message: known?.message ?? 'Not ready' },
+            headers: retry,
+          };
+        },
+      )
+      .then((answer) => worker.postMessage({ type: 'ready', answer }));
   worker.on('message', (message: FromListener) => {
     if (message.type !== 'metrics') return;
     metrics.registry.metrics().then(
-      (text) => worker.postMessage({ type: 'metrics', id: message.id, text, contentType: metrics.registry.contentType }),
+      (text) =>
+        worker.postMessage({ type: 'metrics', id: message.id, text, contentType: metrics.registry.contentType }),
       () => worker.postMessage({ type: 'metrics', id: message.id }),
     );
   });
@@ -97,38 +110,73 @@ function managementListener(): void {
   const { createServer } = process.getBuiltinModule('node:http');
   const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
   const { host, port, livenessMs } = workerData as { host: string; port: number; livenessMs: number };
-  let ready: Answer = { status: 503, body: { error_code: 'starting', message: 'Tessera is starting; try again in a second' }, headers: { 'retry-after': '1' } };
+  let ready: Answer = {
+    status: 503,
+    body: { error_code: 'starting', message: 'Tessera is starting; try again in a second' },
+    headers: { 'retry-after': '1' },
+  };
   let heardAt = Date.now();
   const waiting = new Map<number, (reply: { text?: string; contentType?: string }) => void>();
   let nextId = 0;
-  parentPort!.on('message', (message: { type: 'ready'; answer: Answer } | { type: 'metrics'; id: number; text?: string; contentType?: string }) => {
-    heardAt = Date.now();
-    if (message.type === 'ready') ready = message.answer;
-    else {
-      waiting.get(message.id)?.(message);
-      waiting.delete(message.id);
-    }
-  });
+  parentPort!.on(
+    'message',
+    (
+      message: { type: 'ready'; answer: Answer } | { type: 'metrics'; id: number; text?: string; contentType?: string },
+    ) => {
+      heardAt = Date.now();
+      if (message.type === 'ready') ready = message.answer;
+      else {
+        waiting.get(message.id)?.(message);
+        waiting.delete(message.id);
+      }
+    },
+  );
   const json = (response: import('node:http').ServerResponse, { status, body, headers }: Answer) =>
-    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
+    response
+      .writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
+      .end(JSON.stringify(body));
   const server = createServer((request, response) => {
     const path = request.url?.split('?')[0];
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return json(response, { status: 405, body: { error_code: 'method_not_allowed', message: 'This listener takes GET only' }, headers: { allow: 'GET, HEAD' } });
+      return json(response, {
+        status: 405,
+        body: { error_code: 'method_not_allowed', message: 'This listener takes GET only' },
+        headers: { allow: 'GET, HEAD' },
+      });
     }
     if (path === '/healthz') {
       const alive = Date.now() - heardAt < livenessMs;
-      return json(response, alive ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { error_code: 'unresponsive', message: `The server has not answered its listener for ${Math.round((Date.now() - heardAt) / 1000)} s` } });
+      return json(
+        response,
+        alive
+          ? { status: 200, body: { status: 'ok' } }
+          : {
+              status: 503,
+              body: {
+                error_code: 'unresponsive',
+                message: `The server has not answered its listener for ${Math.round((Date.now() - heardAt) / 1000)} s`,
+              },
+            },
+      );
     }
     if (path === '/readyz') return json(response, ready);
     if (path !== '/metrics') {
-      return json(response, { status: 404, body: { error_code: 'not_found', message: 'This listener serves GET /metrics, /healthz and /readyz' } });
+      return json(response, {
+        status: 404,
+        body: { error_code: 'not_found', message: 'This listener serves GET /metrics, /healthz and /readyz' },
+      });
     }
     const id = nextId++;
-    waiting.set(id, ({ text, contentType }) => (text === undefined ? response.writeHead(500).end() : response.writeHead(200, { 'content-type': contentType! }).end(text)));
+    waiting.set(id, ({ text, contentType }) =>
+      text === undefined
+        ? response.writeHead(500).end()
+        : response.writeHead(200, { 'content-type': contentType! }).end(text),
+    );
     parentPort!.postMessage({ type: 'metrics', id });
   });
-  server.once('error', (err: NodeJS.ErrnoException) => parentPort!.postMessage({ type: 'failed', code: err.code ?? String(err) }));
+  server.once('error', (err: NodeJS.ErrnoException) =>
+    parentPort!.postMessage({ type: 'failed', code: err.code ?? String(err) }),
+  );
   server.listen(port, host, () => {
     const address = server.address() as import('node:net').AddressInfo;
     parentPort!.postMessage({ type: 'listening', address: address.address, port: address.port });

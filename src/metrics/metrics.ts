@@ -1,8 +1,16 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventHub, TokenCheck } from '../events.js';
 import { RequestTimes } from './request-times.js';
 
-export type LoginOutcome = 'success' | 'invalid_credentials' | 'certificate_refused' | 'password_expired' | 'account_locked' | 'throttled' | 'shed' | 'unavailable';
+export type LoginOutcome =
+  | 'success'
+  | 'invalid_credentials'
+  | 'certificate_refused'
+  | 'password_expired'
+  | 'account_locked'
+  | 'throttled'
+  | 'shed'
+  | 'unavailable';
 
 /** Login outcomes by the error code a login ended with; other codes are not logins (a malformed request). */
 const OUTCOME_BY_CODE: Record<string, LoginOutcome> = {
@@ -55,7 +63,7 @@ export class Metrics {
   });
   private readonly queueWaitSeconds = new Histogram({
     name: 'tessera_login_queue_wait_seconds',
-    help: 'Time a password check (or a new password\'s hash) waited for a hashing thread',
+    help: "Time a password check (or a new password's hash) waited for a hashing thread",
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2],
     registers: [this.registry],
   });
@@ -77,7 +85,11 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
     registers: [this.registry],
   });
-  private readonly lockouts = new Counter({ name: 'tessera_lockouts_total', help: 'Users locked by the lockout policy', registers: [this.registry] });
+  private readonly lockouts = new Counter({
+    name: 'tessera_lockouts_total',
+    help: 'Users locked by the lockout policy',
+    registers: [this.registry],
+  });
   private readonly tokensIssued = new Counter({
     name: 'tessera_tokens_issued_total',
     help: 'Tokens signed, by algorithm',
@@ -131,7 +143,9 @@ export class Metrics {
     events.on('audited', (record) => record.event === 'lockout' && this.lockouts.inc());
     events.on('tokenIssued', (alg) => this.tokensIssued.inc({ alg }));
     events.on('tokenChecked', (result, cached) => this.tokenChecked(result, cached));
-    events.on('credentialsVerified', (realm, cached) => this.verifiedCredentials.inc({ realm, source: cached ? 'cache' : 'verified' }));
+    events.on('credentialsVerified', (realm, cached) =>
+      this.verifiedCredentials.inc({ realm, source: cached ? 'cache' : 'verified' }),
+    );
     events.on('eventsLost', (reason, count) => this.eventsLost.inc({ reason }, count));
     events.on('directoryChecked', (outcome, seconds) => {
       this.directoryChecks.inc({ outcome });

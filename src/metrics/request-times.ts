@@ -28,8 +28,13 @@ export class RequestTimes {
   ) {
     // Structurally what prom-client's metrics are to a registry: a name and get().
     const register = (name: string, help: string, type: 'histogram' | 'counter', values: () => object[]) =>
-      registry.registerMetric({ name, get: async () => ({ name, help, type, values: values(), aggregator: 'sum' }) } as never);
-    register(names.histogram, 'HTTP request time by route pattern, method and status', 'histogram', () => this.histogramValues());
+      registry.registerMetric({
+        name,
+        get: async () => ({ name, help, type, values: values(), aggregator: 'sum' }),
+      } as never);
+    register(names.histogram, 'HTTP request time by route pattern, method and status', 'histogram', () =>
+      this.histogramValues(),
+    );
     register(names.counter, 'HTTP requests by route pattern, method and status', 'counter', () =>
       this.series.map((s) => ({ labels: s.labels, value: s.count })),
     );

@@ -1,10 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Policy } from './policy.js';
 import type { PolicyService } from './policy-service.js';
 
 /** The settings that decide which client certificates prove who a certificate user is. */
-const CERTIFICATE_TRUST: readonly (keyof Policy)[] = ['mtls_certificate_authentication', 'mtls_client_cert_subject_validation_type', 'mtls_authorized_subjects'];
+const CERTIFICATE_TRUST: readonly (keyof Policy)[] = [
+  'mtls_certificate_authentication',
+  'mtls_client_cert_subject_validation_type',
+  'mtls_authorized_subjects',
+];
 
 /**
  * The cluster's security settings as an operator changes them (PUT /v1/cluster, /v1/cluster/policy):
@@ -22,8 +26,15 @@ export class ClusterSettings {
   async update(actor: { uid: number; username: string }, patch: Partial<Policy>, ctx: RequestContext): Promise<Policy> {
     const before = await this.policy.get();
     const after = await this.policy.update(patch);
-    if (CERTIFICATE_TRUST.some((field) => !isDeepStrictEqual(before[field], after[field]))) await this.certificateUsers.revokeCertificateUsers();
-    this.audit.record(ctx, { event: 'policy_update', outcome: 'success', ...actorOf(actor), target: 'policy', changes: Object.keys(patch) });
+    if (CERTIFICATE_TRUST.some((field) => !isDeepStrictEqual(before[field], after[field])))
+      await this.certificateUsers.revokeCertificateUsers();
+    this.audit.record(ctx, {
+      event: 'policy_update',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'policy',
+      changes: Object.keys(patch),
+    });
     return after;
   }
 
@@ -33,7 +44,17 @@ export class ClusterSettings {
    * either) and keeps doing so: the request is taken, so that the clients that send it after
    * an upgrade go on, and audited with what was asked; nothing is rehashed.
    */
-  changePasswordHashingAlgorithm(actor: { uid: number; username: string }, algorithm: string, ctx: RequestContext): void {
-    this.audit.record(ctx, { event: 'password_hashing_algorithm', outcome: 'success', ...actorOf(actor), target: 'policy', changes: [`algorithm ${algorithm} asked; argon2id kept`] });
+  changePasswordHashingAlgorithm(
+    actor: { uid: number; username: string },
+    algorithm: string,
+    ctx: RequestContext,
+  ): void {
+    this.audit.record(ctx, {
+      event: 'password_hashing_algorithm',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'policy',
+      changes: [`algorithm ${algorithm} asked; argon2id kept`],
+    });
   }
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
+import { SettingCache } from '../store/setting-cache.js';
 import type { Policy } from './policy.js';
 import type { PolicyStore } from './policy-store.js';
-import { SettingCache } from '../store/setting-cache.js';
 
 /**
  * The policy with a one-second cache: a login does not pay a store read for it, a change

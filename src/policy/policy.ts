@@ -7,24 +7,40 @@ import Type, { type Static } from 'typebox';
 export const ClusterFieldsSchema = Type.Object(
   {
     /** The cluster's name; "" until set, shown as the public URL's host. */
-    name: Type.String({ maxLength: 256, description: 'the cluster\'s name (default: the host of the public URL)' }),
+    name: Type.String({ maxLength: 256, description: "the cluster's name (default: the host of the public URL)" }),
     password_complexity: Type.Boolean({ description: 'enforce password complexity' }),
     password_min_length: Type.Integer({ minimum: 8, maximum: 256, description: 'the shortest password allowed' }),
     /** Days; 0 = passwords never expire. */
-    password_expiration_duration: Type.Integer({ minimum: 0, maximum: 3650, description: 'days a password is valid; 0 = forever' }),
-    cm_session_timeout_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes of inactivity after which the web console signs out (the server ends an idle console session too)' }),
+    password_expiration_duration: Type.Integer({
+      minimum: 0,
+      maximum: 3650,
+      description: 'days a password is valid; 0 = forever',
+    }),
+    cm_session_timeout_minutes: Type.Integer({
+      minimum: 1,
+      maximum: 1440,
+      description:
+        'minutes of inactivity after which the web console signs out (the server ends an idle console session too)',
+    }),
     session_max_lifetime_minutes: Type.Integer({
       minimum: 5,
       maximum: 43_200,
-      description: "Tessera's: minutes a session lives from its login, however often refresh_jwt renews it (then log in again); applies to a session's next refresh",
+      description:
+        "Tessera's: minutes a session lives from its login, however often refresh_jwt renews it (then log in again); applies to a session's next refresh",
     }),
     control_plane_basic_authentication: Type.Boolean({
-      description: 'false: Basic credentials are refused everywhere but POST /v1/users/authorize (present a token instead)',
+      description:
+        'false: Basic credentials are refused everywhere but POST /v1/users/authorize (present a token instead)',
     }),
-    mtls_certificate_authentication: Type.Boolean({ description: 'client certificates log certificate users in (trusted CA: mtls_trusted_ca)' }),
+    mtls_certificate_authentication: Type.Boolean({
+      description: 'client certificates log certificate users in (trusted CA: mtls_trusted_ca)',
+    }),
     mtls_client_cert_subject_validation_type: Type.Union(
       [Type.Literal('disabled'), Type.Literal('san_cn'), Type.Literal('full_subject')],
-      { description: 'which client certificates are let in besides a trusted chain: any (disabled), by CN or SAN DNS name (san_cn), by full subject' },
+      {
+        description:
+          'which client certificates are let in besides a trusted chain: any (disabled), by CN or SAN DNS name (san_cn), by full subject',
+      },
     ),
     mtls_authorized_subjects: Type.Array(
       Type.Object(
@@ -48,11 +64,23 @@ export const ClusterFieldsSchema = Type.Object(
 export const ClusterSettingsSchema = Type.Object(
   {
     /** Failed attempts that lock a user; 0 disables lockout. */
-    login_lockout_threshold: Type.Integer({ minimum: 0, maximum: 1000, description: 'failed logins that lock a user; 0 = never' }),
+    login_lockout_threshold: Type.Integer({
+      minimum: 0,
+      maximum: 1000,
+      description: 'failed logins that lock a user; 0 = never',
+    }),
     /** Seconds after the first failure at which the failure counter starts again. */
-    login_lockout_counter_reset_after: Type.Integer({ minimum: 1, maximum: 86_400, description: 'seconds after which failures are forgotten' }),
+    login_lockout_counter_reset_after: Type.Integer({
+      minimum: 1,
+      maximum: 86_400,
+      description: 'seconds after which failures are forgotten',
+    }),
     /** Seconds a lock lasts; 0 = until an admin unlocks. */
-    login_lockout_duration: Type.Integer({ minimum: 0, maximum: 86_400, description: 'seconds a lock lasts; 0 = until an admin unlocks' }),
+    login_lockout_duration: Type.Integer({
+      minimum: 0,
+      maximum: 86_400,
+      description: 'seconds a lock lasts; 0 = until an admin unlocks',
+    }),
   },
   { additionalProperties: false },
 );

@@ -14,8 +14,13 @@ export type Readiness = () => Promise<{
 export async function readyState(started: boolean, readiness: Readiness) {
   if (!started) throw new StartingError();
   const { issuerMovedTo, ...checks } = await readiness();
-  if (issuerMovedTo) throw new NotReadyError(`Not ready: the cluster's tokens moved to the issuer ${issuerMovedTo}, and this node's no longer count: restart it with --public-url ${issuerMovedTo}`);
-  const down = Object.entries(checks).filter(([, up]) => !up).map(([name]) => name);
+  if (issuerMovedTo)
+    throw new NotReadyError(
+      `Not ready: the cluster's tokens moved to the issuer ${issuerMovedTo}, and this node's no longer count: restart it with --public-url ${issuerMovedTo}`,
+    );
+  const down = Object.entries(checks)
+    .filter(([, up]) => !up)
+    .map(([name]) => name);
   if (down.length > 0) throw new NotReadyError(`Not ready: ${down.join(' and ')} unreachable`);
   return { status: 'ready' as const, ...checks };
 }

@@ -1,10 +1,10 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
+import { isRole } from '../access/management.js';
 import { LastAdminError, RoleInUseError, RoleNotFoundError, UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { serialized } from '../store/serialized.js';
 import { countAdmins } from '../users/kysely-user-store.js';
-import { isRole } from '../access/management.js';
 import { roleNameKey } from '../users/username.js';
 import type { Role } from './role.js';
 import type { RoleGuard, RoleStore } from './role-store.js';
@@ -20,29 +20,43 @@ export class KyselyRoleStore implements RoleStore {
   constructor(private readonly db: Db) {}
 
   async list(): Promise<Role[]> {
-    return (await this.db.selectFrom('roles').select(['uid', 'name', 'management']).orderBy('uid').execute()).map(toRole);
+    return (await this.db.selectFrom('roles').select(['uid', 'name', 'management']).orderBy('uid').execute()).map(
+      toRole,
+    );
   }
 
   async get(uid: number): Promise<Role | undefined> {
-    const row = await this.db.selectFrom('roles').select(['uid', 'name', 'management']).where('uid', '=', uid).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('roles')
+      .select(['uid', 'name', 'management'])
+      .where('uid', '=', uid)
+      .executeTakeFirst();
     return row && toRole(row);
   }
 
   async create(role: { name: string; management: string; uid?: number }): Promise<Role> {
     const row = await this.db
       .insertInto('roles')
-      .values({ ...(role.uid !== undefined && { uid: role.uid }), name: role.name, name_key: roleNameKey(role.name), management: role.management })
+      .values({
+        ...(role.uid !== undefined && { uid: role.uid }),
+        name: role.name,
+        name_key: roleNameKey(role.name),
+        management: role.management,
+      })
       .onConflict((oc) => oc.doNothing())
       .returning(['uid', 'name', 'management'])
       .executeTakeFirst();
     if (!row) {
-      if (role.uid !== undefined && (await this.get(role.uid))) throw new UserAlreadyExistsError('uid_already_exists', `A role with uid ${role.uid} already exists`);
+      if (role.uid !== undefined && (await this.get(role.uid)))
+        throw new UserAlreadyExistsError('uid_already_exists', `A role with uid ${role.uid} already exists`);
       throw new UserAlreadyExistsError('name_already_exists', 'A role with this name already exists');
     }
     // A uid given by hand: PostgreSQL's sequence moves past it, so that the next role made without one does not collide.
     if (role.uid !== undefined && this.db.getExecutor().adapter instanceof PostgresAdapter) {
       // Never backwards: another node may have taken a number meanwhile.
-      await sql`select setval(pg_get_serial_sequence('roles', 'uid'), greatest((select max(uid) from roles), coalesce(pg_sequence_last_value(pg_get_serial_sequence('roles', 'uid')::regclass), 1)))`.execute(this.db);
+      await sql`select setval(pg_get_serial_sequence('roles', 'uid'), greatest((select max(uid) from roles), coalesce(pg_sequence_last_value(pg_get_serial_sequence('roles', 'uid')::regclass), 1)))`.execute(
+        this.db,
+      );
     }
     return toRole(row);
   }
@@ -59,7 +73,8 @@ export class KyselyRoleStore implements RoleStore {
         const current = await this.guarded(trx, uid, guard);
         const admins = await countAdmins(trx);
         await trx.updateTable('roles').set(set).where('uid', '=', uid).execute();
-        if (admins > 0 && (await countAdmins(trx)) === 0) throw new LastAdminError('change_last_admin_role_not_allowed');
+        if (admins > 0 && (await countAdmins(trx)) === 0)
+          throw new LastAdminError('change_last_admin_role_not_allowed');
         return changes.management !== undefined && changes.management !== current.management;
       });
     } catch (err) {
@@ -76,7 +91,9 @@ export class KyselyRoleStore implements RoleStore {
       // In use: checked where it is given (a user's roles, a mapping), so that none is given it meanwhile.
       const holders = await this.holders(uid, trx);
       if (holders > 0) throw new RoleInUseError(holders);
-      const mappings = (await trx.selectFrom('ldap_mappings').select('role_uids').execute()).filter((m) => (JSON.parse(m.role_uids) as number[]).includes(uid)).length;
+      const mappings = (await trx.selectFrom('ldap_mappings').select('role_uids').execute()).filter((m) =>
+        (JSON.parse(m.role_uids) as number[]).includes(uid),
+      ).length;
       if (mappings > 0) throw new RoleInUseError(mappings, 'LDAP mapping');
       // Directory users hold a role only until their next login (their groups decide): they let go of it here.
       const held = await trx.deleteFrom('user_roles').where('role_uid', '=', uid).returning('uid').execute();
@@ -87,7 +104,11 @@ export class KyselyRoleStore implements RoleStore {
 
   /** The role as the transaction sees it, which the guard lets this change; RoleNotFoundError when it is gone. */
   private async guarded(trx: Transaction<Database>, uid: number, guard?: RoleGuard): Promise<Role> {
-    const row = await trx.selectFrom('roles').select(['uid', 'name', 'management']).where('uid', '=', uid).executeTakeFirst();
+    const row = await trx
+      .selectFrom('roles')
+      .select(['uid', 'name', 'management'])
+      .where('uid', '=', uid)
+      .executeTakeFirst();
     if (!row) throw new RoleNotFoundError();
     const role = toRole(row);
     guard?.(role);

@@ -1,7 +1,7 @@
-import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
-import { LastAdminError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
 import type { Actor } from '../access/actor.js';
 import type { Role as Management } from '../access/management.js';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
+import { LastAdminError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
 import type { UserStore } from '../users/user-store.js';
 import { validateRoleName } from '../users/username.js';
 import type { Role } from './role.js';
@@ -30,21 +30,38 @@ export class RoleService {
   }
 
   /** `actor` null: the local CLI, which has the data directory and so every right. */
-  async create(actor: Actor | null, input: { name: string; management: Management; uid?: number }, ctx: RequestContext, dryRun = false): Promise<Role | undefined> {
+  async create(
+    actor: Actor | null,
+    input: { name: string; management: Management; uid?: number },
+    ctx: RequestContext,
+    dryRun = false,
+  ): Promise<Role | undefined> {
     const name = validateRoleName(input.name);
     this.assertMayGrant(actor, input.management);
     if (await this.roles.nameTaken(name)) throw nameTaken();
-    if (input.uid !== undefined && (await this.roles.get(input.uid))) throw new UserAlreadyExistsError('uid_already_exists', `A role with uid ${input.uid} already exists`);
+    if (input.uid !== undefined && (await this.roles.get(input.uid)))
+      throw new UserAlreadyExistsError('uid_already_exists', `A role with uid ${input.uid} already exists`);
     if (dryRun) return undefined;
-    const role = await this.roles.create({ name, management: input.management, ...(input.uid !== undefined && { uid: input.uid }) });
+    const role = await this.roles.create({
+      name,
+      management: input.management,
+      ...(input.uid !== undefined && { uid: input.uid }),
+    });
     this.record(ctx, actor, 'role_create', role, ['name', 'management']);
     return role;
   }
 
-  async update(actor: Actor, uid: number, changes: { name?: string; management?: Management }, ctx: RequestContext, dryRun = false): Promise<Role> {
+  async update(
+    actor: Actor,
+    uid: number,
+    changes: { name?: string; management?: Management },
+    ctx: RequestContext,
+    dryRun = false,
+  ): Promise<Role> {
     const role = await this.get(uid);
     // A name sent back as it is stored is no change: kept even where today's rules would refuse it (made before them).
-    const name = changes.name === undefined || changes.name === role.name ? changes.name : validateRoleName(changes.name);
+    const name =
+      changes.name === undefined || changes.name === role.name ? changes.name : validateRoleName(changes.name);
     const mayChange = (r: Role) => {
       if (r.management === 'admin' || changes.management === 'admin') this.assertMayGrant(actor, 'admin');
     };
@@ -58,7 +75,8 @@ export class RoleService {
     }
     if (dryRun) return role;
     // Asked again in the store's transaction: an admin may have made it an admin role meanwhile.
-    if (await this.roles.update(uid, { name, management: changes.management }, mayChange)) await this.users.revokeTokensOfRole(uid);
+    if (await this.roles.update(uid, { name, management: changes.management }, mayChange))
+      await this.users.revokeTokensOfRole(uid);
     this.record(ctx, actor, 'role_update', role, Object.keys(changes));
     return this.get(uid);
   }
@@ -88,8 +106,20 @@ export class RoleService {
     }
   }
 
-  private record(ctx: RequestContext, actor: Actor | null, event: 'role_create' | 'role_update' | 'role_delete', role: Role, changes?: string[]) {
-    this.audit.record(ctx, { event, outcome: 'success', ...actorOf(actor), target: `role ${role.uid} (${role.name})`, ...(changes && { changes }) });
+  private record(
+    ctx: RequestContext,
+    actor: Actor | null,
+    event: 'role_create' | 'role_update' | 'role_delete',
+    role: Role,
+    changes?: string[],
+  ) {
+    this.audit.record(ctx, {
+      event,
+      outcome: 'success',
+      ...actorOf(actor),
+      target: `role ${role.uid} (${role.name})`,
+      ...(changes && { changes }),
+    });
   }
 }
 

@@ -45,25 +45,47 @@ export class KyselySessionStore implements SessionStore {
 
   async refreshed(sid: string, at: Date, endsAt: Date): Promise<void> {
     const iso = at.toISOString();
-    await this.db.updateTable('sessions').set({ refreshed_at: iso, last_seen_at: iso, ends_at: endsAt.toISOString() }).where('id', '=', sid).execute();
+    await this.db
+      .updateTable('sessions')
+      .set({ refreshed_at: iso, last_seen_at: iso, ends_at: endsAt.toISOString() })
+      .where('id', '=', sid)
+      .execute();
   }
 
   async seen(sid: string, at: Date): Promise<void> {
     const iso = at.toISOString();
-    await this.db.updateTable('sessions').set({ last_seen_at: iso }).where('id', '=', sid).where('last_seen_at', '<', iso).execute();
+    await this.db
+      .updateTable('sessions')
+      .set({ last_seen_at: iso })
+      .where('id', '=', sid)
+      .where('last_seen_at', '<', iso)
+      .execute();
   }
 
   async end(sid: string, at: Date, tokensLiveUntil: Date): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const result = await trx.updateTable('sessions').set({ ended_at: at.toISOString() }).where('id', '=', sid).where('ended_at', 'is', null).executeTakeFirst();
+      const result = await trx
+        .updateTable('sessions')
+        .set({ ended_at: at.toISOString() })
+        .where('id', '=', sid)
+        .where('ended_at', 'is', null)
+        .executeTakeFirst();
       if (result.numUpdatedRows === 0n) return false;
-      await trx.insertInto('revocations').values({ sid, expires_at: tokensLiveUntil.toISOString(), created_at: at.toISOString() }).execute();
+      await trx
+        .insertInto('revocations')
+        .values({ sid, expires_at: tokensLiveUntil.toISOString(), created_at: at.toISOString() })
+        .execute();
       return true;
     });
   }
 
   async countLive(now: Date): Promise<number> {
-    const row = await this.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).where('ended_at', 'is', null).where('ends_at', '>', now.toISOString()).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('ended_at', 'is', null)
+      .where('ends_at', '>', now.toISOString())
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 

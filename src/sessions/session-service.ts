@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
 import type { Actor } from '../access/actor.js';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { InvalidTokenError, SessionExpiredError, SessionNotFoundError, UnauthorizedActionError } from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
-import { TTL_MAX_SECONDS, type TokenClaims } from '../tokens/claims.js';
+import { type TokenClaims, TTL_MAX_SECONDS } from '../tokens/claims.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
@@ -79,13 +79,18 @@ export class SessionService {
     if (token.sid === undefined) return this.start(user, realm, ctx, false, ttl);
     const session = await this.deps.store.get(token.sid);
     const now = this.deps.clock();
-    if (!session || session.endedAt !== null || session.uid !== user.uid) throw new InvalidTokenError('This session was ended: log in again');
+    if (!session || session.endedAt !== null || session.uid !== user.uid)
+      throw new InvalidTokenError('This session was ended: log in again');
     // The lifetime as it is set now: a change applies to a session's next refresh.
     const bound = session.startedAt.getTime() + (await this.lifetimeMs());
     if (bound <= now) throw new SessionExpiredError();
     // The row's end stays the latest that any of its tokens lives.
     await this.deps.store.refreshed(session.id, new Date(now), new Date(Math.max(session.endsAt.getTime(), bound)));
-    return { sid: session.id, console: session.console, ttl: Math.max(1, Math.min(ttl, Math.floor((bound - now) / 1000))) };
+    return {
+      sid: session.id,
+      console: session.console,
+      ttl: Math.max(1, Math.min(ttl, Math.floor((bound - now) / 1000))),
+    };
   }
 
   /** A user's live sessions, for who may see the user (itself, or view_user_info; null: the local CLI). */
@@ -100,7 +105,14 @@ export class SessionService {
     const session = await this.deps.store.get(sid);
     if (!session || session.uid !== uid || session.endedAt !== null) throw new SessionNotFoundError();
     await this.endOne(session.id);
-    this.deps.audit.record(ctx, { event: 'session_end', outcome: 'success', ...actorOf(actor), uid, username: target.username, target: `session ${sid}` });
+    this.deps.audit.record(ctx, {
+      event: 'session_end',
+      outcome: 'success',
+      ...actorOf(actor),
+      uid,
+      username: target.username,
+      target: `session ${sid}`,
+    });
   }
 
   /** Ends every session of a user at once (its token epoch rises: every token, Basic needs no new password). */
@@ -108,17 +120,30 @@ export class SessionService {
     const target = await this.mayEnd(actor, uid);
     const ended = (await this.deps.store.active(uid, new Date(this.deps.clock()))).length;
     await this.deps.users.revokeTokens(uid); // and its sessions are marked ended with them
-    this.deps.audit.record(ctx, { event: 'session_end', outcome: 'success', ...actorOf(actor), uid, username: target.username, target: 'every session' });
+    this.deps.audit.record(ctx, {
+      event: 'session_end',
+      outcome: 'success',
+      ...actorOf(actor),
+      uid,
+      username: target.username,
+      target: 'every session',
+    });
     return ended;
   }
 
   /** The worst day's button: every session of every user ends; each logs in again. For admins (and the CLI). */
   async endEverySession(actor: Actor | null, ctx: RequestContext): Promise<number> {
-    if (actor && !actor.rights.includes('admin')) throw new UnauthorizedActionError('Only an admin ends every session of the cluster');
+    if (actor && !actor.rights.includes('admin'))
+      throw new UnauthorizedActionError('Only an admin ends every session of the cluster');
     // Every user's epoch raised in one transaction (a user event each, which every verifier already reads): ordered by the store, not by a clock.
     const ended = await this.deps.store.countLive(new Date(this.deps.clock()));
     await this.deps.users.revokeEveryone();
-    this.deps.audit.record(ctx, { event: 'sessions_end_all', outcome: 'success', ...actorOf(actor), target: `${ended} sessions` });
+    this.deps.audit.record(ctx, {
+      event: 'sessions_end_all',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: `${ended} sessions`,
+    });
     return ended;
   }
 

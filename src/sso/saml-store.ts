@@ -41,11 +41,19 @@ export class SamlStore {
       saveAsync: async (key: string, value: string): Promise<CacheItem | null> => {
         const now = this.clock();
         await this.db.deleteFrom('saml_requests').where('expires_at', '<=', iso(now)).execute();
-        await this.db.insertInto('saml_requests').values({ id: key, issued_at: value, expires_at: iso(now + this.requestMs) }).execute();
+        await this.db
+          .insertInto('saml_requests')
+          .values({ id: key, issued_at: value, expires_at: iso(now + this.requestMs) })
+          .execute();
         return { value, createdAt: now };
       },
       getAsync: async (key: string): Promise<string | null> => {
-        const row = await this.db.selectFrom('saml_requests').select('issued_at').where('id', '=', key).where('expires_at', '>', iso(this.clock())).executeTakeFirst();
+        const row = await this.db
+          .selectFrom('saml_requests')
+          .select('issued_at')
+          .where('id', '=', key)
+          .where('expires_at', '>', iso(this.clock()))
+          .executeTakeFirst();
         return row?.issued_at ?? null;
       },
       // Kept until it expires: the consumer reads which browser asked after node-saml's check (an answer is used once by its assertion's ID).
@@ -60,7 +68,12 @@ export class SamlStore {
 
   /** A request sent within the last three minutes (undefined: never sent here, or too old), and the browser that sent it. */
   async requestOf(id: string): Promise<{ browserHash: string | null } | undefined> {
-    const row = await this.db.selectFrom('saml_requests').select('browser_hash').where('id', '=', id).where('expires_at', '>', iso(this.clock())).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('saml_requests')
+      .select('browser_hash')
+      .where('id', '=', id)
+      .where('expires_at', '>', iso(this.clock()))
+      .executeTakeFirst();
     return row && { browserHash: row.browser_hash };
   }
 
@@ -82,19 +95,38 @@ export class SamlStore {
     const now = this.clock();
     const code = randomBytes(32).toString('base64url');
     await this.db.deleteFrom('sso_sign_ins').where('expires_at', '<=', iso(now)).execute();
-    await this.db.insertInto('sso_sign_ins').values({ code_hash: hashOf(code), uid, token_epoch: tokenEpoch, browser_hash: browserHash, expires_at: iso(now + ttlMs) }).execute();
+    await this.db
+      .insertInto('sso_sign_ins')
+      .values({
+        code_hash: hashOf(code),
+        uid,
+        token_epoch: tokenEpoch,
+        browser_hash: browserHash,
+        expires_at: iso(now + ttlMs),
+      })
+      .execute();
     return code;
   }
 
   /** The sign-in a code stands for, left in place: undefined when unknown, used or expired. */
   async signInOf(code: string): Promise<PendingSignIn | undefined> {
-    const row = await this.db.selectFrom('sso_sign_ins').select(['uid', 'token_epoch', 'browser_hash']).where('code_hash', '=', hashOf(code)).where('expires_at', '>', iso(this.clock())).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('sso_sign_ins')
+      .select(['uid', 'token_epoch', 'browser_hash'])
+      .where('code_hash', '=', hashOf(code))
+      .where('expires_at', '>', iso(this.clock()))
+      .executeTakeFirst();
     return row && { uid: Number(row.uid), tokenEpoch: Number(row.token_epoch), browserHash: row.browser_hash };
   }
 
   /** Uses the code: false when another request used it first. */
   async takeSignIn(code: string): Promise<boolean> {
-    const row = await this.db.deleteFrom('sso_sign_ins').where('code_hash', '=', hashOf(code)).where('expires_at', '>', iso(this.clock())).returning('code_hash').executeTakeFirst();
+    const row = await this.db
+      .deleteFrom('sso_sign_ins')
+      .where('code_hash', '=', hashOf(code))
+      .where('expires_at', '>', iso(this.clock()))
+      .returning('code_hash')
+      .executeTakeFirst();
     return row !== undefined;
   }
 

@@ -31,7 +31,9 @@ export function tooManyElements(text: string, max = MAX_ELEMENTS): boolean {
 export function parseXml(text: string, maxElements = MAX_ELEMENTS): Document | undefined {
   if (tooManyElements(text, maxElements)) return undefined;
   let failed = false;
-  const doc = new DOMParser({ errorHandler: { warning: () => (failed = true), error: () => (failed = true), fatalError: () => (failed = true) } }).parseFromString(text, 'text/xml');
+  const doc = new DOMParser({
+    errorHandler: { warning: () => (failed = true), error: () => (failed = true), fatalError: () => (failed = true) },
+  }).parseFromString(text, 'text/xml');
   return failed || !doc?.documentElement || doc.doctype ? undefined : (doc as unknown as Document);
 }
 

@@ -2,13 +2,13 @@ import { inflateRawSync } from 'node:zlib';
 import { type Profile, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Clock } from '../clock.js';
 import { SsoConfigError, SsoRefusedError } from '../errors.js';
+import { validateEmail } from '../users/username.js';
 import type { SamlStore, SsoSession } from './saml-store.js';
 import { EMAIL_NAME_ID, MAX_ELEMENTS, parseXml, select, textOf, tooManyElements } from './saml-xml.js';
-import type { SsoCertificates, SsoCertificateSet } from './sso-certificates.js';
+import { spMetadata } from './sp-metadata.js';
+import type { SsoCertificateSet, SsoCertificates } from './sso-certificates.js';
 import { addressOf, type SsoConfig, spUrls } from './sso-config.js';
 import type { SsoSettings } from './sso-settings.js';
-import { spMetadata } from './sp-metadata.js';
-import { validateEmail } from '../users/username.js';
 
 /** How long an authentication request may be answered (the product's three minutes). */
 export const REQUEST_MS = 3 * 60_000;
@@ -47,7 +47,12 @@ function isSsoEmail(email: string): boolean {
   }
 }
 
-const refused = (auditReason: string) => new SsoRefusedError('sso_refused', 'The identity provider\'s answer could not be verified: sign in again', auditReason);
+const refused = (auditReason: string) =>
+  new SsoRefusedError(
+    'sso_refused',
+    "The identity provider's answer could not be verified: sign in again",
+    auditReason,
+  );
 
 /**
  * Tessera as a SAML 2.0 service provider, on node-saml (signatures with xml-crypto: only the
@@ -74,7 +79,9 @@ export class ServiceProvider {
   async loginRequest(): Promise<{ url: string; requestId: string }> {
     const { saml } = await this.setup();
     const url = await saml.getAuthorizeUrlAsync('', undefined, {});
-    const request = parseXml(inflateRawSync(Buffer.from(new URL(url).searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8'));
+    const request = parseXml(
+      inflateRawSync(Buffer.from(new URL(url).searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8'),
+    );
     const requestId = request ? textOf('/samlp:AuthnRequest/@ID', request) : '';
     if (!requestId) throw new Error('node-saml made an AuthnRequest without an ID');
     return { url, requestId };
@@ -83,7 +90,8 @@ export class ServiceProvider {
   /** The person an HTTP-POST answer (its SAMLResponse field) proves, or a refusal (why: for the audit line). */
   async verify(samlResponse: string): Promise<Asserted> {
     const { saml, config, urls } = await this.setup();
-    if (tooManyElements(Buffer.from(samlResponse, 'base64').toString('utf8'))) throw refused(`the answer has more than ${MAX_ELEMENTS} elements`);
+    if (tooManyElements(Buffer.from(samlResponse, 'base64').toString('utf8')))
+      throw refused(`the answer has more than ${MAX_ELEMENTS} elements`);
     let profile: Profile | null;
     try {
       ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
@@ -91,22 +99,33 @@ export class ServiceProvider {
       throw refused((err as Error).message);
     }
     if (!profile) throw refused('the answer holds no assertion');
-    if (profile.issuer !== config.issuer.id) throw refused(`the assertion's Issuer is ${profile.issuer}, not ${config.issuer.id}`);
+    if (profile.issuer !== config.issuer.id)
+      throw refused(`the assertion's Issuer is ${profile.issuer}, not ${config.issuer.id}`);
     const now = this.clock();
     const response = parseXml(profile.getSamlResponseXml?.() ?? '');
     const destination = response ? textOf('/samlp:Response/@Destination', response) : '';
-    if (destination !== '' && destination !== urls.acs_url) throw refused(`the answer is for ${destination}, not this consumer`);
+    if (destination !== '' && destination !== urls.acs_url)
+      throw refused(`the answer is for ${destination}, not this consumer`);
     const assertion = parseXml(profile.getAssertionXml?.() ?? ''); // the bytes the signature covers
     if (!assertion) throw refused('the signed assertion cannot be read');
     const until = this.confirmedUntil(assertion, urls.acs_url, now);
     // Which request the signed assertion answers (node-saml reads the Response's copy, which an attacker may remove).
-    const inResponseTo = textOf(`/saml:Assertion/saml:Subject/saml:SubjectConfirmation[@Method='${BEARER}']/saml:SubjectConfirmationData/@InResponseTo`, assertion);
+    const inResponseTo = textOf(
+      `/saml:Assertion/saml:Subject/saml:SubjectConfirmation[@Method='${BEARER}']/saml:SubjectConfirmationData/@InResponseTo`,
+      assertion,
+    );
     const request = inResponseTo ? await this.store.requestOf(inResponseTo) : undefined;
-    if (inResponseTo && !request) throw refused(`the assertion answers a request never sent here or over three minutes old (${inResponseTo})`);
+    if (inResponseTo && !request)
+      throw refused(`the assertion answers a request never sent here or over three minutes old (${inResponseTo})`);
     const id = textOf('/saml:Assertion/@ID', assertion);
     const conditionsEnd = Date.parse(textOf('/saml:Assertion/saml:Conditions/@NotOnOrAfter', assertion));
     if (!id) throw refused('the assertion has no ID');
-    if (!(await this.store.consumeAssertion(id, Math.max(until, Number.isNaN(conditionsEnd) ? until : conditionsEnd) + CLOCK_SKEW_MS))) {
+    if (
+      !(await this.store.consumeAssertion(
+        id,
+        Math.max(until, Number.isNaN(conditionsEnd) ? until : conditionsEnd) + CLOCK_SKEW_MS,
+      ))
+    ) {
       throw refused(`assertion ${id} was used before (a replay)`);
     }
     return { ...this.person(profile), browserHash: request?.browserHash ?? null };
@@ -122,11 +141,14 @@ export class ServiceProvider {
   /** A LogoutResponse at the logout URL (HTTP-Redirect): signed by the identity provider, a success. */
   async verifyLogoutResponse(query: Record<string, string>, rawQuery: string): Promise<void> {
     const { saml } = await this.setup();
-    if (typeof query.SAMLResponse !== 'string' || typeof query.Signature !== 'string') throw refused('an unsigned logout answer');
+    if (typeof query.SAMLResponse !== 'string' || typeof query.Signature !== 'string')
+      throw refused('an unsigned logout answer');
     // node-saml inflates it without a bound (a 10 KB URL can be 8 MB of XML) and parses it before the signature is checked.
     let xml: string;
     try {
-      xml = inflateRawSync(Buffer.from(query.SAMLResponse, 'base64'), { maxOutputLength: MAX_REDIRECT_BYTES }).toString('utf8');
+      xml = inflateRawSync(Buffer.from(query.SAMLResponse, 'base64'), { maxOutputLength: MAX_REDIRECT_BYTES }).toString(
+        'utf8',
+      );
     } catch {
       throw refused(`a logout answer that is not deflated XML of at most ${MAX_REDIRECT_BYTES} bytes`);
     }
@@ -141,32 +163,57 @@ export class ServiceProvider {
   /** The service provider's metadata; 406 missing_certificate without sso_service. */
   async metadata(): Promise<string> {
     const [config, certs] = await Promise.all([this.settings.get(), this.certificates.get()]);
-    if (!certs.service) throw new SsoConfigError('missing_certificate', 'Upload the sso_service certificate and key first (PUT /v1/cluster/certificates): the metadata carries its certificate and is signed with its key');
+    if (!certs.service)
+      throw new SsoConfigError(
+        'missing_certificate',
+        'Upload the sso_service certificate and key first (PUT /v1/cluster/certificates): the metadata carries its certificate and is signed with its key',
+      );
     const urls = spUrls(addressOf(config, this.publicUrl));
     const { certificate, key, validTo } = certs.service;
-    return spMetadata({ entityId: urls.entity_id, acsUrl: urls.acs_url, sloUrl: urls.slo_url, certificate, key, validTo, serviceName: `Tessera - ${new URL(urls.entity_id).host}` });
+    return spMetadata({
+      entityId: urls.entity_id,
+      acsUrl: urls.acs_url,
+      sloUrl: urls.slo_url,
+      certificate,
+      key,
+      validTo,
+      serviceName: `Tessera - ${new URL(urls.entity_id).host}`,
+    });
   }
 
   /** The time a bearer confirmation addressed to this consumer allows the assertion to be used until; refused without one. */
   private confirmedUntil(assertion: Document, acsUrl: string, now: number): number {
-    const confirmations = select(`/saml:Assertion/saml:Subject/saml:SubjectConfirmation[@Method='${BEARER}']/saml:SubjectConfirmationData`, assertion) as Element[];
+    const confirmations = select(
+      `/saml:Assertion/saml:Subject/saml:SubjectConfirmation[@Method='${BEARER}']/saml:SubjectConfirmationData`,
+      assertion,
+    ) as Element[];
     const addressed = confirmations.filter((c) => c.getAttribute('Recipient') === acsUrl);
     if (addressed.length === 0) throw refused(`no bearer confirmation is addressed to ${acsUrl} (Recipient)`);
-    const until = Math.max(...addressed.map((c) => Date.parse(c.getAttribute('NotOnOrAfter') ?? '')).filter((t) => !Number.isNaN(t)));
+    const until = Math.max(
+      ...addressed.map((c) => Date.parse(c.getAttribute('NotOnOrAfter') ?? '')).filter((t) => !Number.isNaN(t)),
+    );
     if (!Number.isFinite(until)) throw refused('the bearer confirmation has no NotOnOrAfter');
     if (until + CLOCK_SKEW_MS <= now) throw refused('the bearer confirmation expired');
     return until;
   }
 
   private person(profile: Profile): Omit<Asserted, 'browserHash'> {
-    const attribute = (name: string) => [profile.attributes && (profile.attributes as Record<string, unknown>)[name]].flat().filter((v): v is string => typeof v === 'string');
-    const email = (profile.nameIDFormat === EMAIL_NAME_ID ? profile.nameID : attribute('email')[0] ?? '').trim();
-    if (!isSsoEmail(email)) throw refused('the assertion names no email address that can be a user here (NameID emailAddress, or the email attribute: ASCII, no ":", at most 256 characters)');
+    const attribute = (name: string) =>
+      [profile.attributes && (profile.attributes as Record<string, unknown>)[name]]
+        .flat()
+        .filter((v): v is string => typeof v === 'string');
+    const email = (profile.nameIDFormat === EMAIL_NAME_ID ? profile.nameID : (attribute('email')[0] ?? '')).trim();
+    if (!isSsoEmail(email))
+      throw refused(
+        'the assertion names no email address that can be a user here (NameID emailAddress, or the email attribute: ASCII, no ":", at most 256 characters)',
+      );
     return {
       email,
       firstName: attribute('firstName')[0] ?? '',
       lastName: attribute('lastName')[0] ?? '',
-      roleUids: attribute('redisRoleMapping').map((v) => Number(v.trim())).filter((n) => Number.isSafeInteger(n) && n > 0),
+      roleUids: attribute('redisRoleMapping')
+        .map((v) => Number(v.trim()))
+        .filter((n) => Number.isSafeInteger(n) && n > 0),
       session: {
         nameID: profile.nameID,
         nameIDFormat: profile.nameIDFormat,
@@ -181,7 +228,12 @@ export class ServiceProvider {
   private async setup(): Promise<Setup> {
     const [config, certs] = await Promise.all([this.settings.get(), this.certificates.get()]);
     if (this.built?.config === config && this.built.certs === certs) return this.built;
-    if (!config.control_plane) throw new SsoRefusedError('sso_refused', 'SSO is off on this cluster: sign in with a username and password', 'sso off');
+    if (!config.control_plane)
+      throw new SsoRefusedError(
+        'sso_refused',
+        'SSO is off on this cluster: sign in with a username and password',
+        'sso off',
+      );
     if (!certs.service || !certs.issuer || !config.issuer.id || !config.issuer.login_url) {
       throw new SsoRefusedError('sso_refused', 'SSO is not fully set up on this cluster', 'sso incomplete');
     }

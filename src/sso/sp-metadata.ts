@@ -1,5 +1,5 @@
-import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
+import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import { EMAIL_NAME_ID, REDIRECT_BINDING } from './saml-xml.js';
 
@@ -47,7 +47,8 @@ export function spMetadata(sp: SpDescription): string {
   const root = doc.documentElement!;
   root.setAttribute('validUntil', sp.validTo.toISOString());
   // node-saml writes its logout endpoint with the POST binding; Tessera's takes HTTP-Redirect, as the product's.
-  for (const slo of Array.from(doc.getElementsByTagNameNS(MD, 'SingleLogoutService'))) slo.setAttribute('Binding', REDIRECT_BINDING);
+  for (const slo of Array.from(doc.getElementsByTagNameNS(MD, 'SingleLogoutService')))
+    slo.setAttribute('Binding', REDIRECT_BINDING);
   const consuming = doc.createElementNS(MD, 'md:AttributeConsumingService');
   consuming.setAttribute('index', '1');
   const name = doc.createElementNS(MD, 'md:ServiceName');
@@ -80,6 +81,9 @@ function signed(xml: string, sp: SpDescription): string {
     transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
     digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
   });
-  signer.computeSignature(xml, { prefix: 'ds', location: { reference: "/*[local-name(.)='EntityDescriptor']", action: 'prepend' } });
+  signer.computeSignature(xml, {
+    prefix: 'ds',
+    location: { reference: "/*[local-name(.)='EntityDescriptor']", action: 'prepend' },
+  });
   return signer.getSignedXml();
 }

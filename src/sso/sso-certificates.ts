@@ -49,21 +49,40 @@ export class SsoCertificates {
   check(name: SsoCertificateName, certificate: string, key: string | undefined): void {
     const cert = readCertificate(name, certificate);
     if (new Date(this.clock()) > new Date(cert.validTo)) {
-      throw new ClusterCertificateError('expired_certificate', `${name}: the certificate expired at ${new Date(cert.validTo).toISOString()}`);
+      throw new ClusterCertificateError(
+        'expired_certificate',
+        `${name}: the certificate expired at ${new Date(cert.validTo).toISOString()}`,
+      );
     }
     if (name === 'sso_issuer') {
-      if (key !== undefined && key !== '') throw new ClusterCertificateError('invalid_certificate', 'sso_issuer is the identity provider\'s certificate: give no key');
+      if (key !== undefined && key !== '')
+        throw new ClusterCertificateError(
+          'invalid_certificate',
+          "sso_issuer is the identity provider's certificate: give no key",
+        );
       return;
     }
-    if (!key) throw new ClusterCertificateError('invalid_certificate', 'sso_service needs its private key ("key", PEM): it signs Tessera\'s requests');
+    if (!key)
+      throw new ClusterCertificateError(
+        'invalid_certificate',
+        'sso_service needs its private key ("key", PEM): it signs Tessera\'s requests',
+      );
     let privateKey;
     try {
       privateKey = createPrivateKey(key);
     } catch {
-      throw new ClusterCertificateError('invalid_certificate', 'sso_service: the key cannot be read (PEM, unencrypted)');
+      throw new ClusterCertificateError(
+        'invalid_certificate',
+        'sso_service: the key cannot be read (PEM, unencrypted)',
+      );
     }
-    if (privateKey.asymmetricKeyType !== 'rsa') throw new ClusterCertificateError('invalid_certificate', 'sso_service: the key must be RSA (SAML signatures here are RSA-SHA256)');
-    if (!cert.checkPrivateKey(privateKey)) throw new ClusterCertificateError('invalid_certificate', 'sso_service: the key is not the certificate\'s');
+    if (privateKey.asymmetricKeyType !== 'rsa')
+      throw new ClusterCertificateError(
+        'invalid_certificate',
+        'sso_service: the key must be RSA (SAML signatures here are RSA-SHA256)',
+      );
+    if (!cert.checkPrivateKey(privateKey))
+      throw new ClusterCertificateError('invalid_certificate', "sso_service: the key is not the certificate's");
   }
 
   async set(name: SsoCertificateName, certificate: string, key: string | undefined): Promise<void> {
@@ -80,7 +99,10 @@ export class SsoCertificates {
   }
 
   async clearAll(): Promise<void> {
-    await this.db.deleteFrom('settings').where('key', 'in', [...SSO_CERTIFICATES]).execute();
+    await this.db
+      .deleteFrom('settings')
+      .where('key', 'in', [...SSO_CERTIFICATES])
+      .execute();
     this.cache.set({});
   }
 
@@ -106,6 +128,9 @@ function readCertificate(name: string, pem: string): X509Certificate {
   try {
     return new X509Certificate(pem);
   } catch {
-    throw new ClusterCertificateError('invalid_certificate', `${name}: the certificate cannot be read (PEM: -----BEGIN CERTIFICATE-----)`);
+    throw new ClusterCertificateError(
+      'invalid_certificate',
+      `${name}: the certificate cannot be read (PEM: -----BEGIN CERTIFICATE-----)`,
+    );
   }
 }

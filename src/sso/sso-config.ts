@@ -42,7 +42,11 @@ export interface SsoPatch {
 
 /** The service provider's URLs at this address, as the product names them. */
 export function spUrls(address: string): { entity_id: string; acs_url: string; slo_url: string } {
-  return { entity_id: `${address}/sp`, acs_url: `${address}/cluster/sso/saml/acs`, slo_url: `${address}/cluster/sso/saml/slo` };
+  return {
+    entity_id: `${address}/sp`,
+    acs_url: `${address}/cluster/sso/saml/acs`,
+    slo_url: `${address}/cluster/sso/saml/slo`,
+  };
 }
 
 /** The address the SP is reached at: the configured one, else the public URL. */
@@ -64,17 +68,23 @@ export function mergeSso(current: SsoConfig, patch: SsoPatch): SsoConfig {
     ...(patch.control_plane !== undefined && { control_plane: patch.control_plane }),
     ...(patch.enforce_control_plane !== undefined && { enforce_control_plane: patch.enforce_control_plane }),
     issuer: { ...current.issuer, ...issuer },
-    service: { address: patch.service?.address === undefined ? current.service.address : patch.service.address.replace(/\/+$/, '') },
+    service: {
+      address:
+        patch.service?.address === undefined ? current.service.address : patch.service.address.replace(/\/+$/, ''),
+    },
   };
   for (const [field, url] of [
     ['issuer.login_url', next.issuer.login_url],
     ['issuer.logout_url', next.issuer.logout_url],
     ['service.address', next.service.address],
   ] as const) {
-    if (url !== '' && !isHttpUrl(url)) throw new InvalidRequestError(`${field} must be an http(s) URL, like https://idp.example.com/sso/saml`);
+    if (url !== '' && !isHttpUrl(url))
+      throw new InvalidRequestError(`${field} must be an http(s) URL, like https://idp.example.com/sso/saml`);
   }
   if (next.service.address !== '' && new URL(next.service.address).pathname !== '/') {
-    throw new InvalidRequestError('service.address is a base URL without a path, like https://tessera.example.com:9443');
+    throw new InvalidRequestError(
+      'service.address is a base URL without a path, like https://tessera.example.com:9443',
+    );
   }
   return next;
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { actorOf, type AuditLog, type RequestContext } from '../audit/audit-log.js';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import { SsoConfigError } from '../errors.js';
 import { readIdpMetadata } from './idp-metadata.js';
 import type { ServiceProvider } from './service-provider.js';
@@ -70,7 +70,10 @@ export class SsoService {
   /** The SSO certificates as GET /v1/cluster/certificates lists them (never the service key). */
   async certificatesView(): Promise<{ sso_service_cert?: string; sso_issuer_cert?: string }> {
     const { service, issuer } = await this.certificates.get();
-    return { ...(service && { sso_service_cert: service.certificate }), ...(issuer && { sso_issuer_cert: issuer.certificate }) };
+    return {
+      ...(service && { sso_service_cert: service.certificate }),
+      ...(issuer && { sso_issuer_cert: issuer.certificate }),
+    };
   }
 
   checkCertificate(name: SsoCertificateName, certificate: string, key: string | undefined): void {
@@ -78,7 +81,13 @@ export class SsoService {
   }
 
   /** A new certificate: the identity provider's (what its assertions are checked with) ends SSO users' tokens. */
-  async setCertificate(actor: Actor, name: SsoCertificateName, certificate: string, key: string | undefined, ctx: RequestContext): Promise<void> {
+  async setCertificate(
+    actor: Actor,
+    name: SsoCertificateName,
+    certificate: string,
+    key: string | undefined,
+    ctx: RequestContext,
+  ): Promise<void> {
     const before = await this.certificates.reload();
     await this.certificates.set(name, certificate, key);
     if (name === 'sso_issuer' && before.issuer?.certificate !== certificate) await this.users.revokeSsoUsers();
@@ -98,14 +107,30 @@ export class SsoService {
   private async assertComplete(next: SsoConfig): Promise<void> {
     const missing = [!next.issuer.id && 'issuer.id', !next.issuer.login_url && 'issuer.login_url'].filter(Boolean);
     if (missing.length > 0) {
-      throw new SsoConfigError('missing_param', `Turning SSO on needs ${missing.join(' and ')} (PUT /v1/cluster/sso, or the identity provider's metadata: POST /v1/cluster/sso/saml/metadata/idp)`);
+      throw new SsoConfigError(
+        'missing_param',
+        `Turning SSO on needs ${missing.join(' and ')} (PUT /v1/cluster/sso, or the identity provider's metadata: POST /v1/cluster/sso/saml/metadata/idp)`,
+      );
     }
     const certs = await this.certificates.reload();
-    const absent = [!certs.service && 'sso_service (Tessera\'s certificate and key)', !certs.issuer && 'sso_issuer (the identity provider\'s certificate)'].filter(Boolean);
-    if (absent.length > 0) throw new SsoConfigError('missing_certificate', `Turning SSO on needs ${absent.join(' and ')}: PUT /v1/cluster/certificates`);
+    const absent = [
+      !certs.service && "sso_service (Tessera's certificate and key)",
+      !certs.issuer && "sso_issuer (the identity provider's certificate)",
+    ].filter(Boolean);
+    if (absent.length > 0)
+      throw new SsoConfigError(
+        'missing_certificate',
+        `Turning SSO on needs ${absent.join(' and ')}: PUT /v1/cluster/certificates`,
+      );
   }
 
-  private async store(actor: Actor, before: SsoConfig, next: SsoConfig, changes: string[], ctx: RequestContext): Promise<void> {
+  private async store(
+    actor: Actor,
+    before: SsoConfig,
+    next: SsoConfig,
+    changes: string[],
+    ctx: RequestContext,
+  ): Promise<void> {
     await this.settings.put(next);
     if (!isDeepStrictEqual(this.trust(before), this.trust(next))) await this.users.revokeSsoUsers();
     // The sessions their passwords started end too, and with them what the nodes remember of those passwords.

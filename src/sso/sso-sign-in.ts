@@ -1,12 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import type { RequestContext } from '../audit/audit-log.js';
 import type { Logins } from '../auth/logins.js';
 import type { Principal } from '../auth/principal.js';
-import { randomBytes } from 'node:crypto';
 import type { SamlProof } from '../auth/realms/realm.js';
-import { AccountLockedError, SsoConfirmError, SsoRefusedError } from '../errors.js';
 import type { Clock } from '../clock.js';
-import type { TokenIssuer } from '../tokens/token-issuer.js';
+import { AccountLockedError, SsoConfirmError, SsoRefusedError } from '../errors.js';
 import type { SessionService } from '../sessions/session-service.js';
+import type { TokenIssuer } from '../tokens/token-issuer.js';
 import { isLocked, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import { hashOf, type SamlStore } from './saml-store.js';
@@ -50,7 +50,10 @@ export class SsoSignIn {
   async consume(samlResponse: string, ctx: RequestContext): Promise<string> {
     const proof: SamlProof = { kind: 'saml', response: samlResponse };
     const { user } = await this.deps.logins.prove(proof, ctx);
-    return this.deps.store.createSignIn({ uid: user.uid, tokenEpoch: user.tokenEpoch, browserHash: proof.browserHash ?? null }, SIGN_IN_CODE_MS);
+    return this.deps.store.createSignIn(
+      { uid: user.uid, tokenEpoch: user.tokenEpoch, browserHash: proof.browserHash ?? null },
+      SIGN_IN_CODE_MS,
+    );
   }
 
   /**
@@ -58,19 +61,34 @@ export class SsoSignIn {
    * or the sign-in answers another browser's request (its `nonce` is not this one's). One
    * that nobody asked for (IdP-initiated) waits until the person confirms it (`confirmed`).
    */
-  async exchange(code: string, nonce: string | undefined, confirmed: boolean, ttlSeconds: number, ctx: RequestContext): Promise<string> {
+  async exchange(
+    code: string,
+    nonce: string | undefined,
+    confirmed: boolean,
+    ttlSeconds: number,
+    ctx: RequestContext,
+  ): Promise<string> {
     const signIn = await this.deps.store.signInOf(code);
     const user = signIn && (await this.deps.users.getByUid(signIn.uid));
     if (!signIn || !user || user.tokenEpoch !== signIn.tokenEpoch) {
-      throw new SsoRefusedError('sso_refused', 'This sign-in is over or was used: sign in again', 'an unknown, used or outdated sign-in code');
+      throw new SsoRefusedError(
+        'sso_refused',
+        'This sign-in is over or was used: sign in again',
+        'an unknown, used or outdated sign-in code',
+      );
     }
     if (signIn.browserHash !== null && (nonce === undefined || hashOf(nonce) !== signIn.browserHash)) {
-      throw new SsoRefusedError('sso_refused', 'This sign-in was started in another browser or tab: sign in again', 'a sign-in code presented without the nonce of the browser that asked');
+      throw new SsoRefusedError(
+        'sso_refused',
+        'This sign-in was started in another browser or tab: sign in again',
+        'a sign-in code presented without the nonce of the browser that asked',
+      );
     }
     if (signIn.browserHash === null && !confirmed) throw new SsoConfirmError(user.username);
     const now = new Date(this.deps.clock());
     if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
-    if (!(await this.deps.store.takeSignIn(code))) throw new SsoRefusedError('sso_refused', 'This sign-in was used: sign in again', 'a sign-in code used meanwhile');
+    if (!(await this.deps.store.takeSignIn(code)))
+      throw new SsoRefusedError('sso_refused', 'This sign-in was used: sign in again', 'a sign-in code used meanwhile');
     // Only the console exchanges a sign-in: its session is idled out by the server.
     const session = await this.deps.sessions.start(user, 'sso', ctx, true, ttlSeconds);
     return this.deps.issuer.issue(user, session.ttl, session);

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type Migration, Migrator, sql, SqliteAdapter, SqliteDialect } from 'kysely';
+import { Kysely, type Migration, Migrator, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import { migrationsFor } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';

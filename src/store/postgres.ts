@@ -32,8 +32,11 @@ export async function openPostgres(url: string, timeouts: PostgresTimeouts): Pro
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const DatabaseError = pgModule.DatabaseError;
-  const classify = (err: unknown) => (err instanceof DatabaseError && !isUnavailableState(err.code) ? err : unavailable(err));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new DeadlinePool(pool, timeouts.callMs, classify) }) });
+  const classify = (err: unknown) =>
+    err instanceof DatabaseError && !isUnavailableState(err.code) ? err : unavailable(err);
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new DeadlinePool(pool, timeouts.callMs, classify) }),
+  });
 }
 
 /** SQLSTATE classes that say the server cannot serve now, not that the request was wrong. */
@@ -97,7 +100,11 @@ class DeadlineClient {
     try {
       // query_timeout fails the call on our side when the server does not answer (a
       // partition); statement_timeout, set per connection, stops the work on its side.
-      const result = await this.raw.query({ text: sql, values: parameters as unknown[], query_timeout: ms } as pg.QueryConfig);
+      const result = await this.raw.query({
+        text: sql,
+        values: parameters as unknown[],
+        query_timeout: ms,
+      } as pg.QueryConfig);
       return result as unknown as PostgresQueryResult<R>;
     } catch (err) {
       const known = this.classify(err);

@@ -22,7 +22,9 @@ export class SettingCache<T> {
   /** The value when it was read within the second, without waiting; else undefined (`get` it). */
   fresh(): T | undefined {
     const now = this.clock();
-    return this.cached && now >= this.cached.at && now - this.cached.at < SETTING_CACHE_MS ? this.cached.value : undefined;
+    return this.cached && now >= this.cached.at && now - this.cached.at < SETTING_CACHE_MS
+      ? this.cached.value
+      : undefined;
   }
 
   /** The setting as the store has it now, whatever was read before (a check that must not run on a copy up to a second old). */

@@ -75,11 +75,16 @@ export class AcceptedIssuers implements TokenOrigins {
   }
 
   audiences(now: number): string[] {
-    return this.own.audiencesGiven ? [...this.own.audiences] : [...new Set([...this.own.audiences, ...this.issuers(now)])];
+    return this.own.audiencesGiven
+      ? [...this.own.audiences]
+      : [...new Set([...this.own.audiences, ...this.issuers(now)])];
   }
 
   accepts(iss: string, aud: string | string[], now: number): boolean {
-    return this.isIssuer(iss, now) && (typeof aud === 'string' ? this.isAudience(aud, now) : aud.some((a) => this.isAudience(a, now)));
+    return (
+      this.isIssuer(iss, now) &&
+      (typeof aud === 'string' ? this.isAudience(aud, now) : aud.some((a) => this.isAudience(a, now)))
+    );
   }
 
   private isIssuer(iss: string, now: number): boolean {

@@ -140,7 +140,10 @@ export class KeyRing {
       activateAt: k.activateAt,
       publicJwk: k.publicJwk,
       publicPem: createPublicKey({ key: k.publicJwk, format: 'jwk' }).export({ format: 'pem', type: 'spki' }) as string,
-      privatePem: createPrivateKey({ key: privateJwk, format: 'jwk' }).export({ format: 'pem', type: 'pkcs8' }) as string,
+      privatePem: createPrivateKey({ key: privateJwk, format: 'jwk' }).export({
+        format: 'pem',
+        type: 'pkcs8',
+      }) as string,
     };
   }
 

@@ -35,15 +35,22 @@ export class KeySealer {
   open<T = JWK>(stored: string, kid: string): T {
     if (!KeySealer.isSealed(stored)) return JSON.parse(stored) as T;
     if (!this.masterKey) {
-      throw new KeySealError('the store\'s secrets (signing keys, the LDAP bind password, the SSO service key) are encrypted: set TESSERA_MASTER_KEY (or --master-key-file) to the key they were sealed with');
+      throw new KeySealError(
+        "the store's secrets (signing keys, the LDAP bind password, the SSO service key) are encrypted: set TESSERA_MASTER_KEY (or --master-key-file) to the key they were sealed with",
+      );
     }
-    const [iv, tag, body] = stored.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
+    const [iv, tag, body] = stored
+      .slice(PREFIX.length)
+      .split('.')
+      .map((p) => Buffer.from(p, 'base64url'));
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.masterKey, iv!).setAAD(Buffer.from(kid));
       decipher.setAuthTag(tag!);
       return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8')) as T;
     } catch {
-      throw new KeySealError(`the master key does not open ${kid.startsWith('ldap.') ? 'the LDAP bind password' : kid.startsWith('sso.') ? 'the SSO service key' : `signing key ${kid}`}: is it the one the secrets were sealed with?`);
+      throw new KeySealError(
+        `the master key does not open ${kid.startsWith('ldap.') ? 'the LDAP bind password' : kid.startsWith('sso.') ? 'the SSO service key' : `signing key ${kid}`}: is it the one the secrets were sealed with?`,
+      );
     }
   }
 }

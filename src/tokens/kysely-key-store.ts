@@ -14,7 +14,10 @@ export class KyselyKeyStore implements KeyStore {
       .selectFrom('signing_keys')
       .selectAll()
       .where((eb) =>
-        eb.or([eb('state', 'in', ['next', 'active']), eb.and([eb('state', '=', 'retired'), eb('retired_at', '>', retiredSince.toISOString())])]),
+        eb.or([
+          eb('state', 'in', ['next', 'active']),
+          eb.and([eb('state', '=', 'retired'), eb('retired_at', '>', retiredSince.toISOString())]),
+        ]),
       )
       .orderBy('created_at', 'desc')
       .execute();

@@ -120,7 +120,8 @@ export class RevocationList {
         }
         this.learn(e);
         if (e.id > this.lastEventId) {
-          for (let skipped = this.lastEventId + 1; skipped < e.id && this.gaps.size < MAX_GAPS; skipped++) this.gaps.set(skipped, performance.now());
+          for (let skipped = this.lastEventId + 1; skipped < e.id && this.gaps.size < MAX_GAPS; skipped++)
+            this.gaps.set(skipped, performance.now());
           this.lastEventId = e.id;
         }
       }

@@ -54,7 +54,12 @@ export class KyselyRevocationStore implements RevocationStore {
 
   async eventsIn(ids: readonly number[]): Promise<RevocationEvent[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('revocations').select(['id', 'uid', 'jti', 'sid', 'expires_at']).where('id', 'in', [...ids]).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('revocations')
+      .select(['id', 'uid', 'jti', 'sid', 'expires_at'])
+      .where('id', 'in', [...ids])
+      .orderBy('id')
+      .execute();
     return rows.map(toEvent);
   }
 
@@ -62,7 +67,14 @@ export class KyselyRevocationStore implements RevocationStore {
     const rows = await this.db
       .selectFrom('revocations')
       .leftJoin('users', 'users.uid', 'revocations.uid')
-      .select(['revocations.id', 'revocations.uid', 'revocations.jti', 'revocations.sid', 'revocations.expires_at', 'users.token_epoch'])
+      .select([
+        'revocations.id',
+        'revocations.uid',
+        'revocations.jti',
+        'revocations.sid',
+        'revocations.expires_at',
+        'users.token_epoch',
+      ])
       .where('revocations.id', '>', id)
       .orderBy('revocations.id')
       .limit(limit)
@@ -101,6 +113,18 @@ export class KyselyRevocationStore implements RevocationStore {
   }
 }
 
-function toEvent(r: { id: number; uid: number | null; jti: string | null; sid: string | null; expires_at: string | null }): RevocationEvent {
-  return { id: Number(r.id), uid: r.uid, jti: r.jti, sid: r.sid, expiresAt: r.expires_at ? new Date(r.expires_at) : null };
+function toEvent(r: {
+  id: number;
+  uid: number | null;
+  jti: string | null;
+  sid: string | null;
+  expires_at: string | null;
+}): RevocationEvent {
+  return {
+    id: Number(r.id),
+    uid: r.uid,
+    jti: r.jti,
+    sid: r.sid,
+    expiresAt: r.expires_at ? new Date(r.expires_at) : null,
+  };
 }

@@ -22,7 +22,10 @@ export interface IssuerRecord {
 export class IssuerMismatchError extends Error {}
 
 export async function readIssuer(db: Db): Promise<IssuerRecord> {
-  const [current, previous] = await Promise.all([readSetting<string>(db, CURRENT), readSetting<IssuerRecord['previous']>(db, PREVIOUS)]);
+  const [current, previous] = await Promise.all([
+    readSetting<string>(db, CURRENT),
+    readSetting<IssuerRecord['previous']>(db, PREVIOUS),
+  ]);
   return { ...(current !== undefined && { current }), ...(previous && { previous }) };
 }
 
@@ -65,10 +68,15 @@ export interface SettledIssuer {
  */
 export async function settleIssuer(db: Db, config: Config, clock: Clock): Promise<SettledIssuer> {
   const mine = issuerOf(config);
-  await db.insertInto('settings').values({ key: CURRENT, value: JSON.stringify(mine) }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  await db
+    .insertInto('settings')
+    .values({ key: CURRENT, value: JSON.stringify(mine) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
   const { current, previous } = await readIssuer(db);
   if (current === mine || current === undefined) return {};
-  if (previous?.issuer === mine && previous.until > clock()) return { movingTo: { issuer: current, until: previous.until } };
+  if (previous?.issuer === mine && previous.until > clock())
+    return { movingTo: { issuer: current, until: previous.until } };
   if (config.databaseUrl) {
     const flag = config.issuer !== undefined ? '--issuer' : '--public-url';
     const from = config.issuer === undefined && config.publicUrl === undefined ? ' (from its listen address)' : '';

@@ -3,8 +3,8 @@ import { createSigner } from 'fast-jwt';
 import type { Clock } from '../clock.js';
 import { IssuerMovedError } from '../errors.js';
 import type { EventHub } from '../events.js';
-import type { TokenOrigins } from './accepted-issuers.js';
 import type { User } from '../users/user.js';
+import type { TokenOrigins } from './accepted-issuers.js';
 import type { TokenClaims } from './claims.js';
 import type { KeyRing } from './key-ring.js';
 

@@ -1,8 +1,8 @@
 import { createVerifier } from 'fast-jwt';
 import { LRUCache } from 'lru-cache';
+import { isRole } from '../access/management.js';
 import type { Clock } from '../clock.js';
 import { InvalidTokenError, TokenExpiredError } from '../errors.js';
-import { isRole } from '../access/management.js';
 import type { TokenOrigins } from './accepted-issuers.js';
 import type { TokenClaims } from './claims.js';
 import type { KeyRing } from './key-ring.js';

@@ -1,19 +1,20 @@
-import { actorOf, type AuditLog, type AuditRecord, type RequestContext } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
 import type { Actor } from '../access/actor.js';
-import { holds } from '../access/permissions.js';
+import type { Role } from '../access/management.js';
 import { rightsFrom } from '../access/management.js';
+import { holds } from '../access/permissions.js';
+import { type AuditLog, type AuditRecord, actorOf, type RequestContext } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
 import {
-  CertificateUserError,
-  SsoUserError,
-  DirectoryUserError,
   CannotDeleteLastPasswordError,
+  CertificateUserError,
+  DirectoryUserError,
   EmailAlreadyExistsError,
   ForbiddenError,
   InvalidRequestError,
   LastAdminError,
   MissingCredentialsError,
   NewPasswordSameAsCurrentError,
+  SsoUserError,
   TooManyPasswordsError,
   UnauthorizedActionError,
   UserAlreadyExistsError,
@@ -26,10 +27,8 @@ import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
 import { checkPreHashed, type PreHashed, preHashedRecord } from './pre-hashed-password.js';
 import type { AuthMethod, User } from './user.js';
-import type { Role } from '../access/management.js';
 import type { CredentialStore, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
 import { isEmail, usernameKey, validateEmail, validateUserName } from './username.js';
-
 
 /** The fields of the product's user object that a client writes. */
 export interface UserFields {
@@ -52,8 +51,14 @@ export type PasswordHashMethod = 1 | '1';
 export type NewPassword = string | PreHashed;
 
 /** The password a request gives, read with its password_hash_method; `clusterName`: of the pre-hashed one's recipe, when not this cluster's. */
-export function newPassword(password: string, method: PasswordHashMethod | undefined, clusterName?: string): NewPassword {
-  return method === undefined ? password : { ...checkPreHashed(password), ...(clusterName !== undefined && { clusterName }) };
+export function newPassword(
+  password: string,
+  method: PasswordHashMethod | undefined,
+  clusterName?: string,
+): NewPassword {
+  return method === undefined
+    ? password
+    : { ...checkPreHashed(password), ...(clusterName !== undefined && { clusterName }) };
 }
 
 export interface CreateOptions {
@@ -107,7 +112,14 @@ export interface AccountDeps {
  * What every user may change of itself: its password and alert preferences. Not its name or
  * email (logins: a rename refused as taken would tell who may not see users that a name exists).
  */
-const OWN_FIELDS = new Set(['password', 'password_hash_method', 'old_password', 'email_alerts', 'cluster_email_alerts', 'bdbs_email_alerts']);
+const OWN_FIELDS = new Set([
+  'password',
+  'password_hash_method',
+  'old_password',
+  'email_alerts',
+  'cluster_email_alerts',
+  'bdbs_email_alerts',
+]);
 
 /**
  * Users and their passwords: who may change whom, the policy on new passwords, the last
@@ -126,27 +138,51 @@ export class AccountService {
   constructor(private readonly deps: AccountDeps) {}
 
   /** Creates a user, or with `dryRun` checks everything and creates nothing (undefined). */
-  async create(actor: Actor | null, given: NewAccount, ctx: RequestContext, { dryRun = false, ...moved }: CreateOptions = {}): Promise<User | undefined> {
+  async create(
+    actor: Actor | null,
+    given: NewAccount,
+    ctx: RequestContext,
+    { dryRun = false, ...moved }: CreateOptions = {},
+  ): Promise<User | undefined> {
     const input = withoutEmptyEmail(given);
     const certificate = input.auth_method === 'certificate';
     const sso = input.auth_method === 'sso';
-    if (certificate && input.password !== undefined) throw new CertificateUserError('A user with auth_method "certificate" logs in with its client certificate: give no password');
-    if (sso && input.password !== undefined) throw new SsoUserError('A user with auth_method "sso" signs in through the identity provider: give no password');
-    if (sso && (input.email ?? (input.username && isEmail(input.username) ? input.username : undefined)) === undefined) {
-      throw new InvalidRequestError('A user with auth_method "sso" needs its "email": the identity provider names it by its email');
+    if (certificate && input.password !== undefined)
+      throw new CertificateUserError(
+        'A user with auth_method "certificate" logs in with its client certificate: give no password',
+      );
+    if (sso && input.password !== undefined)
+      throw new SsoUserError('A user with auth_method "sso" signs in through the identity provider: give no password');
+    if (
+      sso &&
+      (input.email ?? (input.username && isEmail(input.username) ? input.username : undefined)) === undefined
+    ) {
+      throw new InvalidRequestError(
+        'A user with auth_method "sso" needs its "email": the identity provider names it by its email',
+      );
     }
-    if (!certificate && !sso && input.password === undefined) throw new InvalidRequestError('Give a "password" (or auth_method "certificate" and certificate_subject_line)');
-    if (input.password_hash_method !== undefined && input.password === undefined) throw new InvalidRequestError('password_hash_method goes with a "password" (pre-hashed)');
-    if (!certificate && input.certificate_subject_line !== undefined) throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
+    if (!certificate && !sso && input.password === undefined)
+      throw new InvalidRequestError('Give a "password" (or auth_method "certificate" and certificate_subject_line)');
+    if (input.password_hash_method !== undefined && input.password === undefined)
+      throw new InvalidRequestError('password_hash_method goes with a "password" (pre-hashed)');
+    if (!certificate && input.certificate_subject_line !== undefined)
+      throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
     const subjectLine = certificate ? checkSubjectLine(input.certificate_subject_line) : undefined;
     // A certificate user may come without a name (the product's example has none): its CN is.
-    const logins = loginsOf(subjectLine && input.name === undefined && input.email === undefined && input.username === undefined ? { ...input, name: commonName(subjectLine) } : input);
+    const logins = loginsOf(
+      subjectLine && input.name === undefined && input.email === undefined && input.username === undefined
+        ? { ...input, name: commonName(subjectLine) }
+        : input,
+    );
     // Neither: the product's default role (objects/user.md).
     const role = input.role ?? ((input.role_uids ?? []).length === 0 ? DEFAULT_ROLE : 'none');
     const roleUids = [...new Set(input.role_uids ?? [])];
     const rights = await this.rightsOf(role, roleUids);
     this.assertMayGrant(actor, rights);
-    const password = input.password === undefined ? undefined : newPassword(input.password, input.password_hash_method, moved.clusterName);
+    const password =
+      input.password === undefined
+        ? undefined
+        : newPassword(input.password, input.password_hash_method, moved.clusterName);
     // A pre-hashed password met the product's rules when it was chosen; its text is not here to check.
     if (typeof password === 'string') await checkNewPassword(password, logins, await this.deps.policy.get());
     else if (password !== undefined) await this.clusterOf(password);
@@ -162,7 +198,10 @@ export class AccountService {
     };
     await this.assertLoginsFree(logins);
     if (subjectLine && (await this.deps.users.findByCertificateSubject(subjectLine))) {
-      throw new UserAlreadyExistsError('name_already_exists', 'A user with this certificate_subject_line already exists');
+      throw new UserAlreadyExistsError(
+        'name_already_exists',
+        'A user with this certificate_subject_line already exists',
+      );
     }
     if (dryRun) return undefined;
     const user = await this.deps.users.create({
@@ -170,27 +209,45 @@ export class AccountService {
       ...(password !== undefined && { passwordHash: await this.hashOf(password, logins) }),
       passwordIssueDate: moved.passwordIssueDate ?? new Date(this.deps.clock()),
     });
-    this.audit(ctx, actor, user, { event: 'user_create', changes: Object.keys(input).filter((k) => k !== 'password').concat(input.password !== undefined ? ['password'] : []) });
+    this.audit(ctx, actor, user, {
+      event: 'user_create',
+      changes: Object.keys(input)
+        .filter((k) => k !== 'password')
+        .concat(input.password !== undefined ? ['password'] : []),
+    });
     return user;
   }
 
   /** Changes what the request names; with `dryRun` checks everything and changes nothing. */
-  async update(actor: Actor | null, uid: number, given: AccountChanges, ctx: RequestContext, dryRun = false): Promise<User> {
+  async update(
+    actor: Actor | null,
+    uid: number,
+    given: AccountChanges,
+    ctx: RequestContext,
+    dryRun = false,
+  ): Promise<User> {
     const changes = withoutEmptyEmail(given);
     const self = actor?.uid === uid;
     const named = Object.keys(changes).filter((k) => changes[k as keyof AccountChanges] !== undefined);
     const manager = actor === null || holds(actor.rights, 'update_user');
     // Who may not manage users learns nothing of another uid (not even whether it exists) and changes little of its own.
-    if (!self && !manager) throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user');
+    if (!self && !manager)
+      throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user');
     if (self && !manager && named.some((k) => !OWN_FIELDS.has(k))) {
-      throw new UnauthorizedActionError('You may change your own password and alert settings; your name and email are changed by who manages users');
+      throw new UnauthorizedActionError(
+        'You may change your own password and alert settings; your name and email are changed by who manages users',
+      );
     }
     const target = localOnly(await this.mustGet(uid));
     if (!self) this.assertMayManage(actor, target);
     const profile: ProfileChanges = {};
     // A name or email sent back as it is stored is no change: kept even where today's rules would refuse it (made before them).
-    if (changes.name !== undefined) profile.name = changes.name === null ? null : changes.name === target.name ? target.name : validateUserName(changes.name);
-    if (changes.email !== undefined) profile.email = changes.email === null ? null : changes.email === target.email ? target.email : validateEmail(changes.email);
+    if (changes.name !== undefined)
+      profile.name =
+        changes.name === null ? null : changes.name === target.name ? target.name : validateUserName(changes.name);
+    if (changes.email !== undefined)
+      profile.email =
+        changes.email === null ? null : changes.email === target.email ? target.email : validateEmail(changes.email);
     const name = profile.name === undefined ? target.name : profile.name;
     const email = profile.email === undefined ? target.email : profile.email;
     if (name === null && email === null) throw new InvalidRequestError('A user keeps a name or an email');
@@ -201,8 +258,12 @@ export class AccountService {
       profile.role = changes.role ?? target.role;
       profile.roleUids = [...new Set(changes.role_uids ?? target.roleUids)];
       const rights = await this.rightsOf(profile.role, profile.roleUids);
-      if (self && actor && !holds(actor.rights, 'update_user')) throw new UnauthorizedActionError('You may not change your own role');
-      this.assertMayGrant(actor, rights.filter((r) => !target.rights.includes(r)));
+      if (self && actor && !holds(actor.rights, 'update_user'))
+        throw new UnauthorizedActionError('You may not change your own role');
+      this.assertMayGrant(
+        actor,
+        rights.filter((r) => !target.rights.includes(r)),
+      );
       if (target.rights.includes('admin') && !rights.includes('admin') && (await this.deps.users.countAdmins()) <= 1) {
         throw new LastAdminError('change_last_admin_role_not_allowed');
       }
@@ -211,11 +272,14 @@ export class AccountService {
       throw new InvalidRequestError('auth_method does not change: make a new user that logs in the other way');
     }
     if (changes.certificate_subject_line !== undefined) {
-      if (target.authMethod !== 'certificate') throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
+      if (target.authMethod !== 'certificate')
+        throw new InvalidRequestError('certificate_subject_line is for users with auth_method "certificate"');
       profile.certificateSubjectLine = checkSubjectLine(changes.certificate_subject_line);
     }
-    if (changes.password_hash_method !== undefined && changes.password === undefined) throw new InvalidRequestError('password_hash_method goes with a "password" (pre-hashed)');
-    const password = changes.password === undefined ? undefined : newPassword(changes.password, changes.password_hash_method);
+    if (changes.password_hash_method !== undefined && changes.password === undefined)
+      throw new InvalidRequestError('password_hash_method goes with a "password" (pre-hashed)');
+    const password =
+      changes.password === undefined ? undefined : newPassword(changes.password, changes.password_hash_method);
     if (password !== undefined) passwordUser(target);
     if (changes.email_alerts !== undefined) profile.emailAlerts = changes.email_alerts;
     if (changes.cluster_email_alerts !== undefined) profile.clusterEmailAlerts = changes.cluster_email_alerts;
@@ -251,13 +315,20 @@ export class AccountService {
    * (the request's Basic credentials, or `old_password`). Without credentials, `username`
    * and `old_password` (how an expired password is replaced).
    */
-  async passwordTarget(actor: Actor | null, username: string | undefined, oldPassword: string | undefined, ctx: RequestContext): Promise<{ actor: Actor; target: User }> {
+  async passwordTarget(
+    actor: Actor | null,
+    username: string | undefined,
+    oldPassword: string | undefined,
+    ctx: RequestContext,
+  ): Promise<{ actor: Actor; target: User }> {
     const own = actor ? await this.mustGet(actor.uid) : undefined;
     const named = username === undefined ? own : await this.deps.users.findByUsername(username);
     const another = actor && username !== undefined && named?.uid !== own?.uid;
     // Whether the name exists is told only to who may change others' passwords (and see every user).
     if (another && !holds(actor.rights, 'update_users_passwords')) {
-      throw new UnauthorizedActionError('Only an admin changes another user\'s passwords here; a user_manager sets one with PUT /v1/users/{uid}');
+      throw new UnauthorizedActionError(
+        "Only an admin changes another user's passwords here; a user_manager sets one with PUT /v1/users/{uid}",
+      );
     }
     if (another && !named) throw new UserNotExistError();
     if (actor && own && named && named.uid !== own.uid) {
@@ -289,12 +360,21 @@ export class AccountService {
     passwordUser(target);
     assertMayPreHash(actor, target, password);
     // Beside a password the user goes on logging in with, a pre-hashed one would stay for ever.
-    if (typeof password !== 'string') throw new InvalidRequestError('A pre-hashed password replaces the user\'s passwords (PUT): it is not added beside them');
+    if (typeof password !== 'string')
+      throw new InvalidRequestError(
+        "A pre-hashed password replaces the user's passwords (PUT): it is not added beside them",
+      );
     const credential = await this.deps.users.getCredential(target.uid);
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await this.checkCandidate(target, password);
     const byAnother = actor?.uid !== target.uid;
-    await this.deps.users.addPassword(target.uid, await this.hashOf(password, target), new Date(this.deps.clock()), byAnother, this.guardFor(actor, target));
+    await this.deps.users.addPassword(
+      target.uid,
+      await this.hashOf(password, target),
+      new Date(this.deps.clock()),
+      byAnother,
+      this.guardFor(actor, target),
+    );
     this.audit(ctx, actor, target, { event: 'password_add' });
   }
 
@@ -304,7 +384,7 @@ export class AccountService {
     const credential = await this.deps.users.getCredential(target.uid);
     const passwords = credential?.passwords ?? [];
     const { stored: match } = await matchPassword(this.deps.hasher, passwords, password);
-    if (!match) throw new InvalidRequestError('old_password is not one of the user\'s passwords');
+    if (!match) throw new InvalidRequestError("old_password is not one of the user's passwords");
     if (passwords.length <= 1) throw new CannotDeleteLastPasswordError();
     await this.deps.users.deletePassword(target.uid, match.id, this.guardFor(actor, target));
     this.audit(ctx, actor, target, { event: 'password_delete' });
@@ -349,7 +429,8 @@ export class AccountService {
   /** Who may manage users (update_user) manages everyone; only an admin manages an admin. */
   assertMayManage(actor: Actor | null, target: User): void {
     if (actor === null) return;
-    if (!holds(actor.rights, 'update_user')) throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user');
+    if (!holds(actor.rights, 'update_user'))
+      throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user');
     if (target.rights.includes('admin') && !actor.rights.includes('admin')) {
       throw new UnauthorizedActionError('Only an admin may manage an admin');
     }
@@ -382,10 +463,16 @@ export class AccountService {
     return rightsFrom(role, levels);
   }
 
-  private async proveOwnPassword(actor: Actor, user: User, oldPassword: string | undefined, ctx: RequestContext): Promise<void> {
+  private async proveOwnPassword(
+    actor: Actor,
+    user: User,
+    oldPassword: string | undefined,
+    ctx: RequestContext,
+  ): Promise<void> {
     if (actor.via === 'password') return; // the request's own credentials were just verified
     // A token does not prove who holds the keyboard now (OWASP ASVS 2.1.6).
-    if (oldPassword === undefined) throw new InvalidRequestError('old_password is required to change your own password with a token');
+    if (oldPassword === undefined)
+      throw new InvalidRequestError('old_password is required to change your own password with a token');
     await this.confirm(user.username, oldPassword, ctx);
   }
 
@@ -393,46 +480,77 @@ export class AccountService {
     return this.deps.identities.confirmPassword(username, password, ctx);
   }
 
-  private async writeNewPassword(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext, logins: { name: string | null; email: string | null } = target): Promise<void> {
-    await this.deps.users.replacePasswords(target.uid, await this.hashOf(password, logins), new Date(this.deps.clock()), this.guardFor(actor, target));
+  private async writeNewPassword(
+    actor: Actor | null,
+    target: User,
+    password: NewPassword,
+    ctx: RequestContext,
+    logins: { name: string | null; email: string | null } = target,
+  ): Promise<void> {
+    await this.deps.users.replacePasswords(
+      target.uid,
+      await this.hashOf(password, logins),
+      new Date(this.deps.clock()),
+      this.guardFor(actor, target),
+    );
     await this.deps.lockout.unlock(target);
     // Said, so that passwords set past the rules can be found.
-    this.audit(ctx, actor, target, { event: 'password_change', ...(typeof password !== 'string' && { changes: ['password_hash_method'] }) });
+    this.audit(ctx, actor, target, {
+      event: 'password_change',
+      ...(typeof password !== 'string' && { changes: ['password_hash_method'] }),
+    });
   }
 
   /**
    * Names and emails are one account's across every way in: not another user's here, and a
    * new name not somebody's in the directory either (who would then never log in with it).
    */
-  private async assertLoginsFree(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<void> {
+  private async assertLoginsFree(
+    logins: { name: string | null; email: string | null },
+    exceptUid?: number,
+  ): Promise<void> {
     const taken = await this.deps.users.takenLogins(logins, exceptUid);
     if (taken === 'name') throw new UserAlreadyExistsError();
     if (taken === 'email') throw new EmailAlreadyExistsError();
     const elsewhere = logins.name === null ? undefined : await this.deps.identities.nameTaken(logins.name);
-    if (elsewhere) throw new UserAlreadyExistsError('name_already_exists', `The ${elsewhere === 'ldap' ? 'LDAP directory' : elsewhere} has a user of this name`);
+    if (elsewhere)
+      throw new UserAlreadyExistsError(
+        'name_already_exists',
+        `The ${elsewhere === 'ldap' ? 'LDAP directory' : elsewhere} has a user of this name`,
+      );
   }
 
   /** What is stored of a new password: its argon2id hash, or the product's pre-hashed one until its first login. */
   private async hashOf(password: NewPassword, logins: { name: string | null; email: string | null }): Promise<string> {
-    return typeof password === 'string' ? this.deps.hasher.hash(password) : preHashedRecord(password, logins, await this.clusterOf(password));
+    return typeof password === 'string'
+      ? this.deps.hasher.hash(password)
+      : preHashedRecord(password, logins, await this.clusterOf(password));
   }
 
   /** The clustername of a pre-hashed password's recipe. Every node must make the same record: a name set for the cluster, not each node's host. */
   private async clusterOf(password: PreHashed): Promise<string> {
     const cluster = password.clusterName ?? (await this.deps.clusterName());
-    if (cluster === '') throw new InvalidRequestError('Set the cluster\'s name first (PUT /v1/cluster {"name": …}): the clustername the pre-hashed password was made with');
+    if (cluster === '')
+      throw new InvalidRequestError(
+        'Set the cluster\'s name first (PUT /v1/cluster {"name": …}): the clustername the pre-hashed password was made with',
+      );
     return cluster;
   }
 
   /** The policy's rules and "not the current one", for a password whose text is here; a pre-hashed one has none to check. */
-  private async checkCandidate(target: User, password: NewPassword, logins: { name: string | null; email: string | null } = target): Promise<void> {
+  private async checkCandidate(
+    target: User,
+    password: NewPassword,
+    logins: { name: string | null; email: string | null } = target,
+  ): Promise<void> {
     if (typeof password !== 'string') {
       await this.clusterOf(password);
       return;
     }
     await checkNewPassword(password, logins, await this.deps.policy.get());
     const credential = await this.deps.users.getCredential(target.uid);
-    if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored) throw new NewPasswordSameAsCurrentError();
+    if ((await matchPassword(this.deps.hasher, credential?.passwords ?? [], password)).stored)
+      throw new NewPasswordSameAsCurrentError();
   }
 
   private audit(ctx: RequestContext, actor: Actor | null, target: User, record: Omit<AuditRecord, 'outcome'>): void {
@@ -453,7 +571,10 @@ function loginsOf(input: NewAccount): { name: string | null; email: string | nul
   if (input.username !== undefined) {
     if (isEmail(input.username) && email === null) email = input.username;
     else if (!isEmail(input.username) && name === null) name = input.username;
-    else throw new InvalidRequestError(`"username" sets the ${isEmail(input.username) ? 'email' : 'name'}, which the request also gives`);
+    else
+      throw new InvalidRequestError(
+        `"username" sets the ${isEmail(input.username) ? 'email' : 'name'}, which the request also gives`,
+      );
   }
   if (name === null && email === null) throw new InvalidRequestError('Give "name", "email" or both');
   return { name: name === null ? null : validateUserName(name), email: email === null ? null : validateEmail(email) };
@@ -476,7 +597,9 @@ function localOnly(user: User): User {
  */
 function assertMayPreHash(actor: Actor | null, target: User, password: NewPassword): void {
   if (typeof password !== 'string' && actor?.uid === target.uid) {
-    throw new UnauthorizedActionError('A pre-hashed password (password_hash_method) moves a user in from a cluster; choose your own as text, so that the password rules are checked');
+    throw new UnauthorizedActionError(
+      'A pre-hashed password (password_hash_method) moves a user in from a cluster; choose your own as text, so that the password rules are checked',
+    );
   }
 }
 
@@ -492,9 +615,14 @@ function passwordUser(user: User): User {
  * the commas (it must equal the certificate's subject exactly).
  */
 function checkSubjectLine(line: string | undefined): string {
-  if (line === undefined || line.trim() === '') throw new InvalidRequestError('A user with auth_method "certificate" needs certificate_subject_line, like "CN=ops-bot,OU=automation,O=Example"');
+  if (line === undefined || line.trim() === '')
+    throw new InvalidRequestError(
+      'A user with auth_method "certificate" needs certificate_subject_line, like "CN=ops-bot,OU=automation,O=Example"',
+    );
   if (!/^CN=/.test(line) || /(?<!\\),\s/.test(line) || line.length > 1024 || /[\u0000-\u001f]/.test(line)) {
-    throw new InvalidRequestError('certificate_subject_line is the certificate\'s subject in RFC 2253 order: CN first, no space after the commas ("CN=ops-bot,OU=automation,O=Example")');
+    throw new InvalidRequestError(
+      'certificate_subject_line is the certificate\'s subject in RFC 2253 order: CN first, no space after the commas ("CN=ops-bot,OU=automation,O=Example")',
+    );
   }
   return line;
 }

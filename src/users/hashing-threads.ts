@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { Argon2Params } from '../config/config.js';
 
 /** How much lower than the event loop's a hashing thread's scheduling priority is (nice; 19 is the lowest). */
@@ -7,7 +7,9 @@ const NICENESS = 10;
 /** A thread that has had nothing to do for this long ends; the next hash starts one again (~30 ms). */
 const IDLE_MS = 60_000;
 
-export type HashJob = { op: 'hash'; password: string; params: Argon2Params } | { op: 'verify'; hash: string; password: string };
+export type HashJob =
+  | { op: 'hash'; password: string; params: Argon2Params }
+  | { op: 'verify'; hash: string; password: string };
 
 interface Thread {
   worker: Worker;
@@ -47,7 +49,10 @@ export class HashingThreads {
     if (this.threads.length >= this.size) throw new Error(`more than ${this.size} hashes at once`);
     // The thread's code is the function below, which imports nothing: @node-rs/argon2 is
     // resolved from this module's place, in the sources as in the build.
-    const worker = new Worker(`(${hashingThread.toString()})()`, { eval: true, workerData: { from: fileURLToPath(import.meta.url), niceness: NICENESS } });
+    const worker = new Worker(`(${hashingThread.toString()})()`, {
+      eval: true,
+      workerData: { from: fileURLToPath(import.meta.url), niceness: NICENESS },
+    });
     worker.unref();
     const thread: Thread = { worker };
     this.threads.push(thread);
@@ -89,7 +94,8 @@ function hashingThread(): void {
   const argon2 = createRequire(from)('@node-rs/argon2') as typeof import('@node-rs/argon2');
   parentPort!.on('message', (job: HashJob) => {
     try {
-      const value = job.op === 'hash' ? argon2.hashSync(job.password, job.params) : argon2.verifySync(job.hash, job.password);
+      const value =
+        job.op === 'hash' ? argon2.hashSync(job.password, job.params) : argon2.verifySync(job.hash, job.password);
       parentPort!.postMessage({ value });
     } catch (err) {
       parentPort!.postMessage({ error: String(err) });

@@ -1,14 +1,21 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
+import { isRole, type Role, rightsFrom } from '../access/management.js';
 import { EmailAlreadyExistsError, LastAdminError, UserAlreadyExistsError, UserNotFoundError } from '../errors.js';
-import { serialized } from '../store/serialized.js';
-import { rightsFrom } from '../access/management.js';
+import type { EventHub } from '../events.js';
 import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
+import { serialized } from '../store/serialized.js';
 import { AUTH_METHODS, type AuthMethod, realmOf, type User } from './user.js';
-import { isRole, type Role } from '../access/management.js';
-import type { EventHub } from '../events.js';
-import type { CredentialStore, DirectoryAccount, NewUser, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
+import type {
+  CredentialStore,
+  DirectoryAccount,
+  NewUser,
+  ProfileChanges,
+  UserGuard,
+  UserProfile,
+  UserStore,
+} from './user-store.js';
 import { usernameKey } from './username.js';
 
 const COLUMNS = [
@@ -35,15 +42,24 @@ const COLUMNS = [
 ] as const;
 
 // The user's roles and their levels in the same row (string_agg: SQLite ≥ 3.44 and PostgreSQL).
-const ROLE_UIDS = sql<string | null>`(select string_agg(cast(ur.role_uid as text), ',') from user_roles ur where ur.uid = users.uid)`.as('role_uids');
-const ROLE_LEVELS = sql<string | null>`(select string_agg(r.management, ',') from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as('role_levels');
+const ROLE_UIDS = sql<
+  string | null
+>`(select string_agg(cast(ur.role_uid as text), ',') from user_roles ur where ur.uid = users.uid)`.as('role_uids');
+const ROLE_LEVELS = sql<
+  string | null
+>`(select string_agg(r.management, ',') from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as(
+  'role_levels',
+);
 
-type UserRow = Pick<Selectable<UsersTable>, (typeof COLUMNS)[number]> & { role_uids: string | null; role_levels: string | null };
+type UserRow = Pick<Selectable<UsersTable>, (typeof COLUMNS)[number]> & {
+  role_uids: string | null;
+  role_levels: string | null;
+};
 type Executor = Db | Transaction<Database>;
 
 const date = (iso: string | null) => (iso ? new Date(iso) : null);
 const role = (value: string): Role => (isRole(value) ? value : 'none');
-const authMethod = (value: string): AuthMethod => (AUTH_METHODS.find((m) => m === value) ?? 'regular');
+const authMethod = (value: string): AuthMethod => AUTH_METHODS.find((m) => m === value) ?? 'regular';
 
 function toUser(row: UserRow): User {
   const own = role(row.role);
@@ -54,7 +70,12 @@ function toUser(row: UserRow): User {
     email: row.email,
     logins: [row.name_key, row.email_key].filter((k): k is string => k !== null),
     role: own,
-    roleUids: row.role_uids ? row.role_uids.split(',').map(Number).sort((a, b) => a - b) : [],
+    roleUids: row.role_uids
+      ? row.role_uids
+          .split(',')
+          .map(Number)
+          .sort((a, b) => a - b)
+      : [],
     rights: rightsFrom(own, row.role_levels ? row.role_levels.split(',').map(role) : []),
     authMethod: authMethod(row.auth_method),
     emailAlerts: Boolean(row.email_alerts),
@@ -84,7 +105,9 @@ function profileColumns(p: Partial<UserProfile>) {
     ...(p.authMethod !== undefined && { auth_method: p.authMethod }),
     ...(p.emailAlerts !== undefined && { email_alerts: p.emailAlerts ? 1 : 0 }),
     ...(p.clusterEmailAlerts !== undefined && { cluster_email_alerts: p.clusterEmailAlerts ? 1 : 0 }),
-    ...(p.bdbsEmailAlerts !== undefined && { bdbs_email_alerts: p.bdbsEmailAlerts === null ? null : JSON.stringify(p.bdbsEmailAlerts) }),
+    ...(p.bdbsEmailAlerts !== undefined && {
+      bdbs_email_alerts: p.bdbsEmailAlerts === null ? null : JSON.stringify(p.bdbsEmailAlerts),
+    }),
     ...(p.certificateSubjectLine !== undefined && { certificate_subject_line: p.certificateSubjectLine }),
   };
 }
@@ -129,7 +152,10 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async hasUsers(): Promise<boolean> {
-    return (await this.db.selectFrom('users').select('uid').where('realm', '=', 'local').limit(1).executeTakeFirst()) !== undefined;
+    return (
+      (await this.db.selectFrom('users').select('uid').where('realm', '=', 'local').limit(1).executeTakeFirst()) !==
+      undefined
+    );
   }
 
   countAdmins(): Promise<number> {
@@ -156,7 +182,10 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async findByCertificateSubject(subjectLine: string): Promise<User | undefined> {
-    const row = await this.selectUsers().where('certificate_subject_line', '=', subjectLine).where('auth_method', '=', 'certificate').executeTakeFirst();
+    const row = await this.selectUsers()
+      .where('certificate_subject_line', '=', subjectLine)
+      .where('auth_method', '=', 'certificate')
+      .executeTakeFirst();
     return row && toUser(row as UserRow);
   }
 
@@ -166,12 +195,18 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async upsertDirectoryUser(account: DirectoryAccount, at: Date): Promise<User | undefined> {
-    const current = (await this.findByDirectoryKey(account.directoryKey)) ?? (account.adopt === undefined ? undefined : await this.getByUid(account.adopt));
+    const current =
+      (await this.findByDirectoryKey(account.directoryKey)) ??
+      (account.adopt === undefined ? undefined : await this.getByUid(account.adopt));
     if (current) {
       if (sameSet(account.roleUids, current.roleUids) && current.directoryKey === account.directoryKey) return current;
       // Its groups changed: new roles, and the tokens issued with the old ones end.
       await this.revoking(current.uid, {}, async (trx) => {
-        await trx.updateTable('users').set({ directory_key: account.directoryKey }).where('uid', '=', current.uid).execute();
+        await trx
+          .updateTable('users')
+          .set({ directory_key: account.directoryKey })
+          .where('uid', '=', current.uid)
+          .execute();
         await this.setRoles(trx, current.uid, account.roleUids);
       });
       return this.getByUid(current.uid);
@@ -200,7 +235,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     });
     if (made === 'taken') return undefined;
     // Another node made it at the same moment: take that one (and its roles, at once).
-    if (made === undefined) return (await this.findByDirectoryKey(account.directoryKey)) && this.upsertDirectoryUser(account, at);
+    if (made === undefined)
+      return (await this.findByDirectoryKey(account.directoryKey)) && this.upsertDirectoryUser(account, at);
     this.events.emit('userChanged', made);
     return this.getByUid(made);
   }
@@ -220,11 +256,15 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   revokeSsoUsers(): Promise<void> {
     // SSO's own users, and any other user whose last sign-in was by SSO (its session is recorded).
-    return this.revokeWhere((eb) => eb.or([eb('auth_method', '=', 'sso'), eb('uid', 'in', eb.selectFrom('sso_sessions').select('uid'))]));
+    return this.revokeWhere((eb) =>
+      eb.or([eb('auth_method', '=', 'sso'), eb('uid', 'in', eb.selectFrom('sso_sessions').select('uid'))]),
+    );
   }
 
   async revokePasswordUsers(): Promise<void> {
-    const uids = (await this.list()).filter((u) => realmOf(u) === 'local' && !u.rights.includes('admin')).map((u) => u.uid);
+    const uids = (await this.list())
+      .filter((u) => realmOf(u) === 'local' && !u.rights.includes('admin'))
+      .map((u) => u.uid);
     if (uids.length > 0) await this.revokeWhere((eb) => eb('uid', 'in', uids));
   }
 
@@ -239,8 +279,16 @@ export class KyselyUserStore implements UserStore, CredentialStore {
         .where(which)
         .execute();
       const now = new Date().toISOString();
-      await trx.insertInto('revocations').values(rows.map(({ uid }) => ({ uid, created_at: now }))).execute();
-      await trx.updateTable('sessions').set({ ended_at: now }).where('uid', 'in', trx.selectFrom('users').select('uid').where(which)).where('ended_at', 'is', null).execute();
+      await trx
+        .insertInto('revocations')
+        .values(rows.map(({ uid }) => ({ uid, created_at: now })))
+        .execute();
+      await trx
+        .updateTable('sessions')
+        .set({ ended_at: now })
+        .where('uid', 'in', trx.selectFrom('users').select('uid').where(which))
+        .where('ended_at', 'is', null)
+        .execute();
       return rows.map((r) => r.uid);
     });
     for (const uid of uids) this.announceRevoked(uid);
@@ -294,12 +342,15 @@ export class KyselyUserStore implements UserStore, CredentialStore {
         const current = await this.guarded(trx, uid, guard);
         const sameRoles = changes.roleUids === undefined || sameSet(changes.roleUids, current.roleUids);
         // New rights, or a new certificate subject (what proves who it is): its tokens end.
-        const newSubject = changes.certificateSubjectLine !== undefined && changes.certificateSubjectLine !== current.certificateSubjectLine;
+        const newSubject =
+          changes.certificateSubjectLine !== undefined &&
+          changes.certificateSubjectLine !== current.certificateSubjectLine;
         revoked = (changes.role !== undefined && changes.role !== current.role) || !sameRoles || newSubject;
         const admins = revoked ? await countAdmins(trx) : 0;
         const taken = await this.takenLogins({ name: changes.name ?? null, email: changes.email ?? null }, uid, trx);
         if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
-        const first = ((changes.name === undefined ? current.name : changes.name) ?? (changes.email === undefined ? current.email : changes.email))!;
+        const first = ((changes.name === undefined ? current.name : changes.name) ??
+          (changes.email === undefined ? current.email : changes.email))!;
         await trx
           .updateTable('users')
           .set({ ...profileColumns(changes), username: first, username_key: usernameKey(first) })
@@ -307,7 +358,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
           .execute();
         if (!sameRoles) await this.setRoles(trx, uid, changes.roleUids!);
         if (!revoked) return;
-        if (admins > 0 && (await countAdmins(trx)) === 0) throw new LastAdminError('change_last_admin_role_not_allowed');
+        if (admins > 0 && (await countAdmins(trx)) === 0)
+          throw new LastAdminError('change_last_admin_role_not_allowed');
         await this.raiseEpoch(trx, uid);
       });
     } catch (err) {
@@ -381,7 +433,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
           .returning('uid')
           .executeTakeFirstOrThrow();
         await this.setRoles(trx, row.uid, user.roleUids);
-        if (user.passwordHash !== undefined) await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
+        if (user.passwordHash !== undefined)
+          await this.insertPassword(trx, row.uid, user.passwordHash, user.passwordIssueDate);
         return toUser((await this.selectUsers(trx).where('uid', '=', row.uid).executeTakeFirstOrThrow()) as UserRow);
       });
     } catch (err) {
@@ -429,7 +482,11 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   private async setRoles(trx: Transaction<Database>, uid: number, roleUids: readonly number[]): Promise<void> {
     await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
-    if (roleUids.length > 0) await trx.insertInto('user_roles').values(roleUids.map((role_uid) => ({ uid, role_uid }))).execute();
+    if (roleUids.length > 0)
+      await trx
+        .insertInto('user_roles')
+        .values(roleUids.map((role_uid) => ({ uid, role_uid })))
+        .execute();
   }
 
   /**
@@ -438,7 +495,11 @@ export class KyselyUserStore implements UserStore, CredentialStore {
    * leave the cluster without an admin (checked after it, in the same transaction); `guard`:
    * who asks may still change the user as it is now.
    */
-  private async revoking<T>(uid: number, options: { lastAdmin?: LastAdminCode; guard?: UserGuard }, change: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  private async revoking<T>(
+    uid: number,
+    options: { lastAdmin?: LastAdminCode; guard?: UserGuard },
+    change: (trx: Transaction<Database>) => Promise<T>,
+  ): Promise<T> {
     const { lastAdmin, guard } = options;
     const result = await serialized(this.db, async (trx) => {
       if (guard) await this.guarded(trx, uid, guard);
@@ -454,7 +515,12 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   /** Ends the user's tokens: its epoch up, and a revocation event that other processes read; its sessions are over with them. */
   private async raiseEpoch(trx: Transaction<Database>, uid: number): Promise<void> {
-    await trx.updateTable('sessions').set({ ended_at: new Date().toISOString() }).where('uid', '=', uid).where('ended_at', 'is', null).execute();
+    await trx
+      .updateTable('sessions')
+      .set({ ended_at: new Date().toISOString() })
+      .where('uid', '=', uid)
+      .where('ended_at', 'is', null)
+      .execute();
     await trx
       .updateTable('users')
       .set((eb) => ({ token_epoch: eb('token_epoch', '+', 1) }))
@@ -489,7 +555,15 @@ export async function countAdmins(db: Executor): Promise<number> {
     .where((eb) =>
       eb.or([
         eb('role', '=', 'admin'),
-        eb('uid', 'in', eb.selectFrom('user_roles').innerJoin('roles', 'roles.uid', 'user_roles.role_uid').select('user_roles.uid').where('roles.management', '=', 'admin')),
+        eb(
+          'uid',
+          'in',
+          eb
+            .selectFrom('user_roles')
+            .innerJoin('roles', 'roles.uid', 'user_roles.role_uid')
+            .select('user_roles.uid')
+            .where('roles.management', '=', 'admin'),
+        ),
       ]),
     )
     .executeTakeFirstOrThrow();
@@ -505,7 +579,10 @@ function loginTaken(err: unknown): unknown {
   const text = String((err as { message?: string }).message ?? '');
   if (/email_key/.test(text)) return new EmailAlreadyExistsError();
   if (/certificate_subject_line/.test(text) && /unique|duplicate/i.test(text)) {
-    return new UserAlreadyExistsError('name_already_exists', 'A user with this certificate_subject_line already exists');
+    return new UserAlreadyExistsError(
+      'name_already_exists',
+      'A user with this certificate_subject_line already exists',
+    );
   }
   if (/(name_key|username_key)/.test(text) && /unique|duplicate/i.test(text)) return new UserAlreadyExistsError();
   return err;

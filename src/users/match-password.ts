@@ -33,7 +33,8 @@ export async function matchPassword(
   } else {
     for (const stored of passwords) {
       verified++;
-      if (await hasher.verify(stored.hash, password, deadline)) return { stored, eachMs: (performance.now() - started) / verified };
+      if (await hasher.verify(stored.hash, password, deadline))
+        return { stored, eachMs: (performance.now() - started) / verified };
     }
   }
   return { eachMs: verified === 0 ? 0 : (performance.now() - started) / verified };

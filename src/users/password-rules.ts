@@ -22,7 +22,7 @@ export function passwordRulesInWords(policy: Policy): string[] {
   return [
     ...rules,
     'an upper-case letter, a lower-case letter, a digit and a special character',
-    'not containing the user\'s name, its email or the email reversed',
+    "not containing the user's name, its email or the email reversed",
     'no character more than 3 times in a row',
   ];
 }
@@ -31,7 +31,11 @@ export function passwordRulesInWords(policy: Policy): string[] {
  * Checks a new password against the policy and the common-password list. Passwords are
  * taken exactly as given: never trimmed or normalized.
  */
-export async function checkNewPassword(password: string, user: { name: string | null; email: string | null }, policy: Policy): Promise<void> {
+export async function checkNewPassword(
+  password: string,
+  user: { name: string | null; email: string | null },
+  policy: Policy,
+): Promise<void> {
   const chars = [...password];
   const fail = (why: string) => {
     throw new PasswordNotComplexError(`The password ${why}`);
@@ -47,8 +51,11 @@ export async function checkNewPassword(password: string, user: { name: string | 
   const key = usernameKey(password);
   if (user.name && key.includes(usernameKey(user.name))) fail('must not contain the username');
   // The product's rule: the email, and the email reversed (password-complexity-rules.md).
-  if (user.email && (key.includes(usernameKey(user.email)) || key.includes(usernameKey([...user.email].reverse().join(''))))) {
-    fail('must not contain the user\'s email or the email reversed');
+  if (
+    user.email &&
+    (key.includes(usernameKey(user.email)) || key.includes(usernameKey([...user.email].reverse().join(''))))
+  ) {
+    fail("must not contain the user's email or the email reversed");
   }
   if (/(.)\1{3}/u.test(password)) fail('must not repeat a character more than 3 times in a row');
 }

@@ -25,14 +25,22 @@ export interface PreHashed {
 /** The hex digest of a pre-hashed password, or a 400 that says what it must be. */
 export function checkPreHashed(value: string): PreHashed {
   if (!HEX.test(value)) {
-    throw new InvalidRequestError('With password_hash_method 1 the password is the hex SHA-256 (64 characters) of "username:clustername:password"');
+    throw new InvalidRequestError(
+      'With password_hash_method 1 the password is the hex SHA-256 (64 characters) of "username:clustername:password"',
+    );
   }
   return { sha256: value.toLowerCase() };
 }
 
 /** What is stored for a pre-hashed password: the digest with the prefixes it may have been made with. */
-export function preHashedRecord(given: PreHashed, logins: { name: string | null; email: string | null }, clusterName: string): string {
-  const prefixes = [...new Set([logins.name, logins.email].filter((l): l is string => l !== null))].map((login) => `${login}:${clusterName}:`);
+export function preHashedRecord(
+  given: PreHashed,
+  logins: { name: string | null; email: string | null },
+  clusterName: string,
+): string {
+  const prefixes = [...new Set([logins.name, logins.email].filter((l): l is string => l !== null))].map(
+    (login) => `${login}:${clusterName}:`,
+  );
   return `${PREFIX}${prefixes.map((p) => Buffer.from(p).toString('base64url')).join('.')}$${given.sha256}`;
 }
 

@@ -1,6 +1,6 @@
 import Value from 'typebox/value';
-import { CLI_CONTEXT } from '../audit/audit-log.js';
 import { isRole } from '../access/management.js';
+import { CLI_CONTEXT } from '../audit/audit-log.js';
 import { DomainError, InvalidRequestError, RetryLaterError } from '../errors.js';
 import { CreateUserBody } from '../http/schemas.js';
 import { validationMessage } from '../http/validation-message.js';
@@ -44,7 +44,19 @@ export interface ImportTarget {
 }
 
 /** The fields of the product's user object that a user is made with; the read-only rest is not read. */
-const WRITABLE = ['name', 'email', 'role', 'role_uids', 'auth_method', 'email_alerts', 'cluster_email_alerts', 'bdbs_email_alerts', 'certificate_subject_line', 'password', 'password_hash_method'] as const;
+const WRITABLE = [
+  'name',
+  'email',
+  'role',
+  'role_uids',
+  'auth_method',
+  'email_alerts',
+  'cluster_email_alerts',
+  'bdbs_email_alerts',
+  'certificate_subject_line',
+  'password',
+  'password_hash_method',
+] as const;
 
 /** The file's roles and users, or a 400 that says what the file must be. */
 export function readExport(data: unknown): { roles: unknown[]; users: unknown[] } {
@@ -54,12 +66,19 @@ export function readExport(data: unknown): { roles: unknown[]; users: unknown[] 
     if (!Array.isArray(roles)) throw new InvalidRequestError('"roles" must be an array (what GET /v1/roles answers)');
     return { roles, users };
   }
-  throw new InvalidRequestError('Expected what GET /v1/users answers (an array of users), or {"roles": [...], "users": [...]}');
+  throw new InvalidRequestError(
+    'Expected what GET /v1/users answers (an array of users), or {"roles": [...], "users": [...]}',
+  );
 }
 
 /** Whether any user of the file brings a pre-hashed password (which needs the exporting cluster's name). */
 export function hasPreHashed(users: readonly unknown[]): boolean {
-  return users.some((u) => u !== null && typeof u === 'object' && (u as { password_hash_method?: unknown }).password_hash_method !== undefined);
+  return users.some(
+    (u) =>
+      u !== null &&
+      typeof u === 'object' &&
+      (u as { password_hash_method?: unknown }).password_hash_method !== undefined,
+  );
 }
 
 export async function importUsers(target: ImportTarget, data: unknown, options: ImportOptions): Promise<ImportLine[]> {
@@ -71,24 +90,56 @@ export async function importUsers(target: ImportTarget, data: unknown, options: 
   const uids = roles.map((r) => (r !== null && typeof r === 'object' ? (r as { uid?: unknown }).uid : undefined));
   const twice = new Set(uids.filter((uid, i) => uid !== undefined && uids.indexOf(uid) !== i));
   for (const [i, role] of roles.entries()) {
-    lines.push(twice.has(uids[i]) ? { kind: 'role', who: roleName(role, i), outcome: 'refused', detail: `uid ${String(uids[i])} is given to more than one role of the file` } : await importRole(target, role, i, options, roleUids));
+    lines.push(
+      twice.has(uids[i])
+        ? {
+            kind: 'role',
+            who: roleName(role, i),
+            outcome: 'refused',
+            detail: `uid ${String(uids[i])} is given to more than one role of the file`,
+          }
+        : await importRole(target, role, i, options, roleUids),
+    );
   }
   for (const [i, user] of users.entries()) lines.push(await importUser(target, user, i, options, roleUids));
   return lines;
 }
 
-async function importRole(target: ImportTarget, given: unknown, index: number, { dryRun }: ImportOptions, roleUids: Map<number, number | undefined>): Promise<ImportLine> {
+async function importRole(
+  target: ImportTarget,
+  given: unknown,
+  index: number,
+  { dryRun }: ImportOptions,
+  roleUids: Map<number, number | undefined>,
+): Promise<ImportLine> {
   const role = given as { uid?: unknown; name?: unknown; management?: unknown } | null;
   const who = roleName(given, index);
-  const line = (outcome: ImportOutcome, detail?: string, uid?: number): ImportLine => ({ kind: 'role', who, outcome, ...(uid !== undefined && { uid }), ...(detail && { detail }) });
-  if (role === null || typeof role !== 'object' || typeof role.name !== 'string' || typeof role.management !== 'string' || !isRole(role.management)) {
+  const line = (outcome: ImportOutcome, detail?: string, uid?: number): ImportLine => ({
+    kind: 'role',
+    who,
+    outcome,
+    ...(uid !== undefined && { uid }),
+    ...(detail && { detail }),
+  });
+  if (
+    role === null ||
+    typeof role !== 'object' ||
+    typeof role.name !== 'string' ||
+    typeof role.management !== 'string' ||
+    !isRole(role.management)
+  ) {
     return line('refused', 'a role has a "name" and a "management" level (what GET /v1/roles answers)');
   }
   const uid = Number.isSafeInteger(role.uid) ? (role.uid as number) : undefined;
   const here = (await target.roles.list()).find((r) => r.name === role.name);
   if (here) {
     // Another level under the same name would give the file's users rights they never had (or take some away).
-    if (here.management !== role.management) return line('refused', `a role of this name here grants ${here.management}, not ${role.management}: rename one of them first; its users are refused`, here.uid);
+    if (here.management !== role.management)
+      return line(
+        'refused',
+        `a role of this name here grants ${here.management}, not ${role.management}: rename one of them first; its users are refused`,
+        here.uid,
+      );
     if (uid !== undefined) roleUids.set(uid, here.uid);
     return line('exists', undefined, here.uid);
   }
@@ -103,13 +154,26 @@ async function importRole(target: ImportTarget, given: unknown, index: number, {
   }
 }
 
-async function importUser(target: ImportTarget, given: unknown, index: number, options: ImportOptions, roleUids: Map<number, number | undefined>): Promise<ImportLine> {
+async function importUser(
+  target: ImportTarget,
+  given: unknown,
+  index: number,
+  options: ImportOptions,
+  roleUids: Map<number, number | undefined>,
+): Promise<ImportLine> {
   const user = (given !== null && typeof given === 'object' ? given : {}) as Record<string, unknown>;
   const fields: Record<string, unknown> = {};
   for (const key of WRITABLE) if (user[key] !== undefined && user[key] !== '') fields[key] = user[key];
   const who = String(fields.name ?? fields.email ?? `#${index + 1}`);
-  const line = (outcome: ImportOutcome, detail?: string, uid?: number): ImportLine => ({ kind: 'user', who, outcome, ...(uid !== undefined && { uid }), ...(detail && { detail }) });
-  if (given === null || typeof given !== 'object' || Array.isArray(given)) return line('refused', 'a user is a JSON object (what GET /v1/users answers)');
+  const line = (outcome: ImportOutcome, detail?: string, uid?: number): ImportLine => ({
+    kind: 'user',
+    who,
+    outcome,
+    ...(uid !== undefined && { uid }),
+    ...(detail && { detail }),
+  });
+  if (given === null || typeof given !== 'object' || Array.isArray(given))
+    return line('refused', 'a user is a JSON object (what GET /v1/users answers)');
   if (!Value.Check(CreateUserBody, fields)) {
     return line('refused', validationMessage([...Value.Errors(CreateUserBody, fields)], 'user'));
   }
@@ -117,10 +181,16 @@ async function importUser(target: ImportTarget, given: unknown, index: number, o
   const method = account.auth_method ?? 'regular';
   // A hash without its method would become the password itself: whoever holds the file would log in with it.
   if (account.password !== undefined && account.password_hash_method === undefined) {
-    return line('refused', 'a password without "password_hash_method": 1 — an export carries pre-hashed passwords only');
+    return line(
+      'refused',
+      'a password without "password_hash_method": 1 — an export carries pre-hashed passwords only',
+    );
   }
   if (method === 'regular' && account.password === undefined) {
-    return line('refused', 'no password: give its pre-hashed one ("password" and "password_hash_method": 1), or add it with `tessera users add`');
+    return line(
+      'refused',
+      'no password: give its pre-hashed one ("password" and "password_hash_method": 1), or add it with `tessera users add`',
+    );
   }
   for (const login of [account.name, account.email]) {
     const taken = typeof login === 'string' ? await target.users.findByUsername(login) : undefined;
@@ -128,9 +198,14 @@ async function importUser(target: ImportTarget, given: unknown, index: number, o
   }
   // The exporting cluster's uids: a role here of the same uid may be another (an admin one); only those matched by name count.
   const unknown = account.role_uids?.find((uid) => !roleUids.has(uid));
-  if (unknown !== undefined) return line('refused', `role_uids: ${unknown} is not one of the file's roles (give GET /v1/roles as "roles", matched here by name)`);
+  if (unknown !== undefined)
+    return line(
+      'refused',
+      `role_uids: ${unknown} is not one of the file's roles (give GET /v1/roles as "roles", matched here by name)`,
+    );
   // A dry run makes no role: its users are checked without the roles that it would make.
-  if (account.role_uids) account.role_uids = account.role_uids.flatMap((uid) => (roleUids.has(uid) ? (roleUids.get(uid) ?? []) : uid));
+  if (account.role_uids)
+    account.role_uids = account.role_uids.flatMap((uid) => (roleUids.has(uid) ? (roleUids.get(uid) ?? []) : uid));
   const date = typeof user.password_issue_date === 'string' ? new Date(user.password_issue_date) : undefined;
   // Never later than now: a date to come would hold off the password's expiry.
   const issued = date && new Date(Math.min(date.getTime(), Date.now()));

@@ -1,5 +1,5 @@
-import type { AuthMethod, User } from './user.js';
 import type { Role } from '../access/management.js';
+import type { AuthMethod, User } from './user.js';
 
 /** What a user is made with, besides its password. */
 export interface UserProfile {
@@ -83,7 +83,10 @@ export interface UserStore {
   /** Ends the tokens of every user who is not an admin and signs in with a password kept here (SSO became required of them). */
   revokePasswordUsers(): Promise<void>;
   /** Which of these logins another user than `exceptUid` has: 'name' or 'email' of the given ones. */
-  takenLogins(logins: { name: string | null; email: string | null }, exceptUid?: number): Promise<'name' | 'email' | undefined>;
+  takenLogins(
+    logins: { name: string | null; email: string | null },
+    exceptUid?: number,
+  ): Promise<'name' | 'email' | undefined>;
   delete(uid: number, guard?: UserGuard): Promise<boolean>;
   recordLogin(uid: number, at: Date): Promise<void>;
   expirePassword(uid: number, at: Date): Promise<void>;

@@ -1,7 +1,7 @@
-import type { Policy } from '../policy/policy.js';
-import { highest } from '../access/management.js';
-import type { AuthMethod, User, UserStatus } from './user.js';
 import type { Role } from '../access/management.js';
+import { highest } from '../access/management.js';
+import type { Policy } from '../policy/policy.js';
+import type { AuthMethod, User, UserStatus } from './user.js';
 import { userStatus } from './user.js';
 
 /** The user object of the API (the product's) and of `tessera users list --json`. */

@@ -73,7 +73,9 @@ export function isPasswordExpired(user: User, policy: Policy, now: Date): boolea
 
 /** Seconds until a lock ends by itself; undefined when only an admin can lift it. */
 export function unlocksInSeconds(lockedUntil: Date, now: Date): number | undefined {
-  return lockedUntil.getTime() >= LOCKED_UNTIL_UNLOCKED.getTime() ? undefined : Math.max(1, Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000));
+  return lockedUntil.getTime() >= LOCKED_UNTIL_UNLOCKED.getTime()
+    ? undefined
+    : Math.max(1, Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000));
 }
 
 export function isLocked(user: User, now: Date): boolean {

@@ -66,14 +66,18 @@ export function validateName(name: string, field = 'name'): string {
  */
 export function validateUserName(name: string): string {
   const nfkc = validateName(name);
-  if (!USER_NAME.test(nfkc)) throw new InvalidRequestError('name may hold printable ASCII characters only, without " & < > or ":"');
+  if (!USER_NAME.test(nfkc))
+    throw new InvalidRequestError('name may hold printable ASCII characters only, without " & < > or ":"');
   return nfkc;
 }
 
 /** Checks an email given for a user: a login as a name is, and shaped like an address (ASCII, as the product). */
 export function validateEmail(email: string): string {
   const nfkc = validateName(email, 'email');
-  if (!USER_EMAIL.test(nfkc)) throw new InvalidRequestError('email must be an address like ops@example.com (ASCII letters, digits and _.+- before the @)');
+  if (!USER_EMAIL.test(nfkc))
+    throw new InvalidRequestError(
+      'email must be an address like ops@example.com (ASCII letters, digits and _.+- before the @)',
+    );
   return nfkc;
 }
 
@@ -87,9 +91,12 @@ const LOOKALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Scri
  */
 export function validateRoleName(name: string): string {
   const nfkc = validateName(name);
-  if (/[\p{Default_Ignorable_Code_Point}\p{Cf}]/u.test(nfkc)) throw new InvalidRequestError('name must not hold invisible or direction-changing characters');
+  if (/[\p{Default_Ignorable_Code_Point}\p{Cf}]/u.test(nfkc))
+    throw new InvalidRequestError('name must not hold invisible or direction-changing characters');
   if (LOOKALIKE_SCRIPTS.filter((script) => script.test(nfkc)).length > 1) {
-    throw new InvalidRequestError('name must not mix Latin, Cyrillic and Greek letters (they make one name look like another)');
+    throw new InvalidRequestError(
+      'name must not mix Latin, Cyrillic and Greek letters (they make one name look like another)',
+    );
   }
   return nfkc;
 }

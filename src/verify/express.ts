@@ -32,7 +32,12 @@ export function tesseraExpress(verifier: Verifier) {
         req.tessera = claims;
         next();
       },
-      (err: unknown) => refuse(res, err instanceof TokenRejectedError ? 401 : 503, err instanceof TokenRejectedError ? UNAUTHORIZED : UNAVAILABLE),
+      (err: unknown) =>
+        refuse(
+          res,
+          err instanceof TokenRejectedError ? 401 : 503,
+          err instanceof TokenRejectedError ? UNAUTHORIZED : UNAVAILABLE,
+        ),
     );
   };
 }

@@ -19,6 +19,12 @@ export function hasRole(claims: TesseraClaims, roles: readonly string[]): boolea
   return claims.roles.some((r) => roles.includes(r));
 }
 
-export const UNAUTHORIZED: ErrorBody = { error_code: 'invalid_token', message: 'Present a valid Tessera token as "Authorization: Bearer <token>"' };
+export const UNAUTHORIZED: ErrorBody = {
+  error_code: 'invalid_token',
+  message: 'Present a valid Tessera token as "Authorization: Bearer <token>"',
+};
 export const FORBIDDEN: ErrorBody = { error_code: 'forbidden', message: 'Your role may not do this' };
-export const UNAVAILABLE: ErrorBody = { error_code: 'verifier_unavailable', message: 'Tokens cannot be checked now; try again' };
+export const UNAVAILABLE: ErrorBody = {
+  error_code: 'verifier_unavailable',
+  message: 'Tokens cannot be checked now; try again',
+};

@@ -26,7 +26,8 @@ export class ServiceLogin {
       body: JSON.stringify({ ttl: TTL_S }),
     });
     const body = (await res.json().catch(() => ({}))) as { access_token?: string; message?: string };
-    if (!res.ok || !body.access_token) throw new Error(`the service's login was refused: ${body.message ?? res.status}`);
+    if (!res.ok || !body.access_token)
+      throw new Error(`the service's login was refused: ${body.message ?? res.status}`);
     this.token = { value: body.access_token, renewAt: Date.now() + TTL_S * 1000 - RENEW_BEFORE_MS };
     return `Bearer ${this.token.value}`;
   }

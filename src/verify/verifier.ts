@@ -72,7 +72,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
         const keys = createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: options.refetchCooldownMs ?? 30_000 });
         if (!options.revocations) return { keys };
         const login = tokenEndpoint ?? `${issuer}/v1/users/authorize`;
-        return { keys, feed: new RevocationFeed(login, new URL('/v1/revocations', login).toString(), options.revocations) };
+        return {
+          keys,
+          feed: new RevocationFeed(login, new URL('/v1/revocations', login).toString(), options.revocations),
+        };
       },
       (err: unknown) => {
         setup = undefined; // try discovery again with the next token
@@ -80,7 +83,11 @@ export function createVerifier(options: VerifierOptions): Verifier {
       },
     ));
   return {
-    close: () => void setup?.then(({ feed }) => feed?.close(), () => {}),
+    close: () =>
+      void setup?.then(
+        ({ feed }) => feed?.close(),
+        () => {},
+      ),
     async verify(token: string): Promise<TesseraClaims> {
       const { keys, feed } = await ready();
       let payload: JWTPayload;
@@ -119,7 +126,13 @@ async function discover(issuer: string): Promise<Discovered> {
 
 function claimsOf(p: JWTPayload): TesseraClaims {
   const { uid, username, roles, ver } = p as Record<string, unknown>;
-  if (!Number.isSafeInteger(uid) || !Number.isSafeInteger(ver) || typeof username !== 'string' || !Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) {
+  if (
+    !Number.isSafeInteger(uid) ||
+    !Number.isSafeInteger(ver) ||
+    typeof username !== 'string' ||
+    !Array.isArray(roles) ||
+    !roles.every((r) => typeof r === 'string')
+  ) {
     throw new TokenRejectedError('the token does not carry Tessera claims');
   }
   return p as TesseraClaims;

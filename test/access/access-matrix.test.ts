@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPermission, PERMISSIONS, permissionsByLevel } from '../../src/access/permissions.js';
 import { ROLES } from '../../src/access/management.js';
+import { isPermission, PERMISSIONS, permissionsByLevel } from '../../src/access/permissions.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
@@ -35,8 +35,14 @@ const bodyOf = (method: string) => (method === 'GET' || method === 'DELETE' ? un
 describe('who may do what, decided by the one permissions table', () => {
   it('every operation of the API declares what it needs', () => {
     expect(operations.length).toBeGreaterThan(20);
-    for (const op of operations) expect([op.method, op.path, op.access]).toEqual([op.method, op.path, expect.stringMatching(/^(public|optional|token|caller|[a-z_]+)$/)]);
-    for (const op of operations) expect(['public', 'optional', 'token', 'caller'].includes(op.access) || isPermission(op.access)).toBe(true);
+    for (const op of operations)
+      expect([op.method, op.path, op.access]).toEqual([
+        op.method,
+        op.path,
+        expect.stringMatching(/^(public|optional|token|caller|[a-z_]+)$/),
+      ]);
+    for (const op of operations)
+      expect(['public', 'optional', 'token', 'caller'].includes(op.access) || isPermission(op.access)).toBe(true);
   });
 
   it('answers every permission-guarded operation × every management level as the table says (403 exactly when it does not hold)', async () => {
@@ -48,7 +54,8 @@ describe('who may do what, decided by the one permissions table', () => {
         const res = await call(t, op.method, urlOf(op.path), { auth: tokens.get(level), body: bodyOf(op.method) });
         const allowed = (PERMISSIONS[op.access as keyof typeof PERMISSIONS] as readonly string[]).includes(level);
         const refused = res.status === 403 && res.body.error_code === 'forbidden';
-        if (allowed === refused || res.status === 401 || res.status >= 500) mismatches.push(`${op.method} ${op.path} as ${level}: ${res.status} ${res.body?.error_code}`);
+        if (allowed === refused || res.status === 401 || res.status >= 500)
+          mismatches.push(`${op.method} ${op.path} as ${level}: ${res.status} ${res.body?.error_code}`);
       }
     }
     expect(mismatches).toEqual([]);
@@ -57,32 +64,45 @@ describe('who may do what, decided by the one permissions table', () => {
   it('lets every signed-in level reach the operations that need only credentials (for itself), and refuses them without', async () => {
     // A logout ends the token the other checks use; their own tests are in revocation.test.ts and test/sso.
     const logouts = ['/v1/users/logout', '/v1/sso/logout'];
-    for (const op of operations.filter((o) => (o.access === 'caller' || o.access === 'token') && !logouts.includes(o.path) && !endsSessions(o))) {
+    for (const op of operations.filter(
+      (o) => (o.access === 'caller' || o.access === 'token') && !logouts.includes(o.path) && !endsSessions(o),
+    )) {
       for (const level of ROLES) {
         const own = op.path.replace('{uid}', String(uids.get(level)));
         const res = await call(t, op.method, own, { auth: tokens.get(level), body: bodyOf(op.method) });
-        expect([op.path, level, res.status === 401 || (res.status === 403 && res.body.error_code === 'forbidden')]).toEqual([op.path, level, false]);
+        expect([
+          op.path,
+          level,
+          res.status === 401 || (res.status === 403 && res.body.error_code === 'forbidden'),
+        ]).toEqual([op.path, level, false]);
       }
       const none = await call(t, op.method, urlOf(op.path), { body: bodyOf(op.method) });
       expect([op.path, none.status]).toEqual([op.path, 401]);
     }
   });
 
-  it('serves the same table at GET /v1/users/permissions, in the product\'s shape; one level at /{role}; the caller\'s own at /v1/users/role', async () => {
+  it("serves the same table at GET /v1/users/permissions, in the product's shape; one level at /{role}; the caller's own at /v1/users/role", async () => {
     const res = await call(t, 'GET', '/v1/users/permissions', { auth: tokens.get('db_viewer') });
     expect(res.status).toBe(200);
     const table = permissionsByLevel();
     expect(Object.keys(res.body).sort()).toEqual([...ROLES].sort());
     for (const level of ROLES) expect(res.body[level].api_permissions).toEqual(table[level]);
-    expect(res.body.user_manager.api_permissions).toEqual(expect.arrayContaining(['create_new_user', 'update_role', 'view_all_users_info']));
-    expect(res.body.user_manager.ui_permissions).toEqual(expect.arrayContaining(['view_users_page', 'view_roles_page']));
+    expect(res.body.user_manager.api_permissions).toEqual(
+      expect.arrayContaining(['create_new_user', 'update_role', 'view_all_users_info']),
+    );
+    expect(res.body.user_manager.ui_permissions).toEqual(
+      expect.arrayContaining(['view_users_page', 'view_roles_page']),
+    );
     expect(res.body.user_manager.ui_permissions).not.toContain('view_keys_page');
     expect(res.body.none).toEqual({ api_permissions: [], ui_permissions: ['change_own_password'] });
     const one = await call(t, 'GET', '/v1/users/permissions/admin', { auth: tokens.get('none') });
     expect([one.status, Object.keys(one.body)]).toEqual([200, ['admin']]);
     expect(one.body.admin).toEqual(res.body.admin);
-    expect((await call(t, 'GET', '/v1/users/permissions/superuser', { auth: tokens.get('admin') })).body.error_code).toBe('role_not_found');
-    for (const level of ROLES) expect((await call(t, 'GET', '/v1/users/role', { auth: tokens.get(level) })).body).toEqual({ role: level });
+    expect(
+      (await call(t, 'GET', '/v1/users/permissions/superuser', { auth: tokens.get('admin') })).body.error_code,
+    ).toBe('role_not_found');
+    for (const level of ROLES)
+      expect((await call(t, 'GET', '/v1/users/role', { auth: tokens.get(level) })).body).toEqual({ role: level });
     expect((await call(t, 'GET', '/v1/users/role', {})).status).toBe(401);
   });
 });

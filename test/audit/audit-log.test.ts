@@ -20,12 +20,17 @@ describe('audit log', () => {
     await t.addUser('root', 'root-password', 'admin');
     const root = await login(t, 'root', 'root-password');
     await call(t, 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'bad-password' } });
-    const created = await call(t, 'POST', '/v1/users', { auth: root, body: { username: 'kim', password: 'kim-password-1', role: 'none' } });
+    const created = await call(t, 'POST', '/v1/users', {
+      auth: root,
+      body: { username: 'kim', password: 'kim-password-1', role: 'none' },
+    });
     await call(t, 'PUT', `/v1/users/${created.body.uid}`, { auth: root, body: { name: 'Kim', role: 'db_viewer' } });
     await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body: { login_lockout_threshold: 1 } });
     await call(t, 'POST', '/v1/users/authorize', { body: { username: 'kim', password: 'bad-password' } });
     await call(t, 'POST', `/v1/users/${created.body.uid}/unlock`, { auth: root });
-    await call(t, 'PUT', '/v1/users/password', { body: { username: 'kim', old_password: 'kim-password-1', new_password: 'kim-password-2' } });
+    await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'kim', old_password: 'kim-password-1', new_password: 'kim-password-2' },
+    });
     const role = await call(t, 'POST', '/v1/roles', { auth: root, body: { name: 'ops', management: 'db_viewer' } });
     const rotated = await call(t, 'POST', '/v1/keys/rotate', { auth: root });
     await call(t, 'DELETE', '/v1/cluster/certificates/mtls_trusted_ca', { auth: root });
@@ -52,7 +57,13 @@ describe('audit log', () => {
     ]);
     const failure = log.records().find((r) => r.audit === 'authorize' && r.outcome === 'failure');
     expect(failure).toMatchObject({ reason: 'invalid_credentials', ip: '127.0.0.1', request_id: expect.any(String) });
-    expect(log.records().find((r) => r.audit === 'user_update')).toMatchObject({ changes: ['name', 'role'], actor_uid: 1, actor: 'root', uid: created.body.uid, username: 'kim' });
+    expect(log.records().find((r) => r.audit === 'user_update')).toMatchObject({
+      changes: ['name', 'role'],
+      actor_uid: 1,
+      actor: 'root',
+      uid: created.body.uid,
+      username: 'kim',
+    });
     expect(log.records()[0]).toMatchObject({ ip: 'local', request_id: 'cli', uid: 1 });
     for (const r of log.records()) if (r.actor !== undefined) expect(r.actor_uid).toEqual(expect.any(Number));
   });
@@ -67,8 +78,13 @@ describe('audit log', () => {
     await call(t, 'GET', '/v1/users', { auth: root });
     await call(t, 'GET', '/v1/users', { auth: t.basic('root', 'root-password') });
     await call(t, 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'bad-password-x' } });
-    await call(t, 'POST', '/v1/users', { auth: root, body: { username: 'kim', password: 'kim-password-1', role: 'none' } });
-    await call(t, 'PUT', '/v1/users/password', { body: { username: 'kim', old_password: 'kim-password-1', new_password: 'kim-password-2' } });
+    await call(t, 'POST', '/v1/users', {
+      auth: root,
+      body: { username: 'kim', password: 'kim-password-1', role: 'none' },
+    });
+    await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'kim', old_password: 'kim-password-1', new_password: 'kim-password-2' },
+    });
     await t.app.inject({ method: 'POST', url: '/v1/users/authorize', payload: '{"password": leaky-body-secret' });
     const hashes = (await t.tessera.users.findCredential('kim'))!.passwords.map((p) => p.hash);
 

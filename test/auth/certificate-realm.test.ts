@@ -2,10 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientCertificate, intermediate, issue, issueAnySubject, makeCa, type TestCa } from '../helpers/certificates.js';
-import { login } from '../helpers/http.js';
 import { makeConfig } from '../../src/config/config.js';
 import { openTessera } from '../../src/tessera.js';
+import {
+  type ClientCertificate,
+  intermediate,
+  issue,
+  issueAnySubject,
+  makeCa,
+  type TestCa,
+} from '../helpers/certificates.js';
+import { login } from '../helpers/http.js';
 import { decodeJwt, FAST_ARGON2, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 /**
@@ -31,32 +38,61 @@ describe('the certificate realm', () => {
     certs.bot = issue(ca, 'bot', '/O=Example/CN=bot');
     certs.chained = issue(mid, 'chained', '/O=Example/CN=chained', { chain: [mid] });
     certs.tooDeep = issue(below, 'too-deep', '/O=Example/CN=too-deep', { chain: [below, tight] });
-    certs.noSubject = issueAnySubject(ca, 'no-subject', '/', ['subjectAltName=DNS:bot.example', 'extendedKeyUsage=clientAuth']);
-    certs.garbled = issueAnySubject(ca, 'garbled', '/O=Example/CN=bot', ['2.5.29.19=DER:0102', 'extendedKeyUsage=clientAuth']); // basicConstraints that do not parse
+    certs.noSubject = issueAnySubject(ca, 'no-subject', '/', [
+      'subjectAltName=DNS:bot.example',
+      'extendedKeyUsage=clientAuth',
+    ]);
+    certs.garbled = issueAnySubject(ca, 'garbled', '/O=Example/CN=bot', [
+      '2.5.29.19=DER:0102',
+      'extendedKeyUsage=clientAuth',
+    ]); // basicConstraints that do not parse
     certs.caItself = { ...certs.bot!, pem: ca.pem, cert: Buffer.from(ca.pem) };
     certs.otherCa = { ...certs.bot!, pem: other.pem, cert: Buffer.from(other.pem) };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeEach(async () => {
-    t = await testTessera({ tls: { enabled: false }, mtls: { certHeader: 'x-client-cert', trustedProxies: ['127.0.0.1'] }, authRateLimit: 0 });
+    t = await testTessera({
+      tls: { enabled: false },
+      mtls: { certHeader: 'x-client-cert', trustedProxies: ['127.0.0.1'] },
+      authRateLimit: 0,
+    });
     await t.addUser('root', 'root-password', 'admin');
     admin = await login(t, 'root', 'root-password');
-    expect((await send('PUT', '/v1/cluster/certificates', { auth: admin, body: { certificates: [{ name: 'mtls_trusted_ca', certificate: ca.pem }] } })).status).toBe(200);
-    expect((await send('PUT', '/v1/cluster', { auth: admin, body: { mtls_certificate_authentication: true } })).status).toBe(200);
+    expect(
+      (
+        await send('PUT', '/v1/cluster/certificates', {
+          auth: admin,
+          body: { certificates: [{ name: 'mtls_trusted_ca', certificate: ca.pem }] },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await send('PUT', '/v1/cluster', { auth: admin, body: { mtls_certificate_authentication: true } })).status,
+    ).toBe(200);
     for (const name of ['bot', 'chained', 'too-deep']) {
-      const made = await send('POST', '/v1/users', { auth: admin, body: { auth_method: 'certificate', certificate_subject_line: `CN=${name},O=Example`, role: 'cluster_member' } });
+      const made = await send('POST', '/v1/users', {
+        auth: admin,
+        body: { auth_method: 'certificate', certificate_subject_line: `CN=${name},O=Example`, role: 'cluster_member' },
+      });
       expect(made.status, JSON.stringify(made.body)).toBe(200);
     }
   });
   afterEach(() => t.close());
 
-  async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, o: { auth?: string; cert?: ClientCertificate; body?: unknown } = {}) {
+  async function send(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    o: { auth?: string; cert?: ClientCertificate; body?: unknown } = {},
+  ) {
     const res = await t.app.inject({
       method,
       url,
       remoteAddress: '127.0.0.1',
-      headers: { ...(o.auth && { authorization: o.auth }), ...(o.cert && { 'x-client-cert': encodeURIComponent(o.cert.pem) }) },
+      headers: {
+        ...(o.auth && { authorization: o.auth }),
+        ...(o.cert && { 'x-client-cert': encodeURIComponent(o.cert.pem) }),
+      },
       payload: o.body === undefined ? undefined : JSON.stringify(o.body),
     });
     return { status: res.statusCode, body: res.body ? res.json() : undefined };
@@ -72,7 +108,12 @@ describe('the certificate realm', () => {
   });
 
   it('refuses a certificate without a subject with 401 on every route, never 500', async () => {
-    for (const [method, url] of [['POST', '/v1/users/authorize'], ['GET', '/v1/users/permissions'], ['GET', '/v1/cluster'], ['GET', '/v1/users']] as const) {
+    for (const [method, url] of [
+      ['POST', '/v1/users/authorize'],
+      ['GET', '/v1/users/permissions'],
+      ['GET', '/v1/cluster'],
+      ['GET', '/v1/users'],
+    ] as const) {
       const res = await send(method, url, { cert: certs.noSubject });
       expect([res.status, res.body.error_code], url).toEqual([401, 'certificate_subject_unknown']);
     }
@@ -83,8 +124,11 @@ describe('the certificate realm', () => {
     expect([res.status, res.body.error_code]).toEqual([401, 'certificate_untrusted']);
   });
 
-  it('refuses a CA\'s own certificate as a client certificate, trusted or not', async () => {
-    await send('POST', '/v1/users', { auth: admin, body: { auth_method: 'certificate', certificate_subject_line: 'CN=Realm Test CA', role: 'admin' } });
+  it("refuses a CA's own certificate as a client certificate, trusted or not", async () => {
+    await send('POST', '/v1/users', {
+      auth: admin,
+      body: { auth_method: 'certificate', certificate_subject_line: 'CN=Realm Test CA', role: 'admin' },
+    });
     for (const cert of [certs.caItself!, certs.otherCa!]) {
       const res = await certificateLogin(cert);
       expect([res.status, res.body.error_code]).toEqual([401, 'certificate_untrusted']);
@@ -92,16 +136,27 @@ describe('the certificate realm', () => {
     }
   });
 
-  it('refuses a chain that breaks a CA\'s path length (pathlen:0 with another CA below it), as OpenSSL does', async () => {
+  it("refuses a chain that breaks a CA's path length (pathlen:0 with another CA below it), as OpenSSL does", async () => {
     const res = await certificateLogin(certs.tooDeep!);
     expect([res.status, res.body.error_code]).toEqual([401, 'certificate_untrusted']);
   });
 
   it('answers 409 to a certificate_subject_line that another user has, on create and on update', async () => {
-    const taken = await send('POST', '/v1/users', { auth: admin, body: { auth_method: 'certificate', certificate_subject_line: 'CN=bot,O=Example', role: 'db_viewer', name: 'bot-two' } });
+    const taken = await send('POST', '/v1/users', {
+      auth: admin,
+      body: {
+        auth_method: 'certificate',
+        certificate_subject_line: 'CN=bot,O=Example',
+        role: 'db_viewer',
+        name: 'bot-two',
+      },
+    });
     expect([taken.status, taken.body.error_code]).toEqual([409, 'name_already_exists']);
     const uid = decodeJwt((await certificateLogin(certs.chained!)).body.access_token).payload.uid;
-    const update = await send('PUT', `/v1/users/${uid}`, { auth: admin, body: { certificate_subject_line: 'CN=bot,O=Example' } });
+    const update = await send('PUT', `/v1/users/${uid}`, {
+      auth: admin,
+      body: { certificate_subject_line: 'CN=bot,O=Example' },
+    });
     expect([update.status, update.body.error_code]).toEqual([409, 'name_already_exists']);
   });
 
@@ -110,7 +165,10 @@ describe('the certificate realm', () => {
     // Another node on the same store replaces the trusted CA (and ends the certificate users' tokens).
     const node = await openTessera(makeConfig({ dataDir: t.dataDir, argon2: FAST_ARGON2 }));
     try {
-      await node.certificateTrust.set({ uid: 1, username: 'root' }, other.pem, { ip: 'local', requestId: 'other-node' });
+      await node.certificateTrust.set({ uid: 1, username: 'root' }, other.pem, {
+        ip: 'local',
+        requestId: 'other-node',
+      });
     } finally {
       await node.close();
     }
@@ -121,11 +179,35 @@ describe('the certificate realm', () => {
 
   describe('any change to what proves a certificate user ends its tokens and their refresh', () => {
     const changes: [string, (uid: number) => Promise<{ status: number }>][] = [
-      ['its certificate_subject_line changes', (uid) => send('PUT', `/v1/users/${uid}`, { auth: admin, body: { certificate_subject_line: 'CN=bot-renewed,O=Example' } })],
-      ['certificate logins are turned off', () => send('PUT', '/v1/cluster', { auth: admin, body: { mtls_certificate_authentication: false } })],
-      ['the subjects let in change', () => send('PUT', '/v1/cluster', { auth: admin, body: { mtls_client_cert_subject_validation_type: 'san_cn', mtls_authorized_subjects: [{ CN: 'bot' }] } })],
+      [
+        'its certificate_subject_line changes',
+        (uid) =>
+          send('PUT', `/v1/users/${uid}`, {
+            auth: admin,
+            body: { certificate_subject_line: 'CN=bot-renewed,O=Example' },
+          }),
+      ],
+      [
+        'certificate logins are turned off',
+        () => send('PUT', '/v1/cluster', { auth: admin, body: { mtls_certificate_authentication: false } }),
+      ],
+      [
+        'the subjects let in change',
+        () =>
+          send('PUT', '/v1/cluster', {
+            auth: admin,
+            body: { mtls_client_cert_subject_validation_type: 'san_cn', mtls_authorized_subjects: [{ CN: 'bot' }] },
+          }),
+      ],
       ['the trusted CA is removed', () => send('DELETE', '/v1/cluster/certificates/mtls_trusted_ca', { auth: admin })],
-      ['the trusted CA is replaced', () => send('PUT', '/v1/cluster/certificates', { auth: admin, body: { certificates: [{ name: 'mtls_trusted_ca', certificate: other.pem }] } })],
+      [
+        'the trusted CA is replaced',
+        () =>
+          send('PUT', '/v1/cluster/certificates', {
+            auth: admin,
+            body: { certificates: [{ name: 'mtls_trusted_ca', certificate: other.pem }] },
+          }),
+      ],
     ];
     for (const [what, change] of changes) {
       it(what, async () => {

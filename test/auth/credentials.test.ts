@@ -10,7 +10,11 @@ describe('decodeBasicCredentials', () => {
   });
 
   it('keeps Unicode and spaces exactly', () => {
-    expect(decodeBasicCredentials(b64('zoë: ü ß 🔑 '))).toEqual({ kind: 'password', username: 'zoë', password: ' ü ß 🔑 ' });
+    expect(decodeBasicCredentials(b64('zoë: ü ß 🔑 '))).toEqual({
+      kind: 'password',
+      username: 'zoë',
+      password: ' ü ß 🔑 ',
+    });
   });
 
   it('allows an empty password (it will simply not match)', () => {
@@ -62,7 +66,8 @@ describe('parseAuthorization', () => {
   });
 
   it('refuses what presents nothing it knows', () => {
-    for (const header of ['', 'JWT', 'JWT ', 'JWTa.b.c', 'Token a.b.c']) expect(() => parseAuthorization(header), header).toThrow(/Present a token/);
+    for (const header of ['', 'JWT', 'JWT ', 'JWTa.b.c', 'Token a.b.c'])
+      expect(() => parseAuthorization(header), header).toThrow(/Present a token/);
     expect(() => parseAuthorization('Basic !!!')).toThrow(InvalidRequestError);
   });
 });

@@ -1,6 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, login } from '../helpers/http.js';
-import { BASE_DN, ROOT_DN, ROOT_PASSWORD, type Directory, directorySettings, group, groupDn, person, slapdAvailable, startDirectory } from '../helpers/slapd.mjs';
+import {
+  BASE_DN,
+  type Directory,
+  directorySettings,
+  group,
+  groupDn,
+  person,
+  ROOT_DN,
+  ROOT_PASSWORD,
+  slapdAvailable,
+  startDirectory,
+} from '../helpers/slapd.mjs';
 import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 /** A person with a mail address, which a search filter also takes as its name. */
@@ -61,27 +72,60 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
   });
   afterAll(() => dir?.stop());
 
-  async function configure(t: TestTessera, admin: string, mode: keyof typeof MODES, extra: Record<string, unknown> = {}) {
+  async function configure(
+    t: TestTessera,
+    admin: string,
+    mode: keyof typeof MODES,
+    extra: Record<string, unknown> = {},
+  ) {
     const put = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...MODES[mode](dir.url), ...extra } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    expect((await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [1] } })).status).toBe(200);
-    expect((await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Viewers', dn: groupDn('viewers'), role_uids: [3] } })).status).toBe(200);
+    expect(
+      (
+        await call(t, 'POST', '/v1/ldap_mappings', {
+          auth: admin,
+          body: { name: 'Ops', dn: groupDn('ops'), role_uids: [1] },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(t, 'POST', '/v1/ldap_mappings', {
+          auth: admin,
+          body: { name: 'Viewers', dn: groupDn('viewers'), role_uids: [3] },
+        })
+      ).status,
+    ).toBe(200);
   }
 
-  const directoryRows = (t: TestTessera) => t.tessera.db.selectFrom('users').select('uid').where('realm', '=', 'ldap').execute();
+  const directoryRows = (t: TestTessera) =>
+    t.tessera.db.selectFrom('users').select('uid').where('realm', '=', 'ldap').execute();
 
   describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('%s mode', (mode) => {
     it('logs every spelling of one directory name in as one account, in both formats', async () => {
       const { t, admin } = await node();
       await configure(t, admin, mode);
-      const alice = uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } }));
+      const alice = uidOf(
+        await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } }),
+      );
       for (const username of ['alice ', ' alice', 'ALICE', 'Alice']) {
-        expect(uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'alice-pw-1' } })), JSON.stringify(username)).toBe(alice);
-        expect(uidOf(await call(t, 'POST', '/v1/users/authorize', { auth: t.basic(username, 'alice-pw-1') })), JSON.stringify(username)).toBe(alice);
+        expect(
+          uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'alice-pw-1' } })),
+          JSON.stringify(username),
+        ).toBe(alice);
+        expect(
+          uidOf(await call(t, 'POST', '/v1/users/authorize', { auth: t.basic(username, 'alice-pw-1') })),
+          JSON.stringify(username),
+        ).toBe(alice);
       }
-      const ann = uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'ann lee', password: 'ann-pw-1' } }));
+      const ann = uidOf(
+        await call(t, 'POST', '/v1/users/authorize', { body: { username: 'ann lee', password: 'ann-pw-1' } }),
+      );
       for (const username of ['ann  lee', 'Ann Lee', ' ann lee ']) {
-        expect(uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'ann-pw-1' } })), JSON.stringify(username)).toBe(ann);
+        expect(
+          uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'ann-pw-1' } })),
+          JSON.stringify(username),
+        ).toBe(ann);
       }
       expect(await directoryRows(t)).toHaveLength(2);
       // The token names the account as it was made, not as it was typed this time.
@@ -92,7 +136,9 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
     it('counts wrong guesses over every spelling against the one account, and a lock holds for all of them', async () => {
       const { t, admin } = await node();
       await configure(t, admin, mode);
-      expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status).toBe(200);
+      expect(
+        (await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status,
+      ).toBe(200);
       uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } }));
       for (const username of ['alice', 'alice ', 'ALICE', ' alice']) {
         const wrong = await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'a-wrong-guess' } });
@@ -101,27 +147,44 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
       for (const username of ['alice', 'alice ', 'Alice']) {
         const right = await call(t, 'POST', '/v1/users/authorize', { auth: t.basic(username, 'alice-pw-1') });
         expect([right.status, right.body.error_code], JSON.stringify(username)).toEqual([401, 'account_locked']);
-        expect((await call(t, 'GET', '/v1/users', { auth: t.basic(username, 'alice-pw-1') })).body.error_code).toBe('account_locked');
+        expect((await call(t, 'GET', '/v1/users', { auth: t.basic(username, 'alice-pw-1') })).body.error_code).toBe(
+          'account_locked',
+        );
       }
     });
 
-    it('lets a local user of a name win over the directory\'s, whatever the spelling', async () => {
+    it("lets a local user of a name win over the directory's, whatever the spelling", async () => {
       const { t, admin } = await node();
       const local = await t.addUser('um', 'local-um-password', 'db_viewer');
       await configure(t, admin, mode);
       for (const username of ['um', 'um ', 'UM', ' Um']) {
-        const directoryPassword = await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'um-directory-pw' } });
-        expect([directoryPassword.status, directoryPassword.body.error_code], JSON.stringify(username)).toEqual([401, 'invalid_credentials']);
-        expect(uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'local-um-password' } }))).toBe(local);
+        const directoryPassword = await call(t, 'POST', '/v1/users/authorize', {
+          body: { username, password: 'um-directory-pw' },
+        });
+        expect([directoryPassword.status, directoryPassword.body.error_code], JSON.stringify(username)).toEqual([
+          401,
+          'invalid_credentials',
+        ]);
+        expect(
+          uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'local-um-password' } })),
+        ).toBe(local);
       }
       expect(await directoryRows(t)).toHaveLength(0);
     });
   });
 
-  it('keeps a name to one way in: no local user takes a directory user\'s name, no password reaches a certificate user', async () => {
+  it("keeps a name to one way in: no local user takes a directory user's name, no password reaches a certificate user", async () => {
     const { t, admin } = await node();
     // A certificate user made before the directory was configured, with a name the directory has too.
-    const made = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'eve', auth_method: 'certificate', certificate_subject_line: 'CN=eve,O=Example', role: 'db_viewer' } });
+    const made = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: {
+        name: 'eve',
+        auth_method: 'certificate',
+        certificate_subject_line: 'CN=eve,O=Example',
+        role: 'db_viewer',
+      },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     await configure(t, admin, 'template');
     // A password login with the certificate user's name never reaches the directory's eve.
@@ -136,9 +199,15 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
       const rename = await call(t, 'PUT', `/v1/users/${mallory}`, { auth: admin, body: { name } });
       expect([rename.status, rename.body.error_code], name).toEqual([409, 'name_already_exists']);
       // mallory itself may not rename itself, and learns nothing of who exists by trying.
-      const own = await call(t, 'PUT', `/v1/users/${mallory}?dry_run=true`, { auth: t.basic('mallory', 'mallory-password'), body: { name } });
+      const own = await call(t, 'PUT', `/v1/users/${mallory}?dry_run=true`, {
+        auth: t.basic('mallory', 'mallory-password'),
+        body: { name },
+      });
       expect([own.status, own.body.error_code], name).toEqual([403, 'unauthorized_action']);
-      const create = await call(t, 'POST', '/v1/users', { auth: admin, body: { name, password: 'a-long-password-1', role: 'db_viewer' } });
+      const create = await call(t, 'POST', '/v1/users', {
+        auth: admin,
+        body: { name, password: 'a-long-password-1', role: 'db_viewer' },
+      });
       expect([create.status, create.body.error_code], name).toEqual([409, 'name_already_exists']);
     }
     // The directory's dave and bob still log in as themselves.
@@ -147,16 +216,30 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
     expect(decodeJwt(bob.body.access_token).payload).toMatchObject({ username: 'bob', roles: ['cluster_viewer'] });
   });
 
-  it('counts guesses at another of a directory user\'s names (its mail) against its account, and holds its lock there too', async () => {
+  it("counts guesses at another of a directory user's names (its mail) against its account, and holds its lock there too", async () => {
     const { t, admin } = await node();
-    const either = { base: `ou=people,${BASE_DN}`, filter: '(&(objectClass=inetOrgPerson)(|(uid=%u)(mail=%u)))', scope: 'subtree' };
+    const either = {
+      base: `ou=people,${BASE_DN}`,
+      filter: '(&(objectClass=inetOrgPerson)(|(uid=%u)(mail=%u)))',
+      scope: 'subtree',
+    };
     await configure(t, admin, 'search', { user_dn_query: either });
-    expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status).toBe(200);
-    const uid = uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia', password: 'mia-pw-1' } }));
+    expect(
+      (await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status,
+    ).toBe(200);
+    const uid = uidOf(
+      await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia', password: 'mia-pw-1' } }),
+    );
     // Its mail is the same entry: the same account.
-    expect(uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'MIA@example.org', password: 'mia-pw-1' } }))).toBe(uid);
+    expect(
+      uidOf(
+        await call(t, 'POST', '/v1/users/authorize', { body: { username: 'MIA@example.org', password: 'mia-pw-1' } }),
+      ),
+    ).toBe(uid);
     for (let i = 0; i < 4; i++) {
-      const wrong = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia@example.org', password: `guess-${i}` } });
+      const wrong = await call(t, 'POST', '/v1/users/authorize', {
+        body: { username: 'mia@example.org', password: `guess-${i}` },
+      });
       expect(wrong.body.error_code).toBe('invalid_credentials');
     }
     for (const username of ['mia', 'mia@example.org']) {
@@ -170,8 +253,12 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
     await configure(t, admin, 'template', { cache_ttl: 1 });
     const token = await login(t, 'alice', 'alice-pw-1');
     expect((await call(t, 'GET', '/v1/users', { auth: t.basic('alice', 'alice-pw-1') })).status).toBe(200);
-    await dir.modify(`dn: ${groupDn('ops')}\nchangetype: modify\ndelete: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`);
-    cleanups.push(() => dir.modify(`dn: ${groupDn('ops')}\nchangetype: modify\nadd: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`));
+    await dir.modify(
+      `dn: ${groupDn('ops')}\nchangetype: modify\ndelete: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`,
+    );
+    cleanups.push(() =>
+      dir.modify(`dn: ${groupDn('ops')}\nchangetype: modify\nadd: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`),
+    );
     // A call every 200 ms: within the second the remembered answer stands, past it the directory is asked again.
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
@@ -190,7 +277,9 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
     await configure(t, admin, 'search');
     const dir2 = await startDirectory(person('zed', 'zed-pw-1') + group('ops', ['zed']), { anonymousRead: false });
     cleanups.push(() => dir2.stop());
-    expect((await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...MODES.search(dir2.url) } })).status).toBe(200);
+    expect(
+      (await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...MODES.search(dir2.url) } })).status,
+    ).toBe(200);
     const token = await login(t, 'zed', 'zed-pw-1');
     await dir2.modify(`dn: uid=zed,ou=people,${BASE_DN}\nchangetype: delete\n\n`);
     expect((await call(t, 'POST', '/v1/users/refresh_jwt', { auth: token, body: {} })).status).toBe(401);
@@ -199,29 +288,48 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
 });
 
 describe('the lockout counts per account', () => {
-  it('counts wrong guesses at a user\'s name and email together', async () => {
+  it("counts wrong guesses at a user's name and email together", async () => {
     const { t, admin } = await node();
-    expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status).toBe(200);
-    const made = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'ops', email: 'ops@example.com', password: 'ops-password-1', role: 'db_viewer' } });
+    expect(
+      (await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status,
+    ).toBe(200);
+    const made = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'ops', email: 'ops@example.com', password: 'ops-password-1', role: 'db_viewer' },
+    });
     expect(made.status).toBe(200);
     for (const username of ['ops', 'ops@example.com', 'OPS ', 'Ops@Example.com']) {
-      expect((await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'wrong-guess' } })).body.error_code).toBe('invalid_credentials');
+      expect(
+        (await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'wrong-guess' } })).body.error_code,
+      ).toBe('invalid_credentials');
     }
     for (const username of ['ops', 'ops@example.com']) {
-      expect((await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'ops-password-1' } })).body.error_code).toBe('account_locked');
+      expect(
+        (await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'ops-password-1' } })).body
+          .error_code,
+      ).toBe('account_locked');
     }
   });
 
   it('does not hold failures against a name that did not exist yet against the account made later', async () => {
     const { t, admin } = await node();
-    expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status).toBe(200);
+    expect(
+      (await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 4 } })).status,
+    ).toBe(200);
     for (let i = 0; i < 4; i++) {
-      const res = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'newcomer', password: `guess-${i}` } });
+      const res = await call(t, 'POST', '/v1/users/authorize', {
+        body: { username: 'newcomer', password: `guess-${i}` },
+      });
       expect(res.body.error_code).toBe('invalid_credentials');
     }
     // Unknown names answer as known ones do, locked once the threshold is reached.
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'newcomer', password: 'guess-5' } })).body.error_code).toBe('account_locked');
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'newcomer', password: 'guess-5' } })).body
+        .error_code,
+    ).toBe('account_locked');
     await t.addUser('newcomer', 'newcomer-password-1', 'db_viewer');
-    uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'newcomer', password: 'newcomer-password-1' } }));
+    uidOf(
+      await call(t, 'POST', '/v1/users/authorize', { body: { username: 'newcomer', password: 'newcomer-password-1' } }),
+    );
   });
 });

@@ -17,7 +17,8 @@ async function setUp(overrides: Parameters<typeof testTessera>[0] = {}) {
   await t.addUser('root', 'root-password', 'admin');
   const uid = await t.addUser('bot', 'bot-password-1', 'cluster_viewer');
   const verify = vi.spyOn(t.tessera.hasher, 'verify');
-  const read = (password: string, on: TestTessera = t) => call(on, 'GET', `/v1/users/${uid}`, { auth: t.basic('bot', password) });
+  const read = (password: string, on: TestTessera = t) =>
+    call(on, 'GET', `/v1/users/${uid}`, { auth: t.basic('bot', password) });
   return { uid, verify, read };
 }
 

@@ -1,4 +1,4 @@
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -33,7 +33,10 @@ const SAMPLES: Record<string, [string[], unknown]> = {
   'tls.keyFile': [['--tls-key', 'k.pem', '--tls-cert', 'c.pem'], 'k.pem'],
   publicUrl: [['--public-url', 'https://auth.example'], 'https://auth.example'],
   issuer: [['--issuer', 'urn:tessera'], 'urn:tessera'],
-  audiences: [['--audience', 'a,b', '--audience', 'c'], ['a', 'b', 'c']],
+  audiences: [
+    ['--audience', 'a,b', '--audience', 'c'],
+    ['a', 'b', 'c'],
+  ],
   signingAlg: [['--signing-alg', 'RS256'], 'RS256'],
   clockLeewaySeconds: [['--clock-leeway', '2'], 2],
   bodyLimitBytes: [['--body-limit', '4096'], 4096],
@@ -46,8 +49,14 @@ const SAMPLES: Record<string, [string[], unknown]> = {
   hashThreads: [['--hash-threads', '3'], 3],
   logLevel: [['--log-level', 'debug'], 'debug'],
   'mtls.clientCaFile': [['--client-ca', 'ca.pem'], 'ca.pem'],
-  'mtls.certHeader': [['--client-cert-header', 'X-Client-Cert', '--trusted-proxy', '10.0.0.1', '--no-tls'], 'X-Client-Cert'],
-  'mtls.trustedProxies': [['--trusted-proxy', '10.0.0.1,10.1.0.0/16', '--client-cert-header', 'X-Cert', '--no-tls'], ['10.0.0.1', '10.1.0.0/16']],
+  'mtls.certHeader': [
+    ['--client-cert-header', 'X-Client-Cert', '--trusted-proxy', '10.0.0.1', '--no-tls'],
+    'X-Client-Cert',
+  ],
+  'mtls.trustedProxies': [
+    ['--trusted-proxy', '10.0.0.1,10.1.0.0/16', '--client-cert-header', 'X-Cert', '--no-tls'],
+    ['10.0.0.1', '10.1.0.0/16'],
+  ],
 };
 
 /** `tessera serve ARGS` with this environment, as the CLI parses it, to the config. */
@@ -95,7 +104,9 @@ describe('the settings', () => {
   });
 
   it('takes a client certificate header only with the proxy it comes from, and only without TLS here', () => {
-    expect(() => serveConfig(['--no-tls', '--client-cert-header', 'X-Cert'])).toThrow(/--client-cert-header and --trusted-proxy go together/);
+    expect(() => serveConfig(['--no-tls', '--client-cert-header', 'X-Cert'])).toThrow(
+      /--client-cert-header and --trusted-proxy go together/,
+    );
     expect(() => serveConfig(['--no-tls', '--trusted-proxy', '10.0.0.1'])).toThrow(/go together/);
     expect(() => serveConfig(['--client-cert-header', 'X-Cert', '--trusted-proxy', '10.0.0.1'])).toThrow(/--no-tls/);
   });
@@ -108,11 +119,14 @@ describe('the settings', () => {
     expect(at(serveConfig(args), key)).toEqual(expected);
   });
 
-  it.each(Object.entries(SAMPLES).filter(([, [args]]) => args.length === 2))('%s is set by its environment variable', (key, [args, expected]) => {
-    const command = addServeOptions(new Command('serve'));
-    const option = command.options.find((o) => o.long === args[0])!;
-    expect(at(serveConfig([], { [option.envVar!]: args[1]! }), key)).toEqual(expected);
-  });
+  it.each(Object.entries(SAMPLES).filter(([, [args]]) => args.length === 2))(
+    '%s is set by its environment variable',
+    (key, [args, expected]) => {
+      const command = addServeOptions(new Command('serve'));
+      const option = command.options.find((o) => o.long === args[0])!;
+      expect(at(serveConfig([], { [option.envVar!]: args[1]! }), key)).toEqual(expected);
+    },
+  );
 
   it('reads the switches from their variables, and the master key itself from TESSERA_MASTER_KEY', () => {
     const config = serveConfig([], { TESSERA_NO_TLS: '1', TESSERA_REDIS_FAIL_OPEN: '1', TESSERA_MASTER_KEY: KEY });

@@ -29,7 +29,11 @@ describe('password expiry walk (real socket, movable clock)', () => {
       request(`${url}/v1/users/authorize`, { method: 'POST', body: json({ username: 'leo', password }) });
     expect((await authorize('leo-password-1')).status).toBe(200);
 
-    const policy = await request(`${url}/v1/cluster`, { method: "PUT", headers: admin, body: json({ password_expiration_duration: 1 }) });
+    const policy = await request(`${url}/v1/cluster`, {
+      method: 'PUT',
+      headers: admin,
+      body: json({ password_expiration_duration: 1 }),
+    });
     expect(policy.status).toBe(200);
     t.advance(86_400 + 60);
     const expired = await authorize('leo-password-1');
@@ -56,7 +60,12 @@ describe('lockout walk (tessera serve subprocess)', () => {
 
   it('5 wrong passwords → locked → right one refused → admin unlocks → login works, twice (API, then CLI)', async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-lock-'));
-    const env = { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'root-password' };
+    const env = {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: dataDir,
+      TESSERA_ADMIN_USERNAME: 'root',
+      TESSERA_ADMIN_PASSWORD: 'root-password',
+    };
     server = await startServe(['--no-tls'], env);
     const admin = { authorization: basic('root', 'root-password') };
     const created = await request(`${server.url}/v1/users`, {
@@ -66,7 +75,10 @@ describe('lockout walk (tessera serve subprocess)', () => {
     });
     const uid = created.json.uid;
     const authorize = (password: string) =>
-      request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('mia', password) } });
+      request(`${server.url}/v1/users/authorize`, {
+        method: 'POST',
+        headers: { authorization: basic('mia', password) },
+      });
 
     for (const unlock of [
       () => request(`${server.url}/v1/users/${uid}/unlock`, { method: 'POST', headers: admin }),
@@ -80,7 +92,10 @@ describe('lockout walk (tessera serve subprocess)', () => {
       expect((await authorize('mia-password-1')).status).toBe(200);
     }
 
-    const audit = server.stdout().split('\n').filter((l) => l.includes('"audit":"lockout"'));
+    const audit = server
+      .stdout()
+      .split('\n')
+      .filter((l) => l.includes('"audit":"lockout"'));
     expect(audit).toHaveLength(2);
     expect(server.stdout()).not.toContain('mia-password-1');
   });

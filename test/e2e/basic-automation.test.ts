@@ -10,7 +10,12 @@ describe('Basic credentials on every call (the real CLI server, default --auth-r
   let server: ServeProcess;
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-basic-'));
-    server = await startServe(['--no-tls'], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir, TESSERA_ADMIN_USERNAME: 'bot', TESSERA_ADMIN_PASSWORD: 'Bot-password-1' });
+    server = await startServe(['--no-tls'], {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: dataDir,
+      TESSERA_ADMIN_USERNAME: 'bot',
+      TESSERA_ADMIN_PASSWORD: 'Bot-password-1',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -22,7 +27,9 @@ describe('Basic credentials on every call (the real CLI server, default --auth-r
     const started = performance.now();
     const worker = async () => {
       for (let i = 0; i < 150; i++) {
-        const res = await request(`${server.url}/v1/users`, { headers: { authorization: basic('bot', 'Bot-password-1') } });
+        const res = await request(`${server.url}/v1/users`, {
+          headers: { authorization: basic('bot', 'Bot-password-1') },
+        });
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       }
     };
@@ -32,7 +39,9 @@ describe('Basic credentials on every call (the real CLI server, default --auth-r
     // Guessing from the same address: each guess costs a verification and is counted.
     const guesses: number[] = [];
     for (let i = 0; i < 300 && !guesses.includes(429); i++) {
-      guesses.push((await request(`${server.url}/v1/users`, { headers: { authorization: basic('bot', `guess-${i}`) } })).status);
+      guesses.push(
+        (await request(`${server.url}/v1/users`, { headers: { authorization: basic('bot', `guess-${i}`) } })).status,
+      );
     }
     expect(guesses.at(-1)).toBe(429);
     expect(guesses.length).toBeLessThanOrEqual(300);

@@ -79,8 +79,14 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
 
   it('locks exactly at the threshold under 50 parallel wrong attempts split between the nodes', async () => {
     const admin = { authorization: basic('root', 'root-password') };
-    await request(`${a.url}/v1/users`, { method: 'POST', headers: admin, body: json({ username: 'oscar', password: 'oscar-password-1', role: 'none' }) });
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => authorize(i % 2 ? a : b, 'oscar', `wrong-${i}`)));
+    await request(`${a.url}/v1/users`, {
+      method: 'POST',
+      headers: admin,
+      body: json({ username: 'oscar', password: 'oscar-password-1', role: 'none' }),
+    });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => authorize(i % 2 ? a : b, 'oscar', `wrong-${i}`)),
+    );
     const codes = results.map((r) => r.json.error_code);
     expect(codes.filter((c) => c === 'invalid_credentials')).toHaveLength(5);
     expect(codes.filter((c) => c === 'account_locked')).toHaveLength(45);
@@ -90,11 +96,16 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
 
   it('revokes on B within a second a password change made on A', async () => {
     const admin = { authorization: basic('root', 'root-password') };
-    await request(`${a.url}/v1/users`, { method: 'POST', headers: admin, body: json({ username: 'pia', password: 'pia-password-1', role: 'none' }) });
+    await request(`${a.url}/v1/users`, {
+      method: 'POST',
+      headers: admin,
+      body: json({ username: 'pia', password: 'pia-password-1', role: 'none' }),
+    });
     const token: string = (await authorize(b, 'pia', 'pia-password-1')).json.access_token;
     const uid = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).uid;
     const read = () => request(`${b.url}/v1/users/${uid}`, { headers: { authorization: `JWT ${token}` } });
-    const readBasic = (password: string) => request(`${b.url}/v1/users/${uid}`, { headers: { authorization: basic('pia', password) } });
+    const readBasic = (password: string) =>
+      request(`${b.url}/v1/users/${uid}`, { headers: { authorization: basic('pia', password) } });
     expect((await read()).status).toBe(200);
     expect((await readBasic('pia-password-1')).status).toBe(200); // B now remembers the password (verified-credentials cache)
     const changed = await request(`${a.url}/v1/users/password`, {
@@ -118,19 +129,33 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
 
   it("ends a session made on A on both nodes within a second, while the user's other sessions live; then every session of the user, without a password change", async () => {
     const admin = { authorization: basic('root', 'root-password') };
-    const made = await request(`${a.url}/v1/users`, { method: 'POST', headers: admin, body: json({ username: 'sam', password: 'sam-password-1', role: 'db_viewer' }) });
+    const made = await request(`${a.url}/v1/users`, {
+      method: 'POST',
+      headers: admin,
+      body: json({ username: 'sam', password: 'sam-password-1', role: 'db_viewer' }),
+    });
     const uid = made.json.uid;
     const stolen: string = (await authorize(a, 'sam', 'sam-password-1')).json.access_token;
     const kept: string = (await authorize(b, 'sam', 'sam-password-1')).json.access_token;
-    const sidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
-    const readOn = (node: ServeProcess, token: string) => request(`${node.url}/v1/users/${uid}`, { headers: { authorization: `JWT ${token}` } });
-    const refreshOn = (node: ServeProcess, token: string) => request(`${node.url}/v1/users/refresh_jwt`, { method: 'POST', headers: { authorization: `JWT ${token}` }, body: '{}' });
+    const sidOf = (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
+    const readOn = (node: ServeProcess, token: string) =>
+      request(`${node.url}/v1/users/${uid}`, { headers: { authorization: `JWT ${token}` } });
+    const refreshOn = (node: ServeProcess, token: string) =>
+      request(`${node.url}/v1/users/refresh_jwt`, {
+        method: 'POST',
+        headers: { authorization: `JWT ${token}` },
+        body: '{}',
+      });
     // Both nodes know both sessions (A's token checked on B, and B's on A: each in its memory now).
     for (const node of [a, b]) for (const token of [stolen, kept]) expect((await readOn(node, token)).status).toBe(200);
     const listed = await request(`${b.url}/v1/users/${uid}/sessions`, { headers: admin });
     expect(listed.json.map((s: { sid: string }) => s.sid).sort()).toEqual([sidOf(stolen), sidOf(kept)].sort());
 
-    const ended = await request(`${b.url}/v1/users/${uid}/sessions/${sidOf(stolen)}`, { method: 'DELETE', headers: admin });
+    const ended = await request(`${b.url}/v1/users/${uid}/sessions/${sidOf(stolen)}`, {
+      method: 'DELETE',
+      headers: admin,
+    });
     expect(ended.status).toBe(200);
     await new Promise((r) => setTimeout(r, 1000)); // the promise: within a second on the other node
     for (const node of [a, b]) {
@@ -143,7 +168,10 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
     expect(all.json).toEqual({ ended: 1 });
     await new Promise((r) => setTimeout(r, 1000));
     expect((await readOn(b, kept)).status).toBe(401);
-    expect((await request(`${b.url}/v1/users/${uid}`, { headers: { authorization: basic('sam', 'sam-password-1') } })).status).toBe(200);
+    expect(
+      (await request(`${b.url}/v1/users/${uid}`, { headers: { authorization: basic('sam', 'sam-password-1') } }))
+        .status,
+    ).toBe(200);
   });
 
   it('publishes a rotated key on B before any token is signed with it', async () => {

@@ -25,7 +25,12 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-console-sso-'));
-    server = await startServe(['--no-tls'], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dir, TESSERA_ADMIN_USERNAME: ADMIN, TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    server = await startServe(['--no-tls'], {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: dir,
+      TESSERA_ADMIN_USERNAME: ADMIN,
+      TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    });
     site = server.url.replace('127.0.0.1', 'localhost');
     idp = await startIdp([
       { username: 'alice', password: 'alice-pw', email: 'alice@example.com', firstName: 'Alice', roles: ['1'] },
@@ -64,7 +69,7 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
     await page.waitForURL((url) => url.origin === site);
   }
 
-  it('an admin sets SSO up on its page: IdP metadata, both certificates, this cluster\'s address, on', async () => {
+  it("an admin sets SSO up on its page: IdP metadata, both certificates, this cluster's address, on", async () => {
     const page = await newPage();
     await page.goto(site);
     await page.getByLabel('Username').fill(ADMIN);
@@ -98,12 +103,25 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
 
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download SP metadata' }).click();
-    const metadata = await (await download).path().then((p) => import('node:fs').then((fs) => fs.readFileSync(p, 'utf8')));
+    const metadata = await (await download)
+      .path()
+      .then((p) => import('node:fs').then((fs) => fs.readFileSync(p, 'utf8')));
     expect(metadata).toContain(`entityID="${site}/sp"`);
 
-    const sso = await request(`${server.url}/v1/cluster/sso`, { headers: { authorization: basic(ADMIN, ADMIN_PASSWORD) } });
-    expect(sso.json).toMatchObject({ control_plane: true, issuer: { id: idp.entityId }, service: { address: site, saml2: { entity_id: `${site}/sp` } } });
-    idp.trustSp({ entityId: `${site}/sp`, acsUrl: `${site}/cluster/sso/saml/acs`, sloUrl: `${site}/cluster/sso/saml/slo`, certificate: sp.certificate });
+    const sso = await request(`${server.url}/v1/cluster/sso`, {
+      headers: { authorization: basic(ADMIN, ADMIN_PASSWORD) },
+    });
+    expect(sso.json).toMatchObject({
+      control_plane: true,
+      issuer: { id: idp.entityId },
+      service: { address: site, saml2: { entity_id: `${site}/sp` } },
+    });
+    idp.trustSp({
+      entityId: `${site}/sp`,
+      acsUrl: `${site}/cluster/sso/saml/acs`,
+      sloUrl: `${site}/cluster/sso/saml/slo`,
+      certificate: sp.certificate,
+    });
   });
 
   it('signs an operator in through the identity provider, and out of both', async () => {
@@ -129,7 +147,9 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
 
   it('asks before taking a sign-in this browser did not start (IdP-initiated), naming the account', async () => {
     const page = await newPage();
-    await page.goto(`${new URL(idp.entityId).origin}/simplesaml/saml2/idp/SSOService.php?spentityid=${encodeURIComponent(`${site}/sp`)}`);
+    await page.goto(
+      `${new URL(idp.entityId).origin}/simplesaml/saml2/idp/SSOService.php?spentityid=${encodeURIComponent(`${site}/sp`)}`,
+    );
     await page.locator('input[name="username"]').fill('alice');
     await page.locator('input[name="password"]').fill('alice-pw');
     await page.locator('input[name="password"]').press('Enter');

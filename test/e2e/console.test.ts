@@ -5,7 +5,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, browserAvailable, launchBrowser } from '../helpers/browser.js';
 import { FAST_ARGON2_ENV, request, type ServeProcess, startServe } from '../helpers/cli.js';
-import { BASE_DN, group, groupDn, person, ROOT_DN, ROOT_PASSWORD, slapdAvailable, startDirectory } from '../helpers/slapd.mjs';
+import {
+  BASE_DN,
+  group,
+  groupDn,
+  person,
+  ROOT_DN,
+  ROOT_PASSWORD,
+  slapdAvailable,
+  startDirectory,
+} from '../helpers/slapd.mjs';
 
 const ADMIN = 'root';
 const ADMIN_PASSWORD = 'Root-password-1';
@@ -27,7 +36,11 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     });
     // The console signs out after the cluster's cm_session_timeout_minutes: one, for the idle test.
     const basic = `Basic ${Buffer.from(`${ADMIN}:${ADMIN_PASSWORD}`).toString('base64')}`;
-    const idle = await request(`${server.url}/v1/cluster`, { method: 'PUT', headers: { authorization: basic }, body: JSON.stringify({ cm_session_timeout_minutes: 1 }) });
+    const idle = await request(`${server.url}/v1/cluster`, {
+      method: 'PUT',
+      headers: { authorization: basic },
+      body: JSON.stringify({ cm_session_timeout_minutes: 1 }),
+    });
     expect(idle.status).toBe(200);
     browser = await launchBrowser();
   });
@@ -84,7 +97,8 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const adminToken = async () =>
-    (await api('POST', '/v1/users/authorize', undefined, { username: ADMIN, password: ADMIN_PASSWORD })).json.access_token as string;
+    (await api('POST', '/v1/users/authorize', undefined, { username: ADMIN, password: ADMIN_PASSWORD })).json
+      .access_token as string;
 
   it('signs in (a wrong password said in words) and out; every page is free of serious accessibility problems', async () => {
     const page = await newPage();
@@ -107,10 +121,14 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     }
     // The event log shows the wrong password of a moment ago, and filters by type.
     await page.getByRole('link', { name: 'Events' }).click();
-    await expect.poll(() => page.getByRole('row').filter({ hasText: 'authorize (refused)' }).filter({ hasText: ADMIN }).count()).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByRole('row').filter({ hasText: 'authorize (refused)' }).filter({ hasText: ADMIN }).count())
+      .toBeGreaterThan(0);
     await page.getByLabel('Type').fill('user_created');
     await page.getByRole('button', { name: 'Show events' }).click();
-    await expect.poll(async () => (await page.locator('tbody th').allTextContents()).every((t) => t === 'user_created')).toBe(true);
+    await expect
+      .poll(async () => (await page.locator('tbody th').allTextContents()).every((t) => t === 'user_created'))
+      .toBe(true);
     expect(await page.locator('tbody tr').count()).toBeGreaterThan(0);
     // Nothing of the session is kept by the browser.
     expect(await page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length)).toBe(0);
@@ -136,7 +154,11 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signIn(mia, 'mia@example.com', password);
     await signedInAs(mia, 'mia@example.com');
     await mia.getByRole('link', { name: 'Users' }).click();
-    await mia.getByRole('cell', { name: ADMIN, exact: true }).or(mia.getByRole('rowheader', { name: ADMIN, exact: true })).first().waitFor();
+    await mia
+      .getByRole('cell', { name: ADMIN, exact: true })
+      .or(mia.getByRole('rowheader', { name: ADMIN, exact: true }))
+      .first()
+      .waitFor();
     expect(await mia.getByRole('link', { name: 'Policy' }).count()).toBe(0); // admin pages are the admin's
 
     // A user_manager may not make an admin: the API's refusal, in words.
@@ -165,7 +187,13 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signedInAs(admin, ADMIN);
     const password = await createUser(admin, 'sid@example.com', 'db_viewer');
     const loginAs = async (agent: string) =>
-      (await request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { 'user-agent': agent }, body: JSON.stringify({ username: 'sid@example.com', password }) })).json.access_token as string;
+      (
+        await request(`${server.url}/v1/users/authorize`, {
+          method: 'POST',
+          headers: { 'user-agent': agent },
+          body: JSON.stringify({ username: 'sid@example.com', password }),
+        })
+      ).json.access_token as string;
     const [laptop, script] = [await loginAs('laptop-browser/1.0'), await loginAs('backup-script/2.0')];
 
     await admin.getByRole('button', { name: 'Sessions of sid@example.com' }).click();
@@ -174,7 +202,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect(await table.textContent()).toContain('backup-script/2.0');
     const sid = JSON.parse(Buffer.from(script.split('.')[1]!, 'base64url').toString()).sid as string;
     await admin.getByRole('button', { name: `End session ${sid} of sid@example.com` }).click();
-    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Ended a session of sid@example.com');
+    await expect
+      .poll(() => admin.getByRole('status').last().textContent())
+      .toContain('Ended a session of sid@example.com');
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
     expect((await api('GET', '/v1/users/permissions', script)).status).toBe(401);
     expect((await api('GET', '/v1/users/permissions', laptop)).status).toBe(200);
@@ -210,7 +240,10 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await noah.getByLabel('Repeat new password').fill('Noah-new-passphrase-7');
     await noah.getByRole('button', { name: 'Change password' }).click();
     await signedInAs(noah, 'noah');
-    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'noah', password: 'Noah-new-passphrase-7' })).status).toBe(200);
+    expect(
+      (await api('POST', '/v1/users/authorize', undefined, { username: 'noah', password: 'Noah-new-passphrase-7' }))
+        .status,
+    ).toBe(200);
   });
 
   it('shows a lockout as a lockout, and an admin unlocks', async () => {
@@ -225,7 +258,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       await expect.poll(() => olga.getByRole('alert').textContent()).toContain('Invalid username or password');
     }
     await signIn(olga, 'olga', password);
-    await expect.poll(() => olga.getByRole('alert').textContent()).toMatch(/Account locked.*an admin can unlock it now/s);
+    await expect
+      .poll(() => olga.getByRole('alert').textContent())
+      .toMatch(/Account locked.*an admin can unlock it now/s);
 
     await admin.getByRole('link', { name: 'Policy' }).click();
     await admin.getByRole('link', { name: 'Users' }).click();
@@ -243,7 +278,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     // Out of bounds: the browser says so at the field and sends nothing.
     await admin.getByLabel('Minimum password length').fill('300');
     await admin.getByRole('button', { name: 'Save policy' }).click();
-    expect(await admin.getByLabel('Minimum password length').evaluate((el) => (el as HTMLInputElement).validationMessage)).not.toBe('');
+    expect(
+      await admin.getByLabel('Minimum password length').evaluate((el) => (el as HTMLInputElement).validationMessage),
+    ).not.toBe('');
     expect((await api('GET', '/v1/cluster', await adminToken())).json.password_min_length).toBe(8);
     await admin.getByLabel('Minimum password length').fill('12');
     await admin.getByLabel('Require complex passwords').check();
@@ -254,7 +291,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     // A lockout setting goes to where the product keeps it, /v1/cluster/policy.
     await admin.getByLabel('Failed logins before lockout').fill('7');
     await admin.getByRole('button', { name: 'Save policy' }).click();
-    await expect.poll(async () => (await api('GET', '/v1/cluster/policy', await adminToken())).json.login_lockout_threshold).toBe(7);
+    await expect
+      .poll(async () => (await api('GET', '/v1/cluster/policy', await adminToken())).json.login_lockout_threshold)
+      .toBe(7);
     await api('PUT', '/v1/cluster', await adminToken(), { password_min_length: 8, password_complexity: false });
     await api('PUT', '/v1/cluster/policy', await adminToken(), { login_lockout_threshold: 5 });
   });
@@ -287,7 +326,10 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await pia.getByRole('button', { name: 'Change password' }).click();
     await expect.poll(() => pia.getByRole('status').first().textContent()).toContain('Password changed');
     await signedInAs(pia, 'pia');
-    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'pia', password: 'Pia-own-passphrase-1' })).status).toBe(200);
+    expect(
+      (await api('POST', '/v1/users/authorize', undefined, { username: 'pia', password: 'Pia-own-passphrase-1' }))
+        .status,
+    ).toBe(200);
 
     await admin.getByRole('button', { name: `Delete ${ADMIN}` }).click();
     await admin.getByRole('button', { name: `Yes, delete ${ADMIN}` }).click();
@@ -332,7 +374,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await page.getByRole('heading', { name: 'Keys' }).waitFor();
   });
 
-  it('signs a person out after the idle time (the cluster\'s cm_session_timeout_minutes: 1), and their token with them', async () => {
+  it("signs a person out after the idle time (the cluster's cm_session_timeout_minutes: 1), and their token with them", async () => {
     const page = await newPage();
     await page.clock.install();
     const issued = page.waitForResponse((r) => r.url().endsWith('/v1/users/authorize') && r.status() === 200);
@@ -347,7 +389,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await expect.poll(async () => (await api('GET', '/v1/users', token)).status).toBe(401);
   });
 
-  it('is idled out by the server too: a token taken from the page, the page gone, is refused after the idle time; automation\'s is not', async () => {
+  it("is idled out by the server too: a token taken from the page, the page gone, is refused after the idle time; automation's is not", async () => {
     const page = await newPage();
     const issued = page.waitForResponse((r) => r.url().endsWith('/v1/users/authorize') && r.status() === 200);
     await signIn(page, ADMIN, ADMIN_PASSWORD);
@@ -358,13 +400,21 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect((await api('GET', '/v1/users', taken)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 62_000)); // cm_session_timeout_minutes: 1, in real time
     const refused = await api('GET', '/v1/users', taken);
-    expect([refused.status, refused.json.message]).toEqual([401, expect.stringContaining('cm_session_timeout_minutes')]);
+    expect([refused.status, refused.json.message]).toEqual([
+      401,
+      expect.stringContaining('cm_session_timeout_minutes'),
+    ]);
     expect((await api('GET', '/v1/users', automation)).status).toBe(200);
   }, 90_000);
 
   it('shows throttling as throttling, with when to try again (a server limiting 3 attempts a minute)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tessera-console-throttle-'));
-    const strict = await startServe(['--no-tls', '--auth-rate-limit', '3'], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dir, TESSERA_ADMIN_USERNAME: ADMIN, TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    const strict = await startServe(['--no-tls', '--auth-rate-limit', '3'], {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: dir,
+      TESSERA_ADMIN_USERNAME: ADMIN,
+      TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    });
     try {
       const page = await newPage();
       for (let i = 0; i < 3; i++) {
@@ -388,7 +438,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signIn(admin, ADMIN, ADMIN_PASSWORD);
     await signedInAs(admin, ADMIN);
     await createUser(admin, 'quinn', 'db_viewer');
-    const { uid } = (await api('GET', '/v1/users', await adminToken())).json.find((u: { name: string }) => u.name === 'quinn');
+    const { uid } = (await api('GET', '/v1/users', await adminToken())).json.find(
+      (u: { name: string }) => u.name === 'quinn',
+    );
     const quinn = async () => (await api('GET', `/v1/users/${uid}`, await adminToken())).json;
     // Edit → choose admin → Cancel → Edit → change only the name → Save: quinn is no admin.
     await admin.getByRole('button', { name: 'Edit quinn' }).click();
@@ -409,7 +461,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await expect.poll(quinn).toMatchObject({ name: 'quinn', role: 'cluster_member' });
   });
 
-  it('lists, creates, gives and deletes roles; sets another user\'s password', async () => {
+  it("lists, creates, gives and deletes roles; sets another user's password", async () => {
     const admin = await newPage();
     await signIn(admin, ADMIN, ADMIN_PASSWORD);
     await signedInAs(admin, ADMIN);
@@ -436,50 +488,59 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await admin.getByRole('button', { name: 'Set password', exact: true }).click();
     await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Set a new password for rhea');
     expect((await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password })).status).toBe(401);
-    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password: 'Rhea-set-by-admin-1' })).status).toBe(200);
+    expect(
+      (await api('POST', '/v1/users/authorize', undefined, { username: 'rhea', password: 'Rhea-set-by-admin-1' }))
+        .status,
+    ).toBe(200);
   });
 
-  it.skipIf(!slapdAvailable())('sets up LDAP on its page; a directory user then signs in with its groups\' role', async () => {
-    const directory = await startDirectory(person('lena', 'lena-directory-pw') + group('operators', ['lena']));
-    try {
-      const page = await newPage();
-      await signIn(page, ADMIN, ADMIN_PASSWORD);
-      await signedInAs(page, ADMIN);
-      await page.getByRole('link', { name: 'LDAP' }).click();
-      await page.getByLabel('Server URIs').fill(directory.url);
-      await page.getByLabel('Bind DN').fill(ROOT_DN);
-      await page.getByLabel('Bind password').fill('not-the-root-password');
-      await page.getByLabel('User DN template').fill(`uid=%u,ou=people,${BASE_DN}`);
-      await page.getByLabel('Group attribute').fill('memberOf');
-      await page.getByLabel('LDAP logins to the API and this console').check();
-      await page.getByRole('button', { name: 'Save LDAP' }).click();
-      // Settings that cannot bind are refused with the directory's reason.
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('invalid credentials');
-      await page.getByLabel('Bind password').fill(ROOT_PASSWORD);
-      await page.getByRole('button', { name: 'Save LDAP' }).click();
-      await expect.poll(() => page.getByRole('status').textContent()).toContain('Saved');
-      await page.getByLabel('Mapping name').fill('Operators');
-      await page.getByLabel('Group DN').fill(groupDn('operators'));
-      await page.getByRole('group', { name: 'Roles its members get' }).getByLabel('Cluster Member (cluster_member)').check();
-      await page.getByRole('button', { name: 'Create mapping' }).click();
-      await page.getByRole('rowheader', { name: 'Operators' }).waitFor();
-      expect(await page.getByRole('row', { name: /Operators/ }).textContent()).toContain('Cluster Member');
-      expect(await accessibilityViolations(page)).toEqual([]);
-      // The page shows the password masked, never itself.
-      await page.reload();
-      await signIn(page, ADMIN, ADMIN_PASSWORD);
-      await page.getByRole('link', { name: 'LDAP' }).click();
-      await expect.poll(() => page.getByLabel('Bind password').inputValue()).toBe('***');
+  it.skipIf(!slapdAvailable())(
+    "sets up LDAP on its page; a directory user then signs in with its groups' role",
+    async () => {
+      const directory = await startDirectory(person('lena', 'lena-directory-pw') + group('operators', ['lena']));
+      try {
+        const page = await newPage();
+        await signIn(page, ADMIN, ADMIN_PASSWORD);
+        await signedInAs(page, ADMIN);
+        await page.getByRole('link', { name: 'LDAP' }).click();
+        await page.getByLabel('Server URIs').fill(directory.url);
+        await page.getByLabel('Bind DN').fill(ROOT_DN);
+        await page.getByLabel('Bind password').fill('not-the-root-password');
+        await page.getByLabel('User DN template').fill(`uid=%u,ou=people,${BASE_DN}`);
+        await page.getByLabel('Group attribute').fill('memberOf');
+        await page.getByLabel('LDAP logins to the API and this console').check();
+        await page.getByRole('button', { name: 'Save LDAP' }).click();
+        // Settings that cannot bind are refused with the directory's reason.
+        await expect.poll(() => page.getByRole('alert').textContent()).toContain('invalid credentials');
+        await page.getByLabel('Bind password').fill(ROOT_PASSWORD);
+        await page.getByRole('button', { name: 'Save LDAP' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toContain('Saved');
+        await page.getByLabel('Mapping name').fill('Operators');
+        await page.getByLabel('Group DN').fill(groupDn('operators'));
+        await page
+          .getByRole('group', { name: 'Roles its members get' })
+          .getByLabel('Cluster Member (cluster_member)')
+          .check();
+        await page.getByRole('button', { name: 'Create mapping' }).click();
+        await page.getByRole('rowheader', { name: 'Operators' }).waitFor();
+        expect(await page.getByRole('row', { name: /Operators/ }).textContent()).toContain('Cluster Member');
+        expect(await accessibilityViolations(page)).toEqual([]);
+        // The page shows the password masked, never itself.
+        await page.reload();
+        await signIn(page, ADMIN, ADMIN_PASSWORD);
+        await page.getByRole('link', { name: 'LDAP' }).click();
+        await expect.poll(() => page.getByLabel('Bind password').inputValue()).toBe('***');
 
-      const lena = await newPage();
-      await signIn(lena, 'lena', 'lena-directory-pw');
-      await signedInAs(lena, 'lena');
-      expect(await lena.locator('header').textContent()).toContain('(cluster_member)');
-      await api('DELETE', '/v1/cluster/ldap', await adminToken());
-    } finally {
-      await directory.stop();
-    }
-  });
+        const lena = await newPage();
+        await signIn(lena, 'lena', 'lena-directory-pw');
+        await signedInAs(lena, 'lena');
+        expect(await lena.locator('header').textContent()).toContain('(cluster_member)');
+        await api('DELETE', '/v1/cluster/ldap', await adminToken());
+      } finally {
+        await directory.stop();
+      }
+    },
+  );
 
   it('creates a user that signs in with a client certificate, shown as such, with no password to set', async () => {
     const page = await newPage();
@@ -490,7 +551,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await page.getByLabel('Certificate subject').fill('CN=console-bot,OU=automation,O=Example');
     await page.getByLabel('Role', { exact: true }).selectOption('db_viewer');
     await page.getByRole('button', { name: 'Create user' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('signs in with its client certificate');
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toContain('signs in with its client certificate');
     const row = page.getByRole('row', { name: /console-bot/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('certificate CN=console-bot,OU=automation,O=Example');

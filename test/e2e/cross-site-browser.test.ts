@@ -25,7 +25,8 @@ describe.skipIf(!browserAvailable())('a cross-site form in Chromium', () => {
   let attackerUrl: string;
   let browser: Browser;
   const asAdmin = () => ({ authorization: basic(ADMIN, ADMIN_PASSWORD) });
-  const api = (pathname: string, options: Parameters<typeof request>[1] = {}) => request(`${server.url}${pathname}`, { ...options, headers: { ...asAdmin(), ...options.headers } });
+  const api = (pathname: string, options: Parameters<typeof request>[1] = {}) =>
+    request(`${server.url}${pathname}`, { ...options, headers: { ...asAdmin(), ...options.headers } });
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-csrf-'));
@@ -38,18 +39,30 @@ describe.skipIf(!browserAvailable())('a cross-site form in Chromium', () => {
       TESSERA_ADMIN_USERNAME: ADMIN,
       TESSERA_ADMIN_PASSWORD: ADMIN_PASSWORD,
     });
-    expect((await api('/v1/cluster', { method: 'PUT', body: JSON.stringify({ mtls_certificate_authentication: true }) })).status).toBe(200);
-    const made = await api('/v1/users', { method: 'POST', body: JSON.stringify({ auth_method: 'certificate', certificate_subject_line: 'CN=csrf-manager,O=Example', role: 'user_manager' }) });
+    expect(
+      (await api('/v1/cluster', { method: 'PUT', body: JSON.stringify({ mtls_certificate_authentication: true }) }))
+        .status,
+    ).toBe(200);
+    const made = await api('/v1/users', {
+      method: 'POST',
+      body: JSON.stringify({
+        auth_method: 'certificate',
+        certificate_subject_line: 'CN=csrf-manager,O=Example',
+        role: 'user_manager',
+      }),
+    });
     expect(made.status).toBe(200);
     // The other site: a page whose form posts, as soon as it loads, a body that reads as JSON.
     attacker = http.createServer((req, res) => {
       const name = new URL(req.url!, 'http://x').searchParams.get('name');
       // text/plain sends `name=value`: the "=" lands inside a string of a field the API takes.
       const field = `{"name":"${name}","password":"Evil-password-123","role":"db_viewer","bdbs_email_alerts":["`;
-      res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<form id="f" method="POST" enctype="text/plain" action="${server.url}/v1/users"><input type="hidden" name='${field}' value='"]}'></form>` +
-          `<script>document.getElementById('f').submit()</script>`,
-      );
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<form id="f" method="POST" enctype="text/plain" action="${server.url}/v1/users"><input type="hidden" name='${field}' value='"]}'></form>` +
+            `<script>document.getElementById('f').submit()</script>`,
+        );
     });
     await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
     attackerUrl = `http://127.0.0.1:${(attacker.address() as import('node:net').AddressInfo).port}`;
@@ -65,7 +78,10 @@ describe.skipIf(!browserAvailable())('a cross-site form in Chromium', () => {
   });
 
   /** Opens the other site's page in a browser with these credentials; resolves with what the form's post was last answered (after any retry with credentials). */
-  async function visit(name: string, context: Parameters<Browser['newContext']>[0]): Promise<{ status: number; body: string }> {
+  async function visit(
+    name: string,
+    context: Parameters<Browser['newContext']>[0],
+  ): Promise<{ status: number; body: string }> {
     const ctx = await browser.newContext({ ignoreHTTPSErrors: true, ...context });
     try {
       const page = await ctx.newPage();
@@ -82,14 +98,16 @@ describe.skipIf(!browserAvailable())('a cross-site form in Chromium', () => {
     }
   }
 
-  it('makes no user with the operator\'s Basic credentials the browser was given', async () => {
+  it("makes no user with the operator's Basic credentials the browser was given", async () => {
     const answer = await visit('csrf-basic', { httpCredentials: { username: ADMIN, password: ADMIN_PASSWORD } });
     expect(answer.status, answer.body).not.toBe(200);
     expect((await api('/v1/users')).json.map((u: { name: string }) => u.name)).not.toContain('csrf-basic');
   });
 
-  it('makes no user with the operator\'s client certificate', async () => {
-    const answer = await visit('csrf-cert', { clientCertificates: [{ origin: new URL(server.url).origin, certPath: cert.certFile, keyPath: cert.keyFile }] });
+  it("makes no user with the operator's client certificate", async () => {
+    const answer = await visit('csrf-cert', {
+      clientCertificates: [{ origin: new URL(server.url).origin, certPath: cert.certFile, keyPath: cert.keyFile }],
+    });
     expect([answer.status, answer.body]).toEqual([403, expect.stringContaining('cross_site_request')]);
     expect((await api('/v1/users')).json.map((u: { name: string }) => u.name)).not.toContain('csrf-cert');
   });

@@ -7,7 +7,8 @@ import { FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe } from 
 let dir: string;
 const servers: ServeProcess[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop('SIGKILL');
+  for (const s of servers.splice(0))
+    if (s.child.exitCode === null && s.child.signalCode === null) await s.stop('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -16,13 +17,20 @@ const serveArgs = ['--no-tls', '--listen', '127.0.0.1:0'];
 describe('one server a data directory', () => {
   it('refuses a second server on the same SQLite directory, naming the first one’s pid; a killed first one leaves no stale lock', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-lock-'));
-    const env = { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dir, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'root-password' };
+    const env = {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: dir,
+      TESSERA_ADMIN_USERNAME: 'root',
+      TESSERA_ADMIN_PASSWORD: 'root-password',
+    };
     const first = await startServe(serveArgs, env);
     servers.push(first);
 
     const second = await runCli(['serve', ...serveArgs], { env });
     expect(second.code).not.toBe(0);
-    expect(second.stderr.trim()).toBe(`tessera: another Tessera (pid ${first.child.pid}) serves the data directory ${dir}: stop it first, or give this one another --data-dir`);
+    expect(second.stderr.trim()).toBe(
+      `tessera: another Tessera (pid ${first.child.pid}) serves the data directory ${dir}: stop it first, or give this one another --data-dir`,
+    );
     expect((await request(`${first.url}/healthz`)).status).toBe(200);
 
     expect(await first.stop('SIGKILL')).toBeNull();
@@ -34,14 +42,24 @@ describe('one server a data directory', () => {
   it('CLI commands refuse a --data-dir that holds no store, unless --create', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-lock-'));
     const typo = path.join(dir, 'dta');
-    for (const args of [['users', 'list'], ['roles', 'list'], ['keys', 'list'], ['issuer', 'show']]) {
+    for (const args of [
+      ['users', 'list'],
+      ['roles', 'list'],
+      ['keys', 'list'],
+      ['issuer', 'show'],
+    ]) {
       const refused = await runCli([...args, '--data-dir', typo]);
       expect(refused.code, args.join(' ')).toBe(1);
-      expect(refused.stderr).toBe(`tessera: no store in ${typo} (it has no tessera.db): give the --data-dir (TESSERA_DATA_DIR) that \`tessera serve\` uses, or add --create to make a new, empty store there\n`);
+      expect(refused.stderr).toBe(
+        `tessera: no store in ${typo} (it has no tessera.db): give the --data-dir (TESSERA_DATA_DIR) that \`tessera serve\` uses, or add --create to make a new, empty store there\n`,
+      );
     }
     expect(existsSync(typo)).toBe(false);
 
-    const made = await runCli(['users', 'add', '--username', 'ops', '--role', 'admin', '--password-stdin', '--create', '--data-dir', typo], { env: FAST_ARGON2_ENV, input: 'ops-password-1' });
+    const made = await runCli(
+      ['users', 'add', '--username', 'ops', '--role', 'admin', '--password-stdin', '--create', '--data-dir', typo],
+      { env: FAST_ARGON2_ENV, input: 'ops-password-1' },
+    );
     expect(made.code, made.stderr).toBe(0);
     expect((await runCli(['users', 'list', '--data-dir', typo])).stdout).toContain('ops');
   });

@@ -10,11 +10,21 @@ describe('tessera events (the real CLI)', () => {
 
   it('shows what the CLI and servers did, newest last, filtered; says what a bad --since is', async () => {
     const env = { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dir };
-    expect((await runCli(['users', 'add', '--create', '--name', 'ops', '--role', 'db_viewer', '--password-stdin'], { env, input: 'Ops-password-1\n' })).code).toBe(0);
+    expect(
+      (
+        await runCli(['users', 'add', '--create', '--name', 'ops', '--role', 'db_viewer', '--password-stdin'], {
+          env,
+          input: 'Ops-password-1\n',
+        })
+      ).code,
+    ).toBe(0);
     expect((await runCli(['users', 'delete', '--username', 'ops'], { env })).code).toBe(0);
     const json = await runCli(['events', '--json', '--since', '1h'], { env });
     expect(json.code, json.stderr).toBe(0);
-    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => e.type)).toEqual(['user_created', 'user_deleted']);
     expect(events[0]).toMatchObject({ username: 'ops', ip: 'local', severity: 'INFO' });
     const text = await runCli(['events', '--type', 'user_deleted'], { env });

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, CLI, FAST_ARGON2_ENV, request, startServe } from '../helpers/cli.js';
+import { CLI, cleanEnv, FAST_ARGON2_ENV, request, startServe } from '../helpers/cli.js';
 
 const ENV = { ...FAST_ARGON2_ENV, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'root-password' };
 const KILLS = 20;
@@ -69,7 +69,10 @@ describe('a first start killed at any moment', () => {
         // file appears), the rest anywhere until the server listens.
         const at = i % 3 === 2 ? next() * 400 : next() * 40;
         await killFirstStart(dir, at);
-        await expect(startsAfterwards(dir), `killed ${at.toFixed(1)} ms after the store appeared (seed ${SEED}, kill ${i})`).resolves.toBeUndefined();
+        await expect(
+          startsAfterwards(dir),
+          `killed ${at.toFixed(1)} ms after the store appeared (seed ${SEED}, kill ${i})`,
+        ).resolves.toBeUndefined();
       }
     } finally {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });

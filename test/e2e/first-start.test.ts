@@ -31,7 +31,9 @@ describe('the first start of tessera serve (subprocess)', () => {
     const taken = net.createServer().listen(0, '127.0.0.1');
     await new Promise((r) => taken.once('listening', r));
     const { port } = taken.address() as net.AddressInfo;
-    const failed = await runCli(['serve', '--no-tls', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir], { env: FAST_ARGON2_ENV });
+    const failed = await runCli(['serve', '--no-tls', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir], {
+      env: FAST_ARGON2_ENV,
+    });
     taken.close();
     expect(failed.code).not.toBe(0);
     expect(failed.stderr).not.toContain('Created the first admin');
@@ -53,7 +55,9 @@ describe('the first start of tessera serve (subprocess)', () => {
 
     let server = await startServe(['--no-tls', '--data-dir', dataDir], FAST_ARGON2_ENV);
     await server.stop();
-    expect(server.stderr()).toContain('admin@tessera.local got a generated password that an earlier start never showed');
+    expect(server.stderr()).toContain(
+      'admin@tessera.local got a generated password that an earlier start never showed',
+    );
     const command = /\n {4}tessera (users set-password .*)\n/.exec(server.stderr())?.[1];
     expect(command).toBe(`users set-password --username 'admin@tessera.local' --data-dir '${dataDir}'`);
     const args = command!.split(' ').map((a) => a.replace(/^'|'$/g, ''));
@@ -86,9 +90,14 @@ describe('the first start of tessera serve (subprocess)', () => {
     const env = { ...FAST_ARGON2_ENV, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'short' };
     const res = await runCli(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir], { env });
     expect(res.code).not.toBe(0);
-    expect(res.stderr.trim()).toMatch(/^tessera: TESSERA_ADMIN_PASSWORD was refused for the first admin: The password must have at least 8 characters$/);
+    expect(res.stderr.trim()).toMatch(
+      /^tessera: TESSERA_ADMIN_PASSWORD was refused for the first admin: The password must have at least 8 characters$/,
+    );
     expect(res.stderr).not.toContain('short');
-    const server = await startServe(['--no-tls', '--data-dir', dataDir], { ...env, TESSERA_ADMIN_PASSWORD: 'root-password-1' });
+    const server = await startServe(['--no-tls', '--data-dir', dataDir], {
+      ...env,
+      TESSERA_ADMIN_PASSWORD: 'root-password-1',
+    });
     await server.stop();
     expect(server.stderr()).toContain('Created the first admin: root');
   });
@@ -99,13 +108,20 @@ describe('the first start of tessera serve (subprocess)', () => {
       const dataDir = fresh();
       const port = await freePort();
       // Default argon2id (the admin's password takes its real time to hash): the window is as wide as in production.
-      const child = spawn(process.execPath, [CLI, 'serve', '--no-tls', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir], {
-        env: cleanEnv({ TESSERA_ADMIN_USERNAME: 'deployer', TESSERA_ADMIN_PASSWORD: 'Deployer-password-1' }),
-      });
+      const child = spawn(
+        process.execPath,
+        [CLI, 'serve', '--no-tls', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir],
+        {
+          env: cleanEnv({ TESSERA_ADMIN_USERNAME: 'deployer', TESSERA_ADMIN_PASSWORD: 'Deployer-password-1' }),
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       try {
-        const first = await firstAnswer(`http://127.0.0.1:${port}/v1/users/authorize`, basic('deployer', 'Deployer-password-1'));
+        const first = await firstAnswer(
+          `http://127.0.0.1:${port}/v1/users/authorize`,
+          basic('deployer', 'Deployer-password-1'),
+        );
         seen.push(`${first.status} ${first.json?.error_code ?? ''}`.trim());
         if (first.status !== 200) {
           expect([first.status, first.json.error_code, first.headers['retry-after']]).toEqual([503, 'starting', '1']);

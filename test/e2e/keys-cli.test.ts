@@ -35,7 +35,9 @@ describe('tessera keys', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-keys-'));
     const keyFile = path.join(dir, 'master.key');
     writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
-    const sealed = await runCli(['keys', 'list', '--create', '--master-key-file', keyFile], { env: { TESSERA_DATA_DIR: dir } });
+    const sealed = await runCli(['keys', 'list', '--create', '--master-key-file', keyFile], {
+      env: { TESSERA_DATA_DIR: dir },
+    });
     expect(sealed.code).toBe(0);
     const without = await runCli(['keys', 'list'], { env: { TESSERA_DATA_DIR: dir } });
     expect(without.code).toBe(2);

@@ -13,7 +13,11 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** As systemd, Docker or Kubernetes stop what they started: SIGTERM to the process they started, here `npm start`. */
 describe('npm start', () => {
   it('passes SIGTERM on to the server, which drains and exits: nothing is left answering', async () => {
-    const npm = spawn('npm', ['start', '--silent', '--', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir], { cwd: ROOT, env: cleanEnv(FAST_ARGON2_ENV) });
+    const npm = spawn(
+      'npm',
+      ['start', '--silent', '--', '--no-tls', '--listen', '127.0.0.1:0', '--data-dir', dataDir],
+      { cwd: ROOT, env: cleanEnv(FAST_ARGON2_ENV) },
+    );
     let stderr = '';
     npm.stderr.on('data', (d) => (stderr += d));
     const npmExited = new Promise((resolve) => npm.once('exit', resolve));
@@ -26,7 +30,10 @@ describe('npm start', () => {
     await npmExited;
     let answering = true;
     for (let i = 0; i < 100 && answering; i++) {
-      answering = await request(`${url}/healthz`).then(() => true, () => false);
+      answering = await request(`${url}/healthz`).then(
+        () => true,
+        () => false,
+      );
       if (answering) await sleep(50);
     }
     expect(answering, 'the server still answers after npm start was stopped').toBe(false);
@@ -37,9 +44,16 @@ describe('npm start', () => {
     // npx runs `sh -c 'tessera serve …'` with npm's variables set: the same here, without the
     // copy of the package that npx makes first.
     const dir = mkdtempSync(path.join(tmpdir(), 'tessera-npx-'));
-    const shell = spawn('sh', ['-c', `'${process.execPath}' '${path.join(ROOT, 'dist/cli/main.js')}' serve --no-tls --listen 127.0.0.1:0 --data-dir '${dir}'`], {
-      env: cleanEnv({ ...FAST_ARGON2_ENV, npm_lifecycle_event: 'npx', npm_command: 'exec' }),
-    });
+    const shell = spawn(
+      'sh',
+      [
+        '-c',
+        `'${process.execPath}' '${path.join(ROOT, 'dist/cli/main.js')}' serve --no-tls --listen 127.0.0.1:0 --data-dir '${dir}'`,
+      ],
+      {
+        env: cleanEnv({ ...FAST_ARGON2_ENV, npm_lifecycle_event: 'npx', npm_command: 'exec' }),
+      },
+    );
     let server: number | undefined;
     try {
       let stderr = '';
@@ -56,7 +70,10 @@ describe('npm start', () => {
       // The server looks for its parent every 500 ms, then drains: it has 20 s on a busy machine.
       const gone = Date.now() + 20_000;
       while (isRunning(server!) && Date.now() < gone) await sleep(50);
-      expect(isRunning(server!), `the server still runs after its npm shell was stopped; its parent is now ${parentOf(server!)}; it said:\n${stderr}`).toBe(false);
+      expect(
+        isRunning(server!),
+        `the server still runs after its npm shell was stopped; its parent is now ${parentOf(server!)}; it said:\n${stderr}`,
+      ).toBe(false);
       expect(stderr).toContain('npm (the parent process) exited: finishing in-flight requests, then stopping');
       await expect(request(`${url}/healthz`)).rejects.toThrow();
     } finally {

@@ -8,13 +8,24 @@ import { basic, FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe 
 describe('tessera passwd', () => {
   let server: ServeProcess;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-passwd-'));
-  const env = { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'root-password' };
+  const env = {
+    ...FAST_ARGON2_ENV,
+    TESSERA_DATA_DIR: dataDir,
+    TESSERA_ADMIN_USERNAME: 'root',
+    TESSERA_ADMIN_PASSWORD: 'root-password',
+  };
   const authorize = (password: string) =>
-    request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('nora', password) } });
+    request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      headers: { authorization: basic('nora', password) },
+    });
 
   beforeAll(async () => {
     server = await startServe(['--no-tls'], env);
-    expect((await runCli(['users', 'add', '--username', 'nora', '--password-stdin'], { env, input: 'nora-password-1' })).code).toBe(0);
+    expect(
+      (await runCli(['users', 'add', '--username', 'nora', '--password-stdin'], { env, input: 'nora-password-1' }))
+        .code,
+    ).toBe(0);
   });
   afterAll(async () => {
     await server?.stop();

@@ -19,7 +19,9 @@ function raw(url: string, bytes: string): Promise<{ status: number; headers: Rec
     socket.on('close', () => {
       const [head = '', body = ''] = text.split('\r\n\r\n', 2);
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
     socket.end(bytes);
@@ -48,11 +50,26 @@ describe('requests refused before any route runs', () => {
   });
 
   const cases: [string, string, number, string][] = [
-    ['a request line that is not HTTP', `GARBAGE ${SECRET}\r\nAuthorization: Basic ${SECRET_B64}\r\n\r\n`, 400, 'malformed_request'],
-    ['headers over the limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${SECRET_B64}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+    [
+      'a request line that is not HTTP',
+      `GARBAGE ${SECRET}\r\nAuthorization: Basic ${SECRET_B64}\r\n\r\n`,
+      400,
+      'malformed_request',
+    ],
+    [
+      'headers over the limit',
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${SECRET_B64}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
     ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400, 'malformed_request'],
     ['a URL the router cannot decode', `GET /v1/users/%zz${SECRET} HTTP/1.1\r\nHost: x\r\n\r\n`, 400, 'invalid_url'],
-    ['an Expect header it cannot meet', 'POST /v1/users/authorize HTTP/1.1\r\nHost: x\r\nExpect: x-teleport\r\nContent-Length: 2\r\n\r\n{}', 417, 'expectation_failed'],
+    [
+      'an Expect header it cannot meet',
+      'POST /v1/users/authorize HTTP/1.1\r\nHost: x\r\nExpect: x-teleport\r\nContent-Length: 2\r\n\r\n{}',
+      417,
+      'expectation_failed',
+    ],
   ];
   for (const [what, bytes, status, code] of cases) {
     it(`answers ${what} with ${status} ${code}, in the error shape, and closes`, async () => {
@@ -69,13 +86,19 @@ describe('requests refused before any route runs', () => {
       method: 'POST',
       body: JSON.stringify({ username: 'root', password: SECRET }),
     });
-    await request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: `Basic ${SECRET_B64}` } });
+    await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${SECRET_B64}` },
+    });
     const invalid = await request(`${server.url}/v1/users/authorize`, {
       method: 'POST',
       body: JSON.stringify({ username: 'root', password: SECRET, ttl: 'soon' }),
     });
     expect(invalid.json).toEqual({ error_code: 'invalid_request', message: 'ttl must be a whole number' });
-    await raw(server.url, `POST /v1/users/authorize HTTP/1.1\r\nAuthorization: Basic ${SECRET_B64}\r\nContent-Length: nope\r\n\r\n{"password":"${SECRET}"}`);
+    await raw(
+      server.url,
+      `POST /v1/users/authorize HTTP/1.1\r\nAuthorization: Basic ${SECRET_B64}\r\nContent-Length: nope\r\n\r\n{"password":"${SECRET}"}`,
+    );
     await new Promise((r) => setTimeout(r, 300)); // the log lines are written
     const log = server.stdout();
     expect(log).toContain('"client error"'); // the refused packets were logged, as debug lines

@@ -33,7 +33,7 @@ describe("the README's token one-liner", () => {
     expect(res.stdout).toMatch(/^status=0 length=\d{3,}\n$/);
   });
 
-  it('fails loudly with a wrong one: the server\'s message, exit 1, TOKEN empty', () => {
+  it("fails loudly with a wrong one: the server's message, exit 1, TOKEN empty", () => {
     const res = run('not-the-password');
     expect(res.stdout).toBe('status=1 length=0\n');
     expect(res.stderr).toContain('Invalid username or password');

@@ -35,7 +35,10 @@ describe('tessera serve --no-tls (subprocess)', () => {
   it('issues tokens in both wire formats and accepts them on /v1/users', async () => {
     const a = await request(`${server.url}/v1/users/authorize`, {
       method: 'POST',
-      headers: { authorization: basic('admin@tessera.local', adminPassword), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: basic('admin@tessera.local', adminPassword),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: '{"ttl": 600}',
     });
     expect(a.status).toBe(200);
@@ -57,7 +60,11 @@ describe('tessera serve --no-tls (subprocess)', () => {
     expect(metricsUrl).not.toContain(new URL(server.url).port);
     const successes = async () => {
       const text = await (await fetch(metricsUrl!)).text();
-      const count = (line: string) => Number(new RegExp(`^tessera_logins_total\\{outcome="success",api_line="${line}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      const count = (line: string) =>
+        Number(
+          new RegExp(`^tessera_logins_total\\{outcome="success",api_line="${line}"\\} (\\d+)$`, 'm').exec(text)?.[1] ??
+            0,
+        );
       return { '7.22': count('7.22'), '7.4': count('7.4') };
     };
     const before = await successes();
@@ -75,7 +82,10 @@ describe('tessera serve --no-tls (subprocess)', () => {
     expect(add.stderr).toContain('Added Erin');
     expect(add.code).toBe(0);
     const login = (password: string) =>
-      request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('erin', password) } });
+      request(`${server.url}/v1/users/authorize`, {
+        method: 'POST',
+        headers: { authorization: basic('erin', password) },
+      });
     expect((await login('erin-password-1')).status).toBe(200);
 
     // Changes made by another process reach the server within a second (it trusts a user it
@@ -91,13 +101,18 @@ describe('tessera serve --no-tls (subprocess)', () => {
     expect(expired.status).toBe(401);
     expect(expired.json.error_code).toBe('password_expired');
 
-    const set = await runCli(['users', 'set-password', '--username', 'erin', '--password-stdin'], { env: env(), input: 'erin-password-2' });
+    const set = await runCli(['users', 'set-password', '--username', 'erin', '--password-stdin'], {
+      env: env(),
+      input: 'erin-password-2',
+    });
     expect(set.code).toBe(0);
     expect((await withinASecond('erin-password-1')).status).toBe(401);
     expect((await login('erin-password-2')).status).toBe(200);
 
     const list = await runCli(['users', 'list', '--json'], { env: env() });
-    expect(JSON.parse(list.stdout).map((u: { username: string }) => u.username)).toEqual(expect.arrayContaining(['admin@tessera.local', 'Erin']));
+    expect(JSON.parse(list.stdout).map((u: { username: string }) => u.username)).toEqual(
+      expect.arrayContaining(['admin@tessera.local', 'Erin']),
+    );
 
     expect((await runCli(['users', 'delete', '--username', 'ERIN'], { env: env() })).code).toBe(0);
     expect((await withinASecond('erin-password-2')).status).toBe(401);
@@ -106,7 +121,18 @@ describe('tessera serve --no-tls (subprocess)', () => {
   it('gets a token with `tessera token`, in both formats', async () => {
     for (const line of ['7.22', '7.4']) {
       const res = await runCli(
-        ['token', '--url', server.url, '--username', 'admin@tessera.local', '--ttl', '120', '--api-line', line, '--password-stdin'],
+        [
+          'token',
+          '--url',
+          server.url,
+          '--username',
+          'admin@tessera.local',
+          '--ttl',
+          '120',
+          '--api-line',
+          line,
+          '--password-stdin',
+        ],
         { input: adminPassword },
       );
       expect(res.code).toBe(0);
@@ -114,7 +140,10 @@ describe('tessera serve --no-tls (subprocess)', () => {
       const me = await request(`${server.url}/v1/users/1`, { headers: { authorization: `Bearer ${token}` } });
       expect(me.status).toBe(200);
     }
-    const refused = await runCli(['token', '--url', server.url, '--username', 'admin@tessera.local', '--password-stdin'], { input: 'nope' });
+    const refused = await runCli(
+      ['token', '--url', server.url, '--username', 'admin@tessera.local', '--password-stdin'],
+      { input: 'nope' },
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('invalid_credentials');
   });
@@ -134,11 +163,19 @@ describe('tessera serve --no-tls (subprocess)', () => {
       headers: { authorization: basic('admin@tessera.local', adminPassword) },
     });
     await request(`${server.url}/v1/users`, { headers: { authorization: `JWT ${res.json.access_token}` } });
-    await request(`${server.url}/v1/users/authorize`, { method: 'POST', body: '{"username":"x","password":"leaky-secret-1"}' });
+    await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      body: '{"username":"x","password":"leaky-secret-1"}',
+    });
     await request(`${server.url}/v1/users/authorize`, { method: 'POST', body: '{"password": leaky-secret-2' });
     const logs = server.stdout();
     expect(logs).toContain('"url":"/v1/users/authorize"');
-    for (const secret of [adminPassword, res.json.access_token, 'leaky-secret', basic('admin@tessera.local', adminPassword).slice(6)]) {
+    for (const secret of [
+      adminPassword,
+      res.json.access_token,
+      'leaky-secret',
+      basic('admin@tessera.local', adminPassword).slice(6),
+    ]) {
       expect(logs).not.toContain(secret);
     }
   });

@@ -61,13 +61,27 @@ describe('tessera serve over HTTPS (subprocess)', () => {
     await expect(request(`${server.url}/healthz`)).rejects.toThrow(/self.signed|certificate/i);
 
     const token = await runCli(
-      ['token', '--url', server.url, '--username', 'root@example.com', '--api-line', '7.4', '--ca', certFile, '--password-stdin'],
+      [
+        'token',
+        '--url',
+        server.url,
+        '--username',
+        'root@example.com',
+        '--api-line',
+        '7.4',
+        '--ca',
+        certFile,
+        '--password-stdin',
+      ],
       { input: 'root-password' },
     );
     expect(token.code).toBe(0);
-    const untrusted = await runCli(['token', '--url', server.url, '--username', 'root@example.com', '--password-stdin'], {
-      input: 'root-password',
-    });
+    const untrusted = await runCli(
+      ['token', '--url', server.url, '--username', 'root@example.com', '--password-stdin'],
+      {
+        input: 'root-password',
+      },
+    );
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toContain('--insecure');
   });
@@ -82,7 +96,9 @@ describe('tessera serve over HTTPS (subprocess)', () => {
     expect(res.json).toEqual({ error_code: 'https_required', message: expect.stringContaining('speaks HTTPS') });
     const ca = readFileSync(path.join(dataDir, 'tls', 'cert.pem'));
     expect((await request(`${server.url}/healthz`, { ca })).status).toBe(200);
-    const token = await runCli(['token', '--url', plain, '--username', 'admin@tessera.local', '--password-stdin'], { input: 'x' });
+    const token = await runCli(['token', '--url', plain, '--username', 'admin@tessera.local', '--password-stdin'], {
+      input: 'x',
+    });
     expect(token.code).toBe(1);
     expect(token.stderr).toMatch(/https_required.*use an https:\/\/ URL/);
   });
@@ -139,10 +155,21 @@ describe('tessera --help', () => {
   });
 
   it('lists for each command only the options that apply to it', async () => {
-    const commands = ['serve', 'users add', 'users set-password', 'users list', 'users unlock', 'users delete', 'users expire-password', 'keys list', 'keys rotate'];
+    const commands = [
+      'serve',
+      'users add',
+      'users set-password',
+      'users list',
+      'users unlock',
+      'users delete',
+      'users expire-password',
+      'keys list',
+      'keys rotate',
+    ];
     const texts = await Promise.all(commands.map(async (c) => (await runCli([...c.split(' '), '--help'])).stdout));
     const help = Object.fromEntries(commands.map((c, i) => [c, texts[i]!]));
-    for (const hashes of ['serve', 'users add', 'users set-password']) expect(help[hashes], hashes).toContain('--argon2-memory');
+    for (const hashes of ['serve', 'users add', 'users set-password'])
+      expect(help[hashes], hashes).toContain('--argon2-memory');
     for (const reads of commands.slice(3)) {
       expect(help[reads], reads).toContain('--database-url');
       expect(help[reads], reads).not.toContain('--argon2');

@@ -8,9 +8,20 @@ import { basic, FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe 
 describe('tessera sessions (the real CLI beside the real server)', () => {
   let server: ServeProcess;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-sessions-cli-'));
-  const env = { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir, TESSERA_ADMIN_USERNAME: 'root', TESSERA_ADMIN_PASSWORD: 'root-password' };
+  const env = {
+    ...FAST_ARGON2_ENV,
+    TESSERA_DATA_DIR: dataDir,
+    TESSERA_ADMIN_USERNAME: 'root',
+    TESSERA_ADMIN_PASSWORD: 'root-password',
+  };
   const login = async (username: string, password: string) =>
-    (await request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { 'user-agent': 'ops-script/1.0' }, body: JSON.stringify({ username, password }) })).json.access_token as string;
+    (
+      await request(`${server.url}/v1/users/authorize`, {
+        method: 'POST',
+        headers: { 'user-agent': 'ops-script/1.0' },
+        body: JSON.stringify({ username, password }),
+      })
+    ).json.access_token as string;
   const read = (token: string) => request(`${server.url}/v1/users`, { headers: { authorization: `JWT ${token}` } });
   const sidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
   const settle = () => new Promise((r) => setTimeout(r, 1000));
@@ -23,7 +34,7 @@ describe('tessera sessions (the real CLI beside the real server)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('lists a user\'s sessions, ends one, then all of them, then every session of the cluster', async () => {
+  it("lists a user's sessions, ends one, then all of them, then every session of the cluster", async () => {
     const [one, two] = [await login('root', 'root-password'), await login('root', 'root-password')];
     const listed = await runCli(['sessions', 'list', '--username', 'root'], { env });
     expect(listed.code, listed.stderr).toBe(0);
@@ -45,7 +56,9 @@ describe('tessera sessions (the real CLI beside the real server)', () => {
     expect([all.code, all.stderr]).toEqual([0, expect.stringContaining('Ended 1 sessions of root')]);
     await settle();
     expect((await read(two)).status).toBe(401);
-    expect((await request(`${server.url}/v1/users`, { headers: { authorization: basic('root', 'root-password') } })).status).toBe(200);
+    expect(
+      (await request(`${server.url}/v1/users`, { headers: { authorization: basic('root', 'root-password') } })).status,
+    ).toBe(200);
 
     const three = await login('root', 'root-password');
     expect((await runCli(['sessions', 'end-all'], { env })).code).toBe(1); // --yes is required

@@ -46,7 +46,10 @@ describe('a start that fails says what to do in one line, without a stack', () =
     await new Promise((r) => taken.once('listening', r));
     const { port } = taken.address() as net.AddressInfo;
     try {
-      await failsWith(['--metrics-listen', `127.0.0.1:${port}`], /cannot serve metrics on 127\.0\.0\.1:\d+ \(EADDRINUSE\).*--metrics-listen HOST:PORT \(TESSERA_METRICS_LISTEN\), or off/);
+      await failsWith(
+        ['--metrics-listen', `127.0.0.1:${port}`],
+        /cannot serve metrics on 127\.0\.0\.1:\d+ \(EADDRINUSE\).*--metrics-listen HOST:PORT \(TESSERA_METRICS_LISTEN\), or off/,
+      );
     } finally {
       taken.close();
     }
@@ -65,17 +68,28 @@ describe('a start that fails says what to do in one line, without a stack', () =
   });
 
   it('when PostgreSQL cannot be reached, without its password', async () => {
-    const res = await failsWith(['--database-url', 'postgres://tessera:hunter2@127.0.0.1:1/tessera'], /PostgreSQL.*--database-url/);
+    const res = await failsWith(
+      ['--database-url', 'postgres://tessera:hunter2@127.0.0.1:1/tessera'],
+      /PostgreSQL.*--database-url/,
+    );
     expect(res.stderr).not.toContain('hunter2');
   });
 
   it('when another node of the same PostgreSQL issues its tokens under another address, naming both', async () => {
     const db = await freshPostgres();
     try {
-      const first = await startServe(['--no-tls'], { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: fresh(), TESSERA_DATABASE_URL: db.url });
+      const first = await startServe(['--no-tls'], {
+        ...FAST_ARGON2_ENV,
+        TESSERA_DATA_DIR: fresh(),
+        TESSERA_DATABASE_URL: db.url,
+      });
       await first.stop();
       // The second node takes its issuer from its own (other) port, as the first did.
-      await failsWith([], /this store's tokens are issued as http:\/\/127\.0\.0\.1:\d+, and this node would issue them as .*--public-url/, { TESSERA_DATABASE_URL: db.url });
+      await failsWith(
+        [],
+        /this store's tokens are issued as http:\/\/127\.0\.0\.1:\d+, and this node would issue them as .*--public-url/,
+        { TESSERA_DATABASE_URL: db.url },
+      );
     } finally {
       await db.drop();
     }
@@ -99,9 +113,12 @@ describe('a start that fails says what to do in one line, without a stack', () =
   it('and shows the stack with --log-level debug', async () => {
     const file = path.join(fresh(), 'a-file');
     writeFileSync(file, '');
-    const res = await runCli(['serve', '--no-tls', '--listen', '127.0.0.1:0', '--log-level', 'debug', '--data-dir', path.join(file, 'd')], {
-      env: FAST_ARGON2_ENV,
-    });
+    const res = await runCli(
+      ['serve', '--no-tls', '--listen', '127.0.0.1:0', '--log-level', 'debug', '--data-dir', path.join(file, 'd')],
+      {
+        env: FAST_ARGON2_ENV,
+      },
+    );
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/^tessera: cannot use the data directory/);
     expect(res.stderr).toMatch(/\n\s*at /);

@@ -53,15 +53,27 @@ function verifiers(jwksUri: string): Record<string, Verify> {
       new Promise((resolve) => {
         const key = (header: JwtHeader, cb: SigningKeyCallback) =>
           rsaClient.getSigningKey(header.kid, (err, k) => cb(err, k?.getPublicKey()));
-        jwt.verify(token, key, { algorithms: [...ALGS], issuer: e.issuer, audience: e.audience }, (err) => resolve(!err));
+        jwt.verify(token, key, { algorithms: [...ALGS], issuer: e.issuer, audience: e.audience }, (err) =>
+          resolve(!err),
+        );
       }),
     'express-jwt': (token, e) =>
       viaService(
         ({ issuer, audience }) =>
           express()
-            .use(expressjwt({ secret: expressJwtSecret({ jwksUri, cache: true, rateLimit: true }) as never, algorithms: [...ALGS], issuer, audience }))
+            .use(
+              expressjwt({
+                secret: expressJwtSecret({ jwksUri, cache: true, rateLimit: true }) as never,
+                algorithms: [...ALGS],
+                issuer,
+                audience,
+              }),
+            )
             .get('/', (_req, res) => void res.json({ ok: true }))
-            .use((_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(401).end()),
+            .use(
+              (_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) =>
+                void res.status(401).end(),
+            ),
         token,
         e,
       ),
@@ -104,14 +116,23 @@ function verifiers(jwksUri: string): Record<string, Verify> {
       return res.statusCode === 200;
     },
     'jose createRemoteJWKSet': (token, e) =>
-      jwtVerify(token, remote, { issuer: e.issuer, audience: e.audience, algorithms: [...ALGS] }).then(() => true, () => false),
+      jwtVerify(token, remote, { issuer: e.issuer, audience: e.audience, algorithms: [...ALGS] }).then(
+        () => true,
+        () => false,
+      ),
     'openid-client discovery, then jose': async (token, e) => {
-      const config = await oidc.discovery(new URL(e.issuer), 'a-service', undefined, undefined, {
-        execute: [oidc.allowInsecureRequests],
-      }).catch(() => undefined);
+      const config = await oidc
+        .discovery(new URL(e.issuer), 'a-service', undefined, undefined, {
+          execute: [oidc.allowInsecureRequests],
+        })
+        .catch(() => undefined);
       if (!config) return false;
       const discovered = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
-      return jwtVerify(token, discovered, { issuer: config.serverMetadata().issuer, audience: e.audience, algorithms: [...ALGS] }).then(
+      return jwtVerify(token, discovered, {
+        issuer: config.serverMetadata().issuer,
+        audience: e.audience,
+        algorithms: [...ALGS],
+      }).then(
         () => true,
         () => false,
       );
@@ -134,15 +155,21 @@ describe.each(ALGS)('%s tokens of the real server, checked by other services’ 
       TESSERA_ADMIN_PASSWORD: 'root-password-1',
     });
     const login = async (ttl: number) =>
-      (await request(`${server.url}/v1/users/authorize`, {
-        method: 'POST',
-        headers: { authorization: basic('root', 'root-password-1') },
-        body: JSON.stringify({ ttl }),
-      })).json.access_token as string;
+      (
+        await request(`${server.url}/v1/users/authorize`, {
+          method: 'POST',
+          headers: { authorization: basic('root', 'root-password-1') },
+          body: JSON.stringify({ ttl }),
+        })
+      ).json.access_token as string;
     const [fresh, expired] = await Promise.all([login(600), login(1)]);
     const [h, p, sig] = fresh.split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
-    const tampered = [h, Buffer.from(JSON.stringify({ ...payload, roles: ['admin'], uid: 99 })).toString('base64url'), sig].join('.');
+    const tampered = [
+      h,
+      Buffer.from(JSON.stringify({ ...payload, roles: ['admin'], uid: 99 })).toString('base64url'),
+      sig,
+    ].join('.');
     tokens = { fresh, tampered, expired: expired! };
     right = { issuer: server.url, audience: server.url };
     await new Promise((r) => setTimeout(r, 2100)); // the ttl-1 token is past exp
@@ -185,11 +212,16 @@ describe('a rotation from EdDSA to ES256 on the real server', () => {
     try {
       const authorization = basic('root', 'root-password-1');
       const login = async () =>
-        (await request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization } })).json.access_token as string;
+        (await request(`${server.url}/v1/users/authorize`, { method: 'POST', headers: { authorization } })).json
+          .access_token as string;
       const algOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).alg;
       const before = await login();
       expect(algOf(before)).toBe('EdDSA');
-      const rotated = await request(`${server.url}/v1/keys/rotate`, { method: 'POST', headers: { authorization }, body: '{"alg":"ES256"}' });
+      const rotated = await request(`${server.url}/v1/keys/rotate`, {
+        method: 'POST',
+        headers: { authorization },
+        body: '{"alg":"ES256"}',
+      });
       expect(rotated.json).toMatchObject({ alg: 'ES256', kid: expect.any(String) });
       const cached = createLocalJWKSet((await request(`${server.url}/.well-known/jwks.json`)).json);
       let after = await login();

@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,11 +18,13 @@ describe('tessera/verify', () => {
   let admin: string;
   let viewer: string;
   const login = async (username: string, password: string, ttl = 600) =>
-    (await request(`${server.url}/v1/users/authorize`, {
-      method: 'POST',
-      headers: { authorization: basic(username, password) },
-      body: JSON.stringify({ ttl }),
-    })).json.access_token as string;
+    (
+      await request(`${server.url}/v1/users/authorize`, {
+        method: 'POST',
+        headers: { authorization: basic(username, password) },
+        body: JSON.stringify({ ttl }),
+      })
+    ).json.access_token as string;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-kit-'));
@@ -32,8 +34,14 @@ describe('tessera/verify', () => {
       TESSERA_ADMIN_USERNAME: 'root',
       TESSERA_ADMIN_PASSWORD: 'root-password-1',
     });
-    await runCli(['users', 'add', '--username', 'viewer', '--role', 'cluster_viewer', '--password-stdin'], { env, input: 'viewer-password-1' });
-    await runCli(['users', 'add', '--username', 'svc', '--role', 'token_verifier', '--password-stdin'], { env, input: 'service-password-1' });
+    await runCli(['users', 'add', '--username', 'viewer', '--role', 'cluster_viewer', '--password-stdin'], {
+      env,
+      input: 'viewer-password-1',
+    });
+    await runCli(['users', 'add', '--username', 'svc', '--role', 'token_verifier', '--password-stdin'], {
+      env,
+      input: 'service-password-1',
+    });
     [admin, viewer] = await Promise.all([login('root', 'root-password-1'), login('viewer', 'viewer-password-1')]);
   });
   afterAll(async () => {
@@ -46,16 +54,20 @@ describe('tessera/verify', () => {
     const claims = await verifier.verify(admin);
     expect(claims).toMatchObject({ iss: server.url, username: 'root', roles: ['admin'], uid: expect.any(Number) });
     const [h, p, s] = admin.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), uid: 42 })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), uid: 42 }),
+    ).toString('base64url');
     await expect(verifier.verify(`${h}.${forged}.${s}`)).rejects.toBeInstanceOf(TokenRejectedError);
-    await expect(createVerifier({ issuer: server.url, audience: 'https://elsewhere' }).verify(admin)).rejects.toBeInstanceOf(TokenRejectedError);
+    await expect(
+      createVerifier({ issuer: server.url, audience: 'https://elsewhere' }).verify(admin),
+    ).rejects.toBeInstanceOf(TokenRejectedError);
     const short = await login('root', 'root-password-1', 1);
     const strict = createVerifier({ issuer: server.url, audience: server.url, leewaySeconds: 0 });
     await new Promise((r) => setTimeout(r, 2100));
     await expect(strict.verify(short)).rejects.toBeInstanceOf(TokenRejectedError);
   });
 
-  it('verifies an RS256 server\'s tokens too, and refuses a token of another issuer', async () => {
+  it("verifies an RS256 server's tokens too, and refuses a token of another issuer", async () => {
     const otherDir = mkdtempSync(path.join(tmpdir(), 'tessera-kit-rs-'));
     const other = await startServe(['--no-tls', '--signing-alg', 'RS256'], {
       ...FAST_ARGON2_ENV,
@@ -64,10 +76,18 @@ describe('tessera/verify', () => {
       TESSERA_ADMIN_PASSWORD: 'root-password-1',
     });
     try {
-      const token = (await request(`${other.url}/v1/users/authorize`, { method: 'POST', headers: { authorization: basic('root', 'root-password-1') } })).json
-        .access_token as string;
-      await expect(createVerifier({ issuer: other.url, audience: other.url }).verify(token)).resolves.toMatchObject({ iss: other.url });
-      await expect(createVerifier({ issuer: server.url, audience: other.url }).verify(token)).rejects.toBeInstanceOf(TokenRejectedError);
+      const token = (
+        await request(`${other.url}/v1/users/authorize`, {
+          method: 'POST',
+          headers: { authorization: basic('root', 'root-password-1') },
+        })
+      ).json.access_token as string;
+      await expect(createVerifier({ issuer: other.url, audience: other.url }).verify(token)).resolves.toMatchObject({
+        iss: other.url,
+      });
+      await expect(createVerifier({ issuer: server.url, audience: other.url }).verify(token)).rejects.toBeInstanceOf(
+        TokenRejectedError,
+      );
     } finally {
       await other.stop();
       rmSync(otherDir, { recursive: true, force: true });
@@ -77,10 +97,17 @@ describe('tessera/verify', () => {
   it('refetches the keys for a kid it has not seen (after a rotation), at most once a cooldown', async () => {
     const verifier = createVerifier({ issuer: server.url, audience: server.url, refetchCooldownMs: 300 });
     await verifier.verify(admin); // the key set is now cached
-    const rotated = await request(`${server.url}/v1/keys/rotate`, { method: 'POST', headers: { authorization: `Bearer ${admin}` } });
+    const rotated = await request(`${server.url}/v1/keys/rotate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
     expect(rotated.status).toBe(200);
     let fresh = admin;
-    for (let i = 0; i < 40 && JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString()).kid !== rotated.json.kid; i++) {
+    for (
+      let i = 0;
+      i < 40 && JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString()).kid !== rotated.json.kid;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 100));
       fresh = await login('root', 'root-password-1');
     }
@@ -95,8 +122,15 @@ describe('tessera/verify', () => {
     };
     return async () => {
       expect(await call(admin)).toMatchObject({ status: 200, body: { hello: 'root' } });
-      expect(await call(viewer)).toMatchObject({ status: 403, body: { error_code: 'forbidden', message: expect.any(String) } });
-      expect(await call()).toMatchObject({ status: 401, body: { error_code: 'invalid_token' }, challenge: 'Bearer realm="tessera"' });
+      expect(await call(viewer)).toMatchObject({
+        status: 403,
+        body: { error_code: 'forbidden', message: expect.any(String) },
+      });
+      expect(await call()).toMatchObject({
+        status: 401,
+        body: { error_code: 'invalid_token' },
+        challenge: 'Bearer realm="tessera"',
+      });
       expect(await call(`${admin}x`)).toMatchObject({ status: 401, body: { error_code: 'invalid_token' } });
     };
   };
@@ -105,7 +139,9 @@ describe('tessera/verify', () => {
   const guardedFastify = async (verifier: Verifier) => {
     const app = Fastify();
     await app.register(tesseraFastify(verifier));
-    app.get('/admin-only', { preHandler: fastifyRole('admin', 'user_manager') }, async (req) => ({ hello: req.tessera!.username }));
+    app.get('/admin-only', { preHandler: fastifyRole('admin', 'user_manager') }, async (req) => ({
+      hello: req.tessera!.username,
+    }));
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       await cases(() => address)();
@@ -114,14 +150,18 @@ describe('tessera/verify', () => {
     }
   };
 
-  it('guards a Fastify service: 401/403 in Tessera\'s error shape, requireRole', async () => {
+  it("guards a Fastify service: 401/403 in Tessera's error shape, requireRole", async () => {
     await guardedFastify(createVerifier({ issuer: server.url, audience: server.url }));
   });
 
   it('guards an Express service the same way', async () => {
     const app = express()
       .use(tesseraExpress(createVerifier({ issuer: server.url, audience: server.url })))
-      .get('/admin-only', expressRole('admin', 'user_manager'), (req, res) => void res.json({ hello: (req as { tessera?: { username: string } }).tessera!.username }));
+      .get(
+        '/admin-only',
+        expressRole('admin', 'user_manager'),
+        (req, res) => void res.json({ hello: (req as { tessera?: { username: string } }).tessera!.username }),
+      );
     const listener = app.listen(0, '127.0.0.1');
     await once(listener, 'listening');
     try {
@@ -144,12 +184,21 @@ describe('tessera/verify', () => {
       const refusedWithin = async (token: string) => {
         const started = performance.now();
         while (performance.now() - started < 2000) {
-          if (await verifier.verify(token).then(() => false, (e) => e instanceof TokenRejectedError)) return performance.now() - started;
+          if (
+            await verifier.verify(token).then(
+              () => false,
+              (e) => e instanceof TokenRejectedError,
+            )
+          )
+            return performance.now() - started;
           await new Promise((r) => setTimeout(r, 50));
         }
         return Infinity;
       };
-      expect((await request(`${server.url}/v1/users/logout`, { method: 'POST', headers: { authorization: `Bearer ${a}` } })).status).toBe(200);
+      expect(
+        (await request(`${server.url}/v1/users/logout`, { method: 'POST', headers: { authorization: `Bearer ${a}` } }))
+          .status,
+      ).toBe(200);
       expect(await refusedWithin(a)).toBeLessThan(2000);
       await expect(verifier.verify(b)).resolves.toBeDefined(); // only that token
       const { uid } = await verifier.verify(b);

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EventHub } from '../../src/events.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLogWriter } from '../../src/event-log/event-log-writer.js';
 import { KyselyEventLog } from '../../src/event-log/kysely-event-log.js';
+import { EventHub } from '../../src/events.js';
 import { type Db, openDatabase } from '../../src/store/database.js';
 import { call, login } from '../helpers/http.js';
 import { freshPostgres } from '../helpers/services.js';
@@ -26,53 +26,141 @@ describe('GET /v1/logs: the event log as the product serves it', () => {
   afterAll(() => t.close());
 
   it('tells who created, changed and deleted a user and when, as the product names them; a refused login as a WARNING; never a password', async () => {
-    const made = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'ops', password: 'Ops-password-secret-1', role: 'db_viewer' } });
+    const made = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'ops', password: 'Ops-password-secret-1', role: 'db_viewer' },
+    });
     await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { role: 'db_member' } });
     await call(t, 'POST', '/v1/users/authorize', { body: { username: 'ops', password: 'wrong-password-secret' } });
     await call(t, 'DELETE', `/v1/users/${made.body.uid}`, { auth: admin });
-    const res = await t.app.inject({ method: 'GET', url: `/v1/logs?stime=${start}&uid=${made.body.uid}`, headers: { authorization: admin } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/v1/logs?stime=${start}&uid=${made.body.uid}`,
+      headers: { authorization: admin },
+    });
     expect(res.statusCode).toBe(200);
     const events = res.json();
     expect(events.map((e: { type: string }) => e.type)).toEqual(['user_created', 'user_updated', 'user_deleted']);
-    expect(events[0]).toMatchObject({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), severity: 'INFO', actor: 'root', uid: made.body.uid, username: 'ops', outcome: 'success' });
+    expect(events[0]).toMatchObject({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      severity: 'INFO',
+      actor: 'root',
+      uid: made.body.uid,
+      username: 'ops',
+      outcome: 'success',
+    });
     expect(events[1]).toMatchObject({ changes: ['role'] });
-    const refused = (await t.app.inject({ method: 'GET', url: `/v1/logs?stime=${start}&type=authorize&order=desc`, headers: { authorization: admin } })).json();
-    expect(refused.find((e: { username?: string }) => e.username === 'ops')).toMatchObject({ severity: 'WARNING', outcome: 'failure', reason: 'invalid_credentials' });
-    const everything = (await t.app.inject({ method: 'GET', url: '/v1/logs?limit=10000', headers: { authorization: admin } })).body;
+    const refused = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/v1/logs?stime=${start}&type=authorize&order=desc`,
+        headers: { authorization: admin },
+      })
+    ).json();
+    expect(refused.find((e: { username?: string }) => e.username === 'ops')).toMatchObject({
+      severity: 'WARNING',
+      outcome: 'failure',
+      reason: 'invalid_credentials',
+    });
+    const everything = (
+      await t.app.inject({ method: 'GET', url: '/v1/logs?limit=10000', headers: { authorization: admin } })
+    ).body;
     expect(everything).not.toMatch(/secret|argon2/);
   });
 
   it('filters by time, type, order, limit and offset; for everyone but db_viewer', async () => {
-    const all = (await t.app.inject({ method: 'GET', url: '/v1/logs?order=desc&limit=2', headers: { authorization: admin } })).json();
+    const all = (
+      await t.app.inject({ method: 'GET', url: '/v1/logs?order=desc&limit=2', headers: { authorization: admin } })
+    ).json();
     expect(all).toHaveLength(2);
     expect(all[0].type).toBe('user_deleted');
-    const skipped = (await t.app.inject({ method: 'GET', url: '/v1/logs?order=desc&limit=1&offset=1', headers: { authorization: admin } })).json();
+    const skipped = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/logs?order=desc&limit=1&offset=1',
+        headers: { authorization: admin },
+      })
+    ).json();
     expect(skipped[0]).toEqual(all[1]);
-    expect((await t.app.inject({ method: 'GET', url: '/v1/logs?type=user_created', headers: { authorization: admin } })).json().every((e: { type: string }) => e.type === 'user_created')).toBe(true);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/logs?type=user_created', headers: { authorization: admin } }))
+        .json()
+        .every((e: { type: string }) => e.type === 'user_created'),
+    ).toBe(true);
     t.advance(3600);
     admin = `Basic ${Buffer.from('root:root-password').toString('base64')}`; // the token ended meanwhile
     const later = new Date(Date.now() + 1800_000).toISOString();
-    expect((await t.app.inject({ method: 'GET', url: '/v1/logs?etime=2020-01-01T00:00:00Z', headers: { authorization: admin } })).json()).toEqual([]);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/logs?etime=2020-01-01T00:00:00Z',
+          headers: { authorization: admin },
+        })
+      ).json(),
+    ).toEqual([]);
     await login(t, 'root', 'root-password');
-    const recent = (await t.app.inject({ method: 'GET', url: `/v1/logs?stime=${later}`, headers: { authorization: admin } })).json();
+    const recent = (
+      await t.app.inject({ method: 'GET', url: `/v1/logs?stime=${later}`, headers: { authorization: admin } })
+    ).json();
     expect(recent.map((e: { type: string }) => e.type)).toEqual(['authorize']);
     const viewer = await login(t, 'viewer', 'viewer-password-1');
-    expect((await t.app.inject({ method: 'GET', url: '/v1/logs', headers: { authorization: viewer } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/logs', headers: { authorization: viewer } })).statusCode,
+    ).toBe(200);
     const reader = await login(t, 'reader', 'reader-password-1');
-    expect((await t.app.inject({ method: 'GET', url: '/v1/logs', headers: { authorization: reader } })).statusCode).toBe(403);
-    expect((await t.app.inject({ method: 'GET', url: '/v1/logs?stime=yesterday', headers: { authorization: admin } })).json().error_code).toBe('invalid_request');
-    expect((await t.app.inject({ method: 'GET', url: '/v1/logs?etime=2026-11-25T23:59:60Z', headers: { authorization: admin } })).json().error_code).toBe('invalid_request');
-    expect((await t.app.inject({ method: 'GET', url: '/v1/logs?etime=9999-12-31T23:59:59Z&limit=1', headers: { authorization: admin } })).json()).toHaveLength(1);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/logs', headers: { authorization: reader } })).statusCode,
+    ).toBe(403);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/logs?stime=yesterday', headers: { authorization: admin } })).json()
+        .error_code,
+    ).toBe('invalid_request');
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/logs?etime=2026-11-25T23:59:60Z',
+          headers: { authorization: admin },
+        })
+      ).json().error_code,
+    ).toBe('invalid_request');
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/logs?etime=9999-12-31T23:59:59Z&limit=1',
+          headers: { authorization: admin },
+        })
+      ).json(),
+    ).toHaveLength(1);
   });
 
   it('shows who may not list users what happened, not to or by whom (what a failed login typed may be a password)', async () => {
     await call(t, 'POST', '/v1/users/authorize', { body: { username: 'MyPassw0rd!', password: 'x' } });
     const viewer = `Basic ${Buffer.from('viewer:viewer-password-1').toString('base64')}`;
-    const seen = (await t.app.inject({ method: 'GET', url: '/v1/logs?type=authorize&order=desc&limit=5', headers: { authorization: viewer } })).json();
+    const seen = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/logs?type=authorize&order=desc&limit=5',
+        headers: { authorization: viewer },
+      })
+    ).json();
     expect(seen.length).toBeGreaterThan(0);
     expect(JSON.stringify(seen)).not.toMatch(/MyPassw0rd|root|viewer|"uid"|"ip"|"actor"/);
-    expect(seen[0]).toMatchObject({ type: 'authorize', severity: 'WARNING', outcome: 'failure', reason: expect.any(String) });
-    const full = (await t.app.inject({ method: 'GET', url: '/v1/logs?type=authorize&order=desc&limit=5', headers: { authorization: admin } })).json();
+    expect(seen[0]).toMatchObject({
+      type: 'authorize',
+      severity: 'WARNING',
+      outcome: 'failure',
+      reason: expect.any(String),
+    });
+    const full = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/logs?type=authorize&order=desc&limit=5',
+        headers: { authorization: admin },
+      })
+    ).json();
     expect(full.some((e: { username?: string }) => e.username === 'MyPassw0rd!')).toBe(true);
   });
 });
@@ -94,11 +182,31 @@ describe.each(['sqlite', 'postgres'] as const)('the event log store on %s: bound
 
   it('bounds what a request typed, and folds a flood of the same refusal into one row with a count', async () => {
     const log = new KyselyEventLog(db);
-    const writer = new EventLogWriter(log, () => Date.parse('2026-10-01T00:00:00Z'), { retentionDays: 3650, maxEvents: 1000, flushMs: 3_600_000, prune: false });
-    for (let i = 0; i < 500; i++) writer.add({ event: 'authorize', outcome: 'failure', username: `${'x'.repeat(20_000)}\u001b[2J\u202e`, reason: 'too_many_requests' }, { ip: '203.0.113.9', requestId: `r${i}` });
+    const writer = new EventLogWriter(log, () => Date.parse('2026-10-01T00:00:00Z'), {
+      retentionDays: 3650,
+      maxEvents: 1000,
+      flushMs: 3_600_000,
+      prune: false,
+    });
+    for (let i = 0; i < 500; i++)
+      writer.add(
+        {
+          event: 'authorize',
+          outcome: 'failure',
+          username: `${'x'.repeat(20_000)}\u001b[2J\u202e`,
+          reason: 'too_many_requests',
+        },
+        { ip: '203.0.113.9', requestId: `r${i}` },
+      );
     writer.add({ event: 'user_create', outcome: 'success', uid: 9, username: 'kept' });
     await writer.close();
-    const rows = await log.query({ order: 'asc', limit: 10, offset: 0, stime: '2026-09-30T00:00:00Z', etime: '2026-10-02T00:00:00Z' });
+    const rows = await log.query({
+      order: 'asc',
+      limit: 10,
+      offset: 0,
+      stime: '2026-09-30T00:00:00Z',
+      etime: '2026-10-02T00:00:00Z',
+    });
     expect(rows.map((r) => r.type)).toEqual(['authorize', 'user_created']);
     expect(rows[0]).toMatchObject({ count: 500 });
     expect(String(rows[0]!.username).length).toBeLessThanOrEqual(257);
@@ -108,20 +216,39 @@ describe.each(['sqlite', 'postgres'] as const)('the event log store on %s: bound
   it('counts the events a failed write loses, and writes the next ones when the store answers again', async () => {
     const log = new KyselyEventLog(db);
     let down = true;
-    const flaky = { ...log, query: log.query.bind(log), prune: log.prune.bind(log), append: (rows: Parameters<typeof log.append>[0]) => (down ? Promise.reject(new Error('store away')) : log.append(rows)) };
+    const flaky = {
+      ...log,
+      query: log.query.bind(log),
+      prune: log.prune.bind(log),
+      append: (rows: Parameters<typeof log.append>[0]) =>
+        down ? Promise.reject(new Error('store away')) : log.append(rows),
+    };
     const hub = new EventHub();
     const lost: [string, number][] = [];
     hub.on('eventsLost', (reason, count) => lost.push([reason, count]));
     const errors: unknown[] = [];
     const at = Date.parse('2026-10-05T00:00:00Z');
-    const writer = new EventLogWriter(flaky, () => at, { retentionDays: 3650, maxEvents: 1000, flushMs: 3_600_000, prune: false }, (err) => errors.push(err), hub);
-    for (let i = 0; i < 3; i++) writer.add({ event: 'user_create', outcome: 'success', uid: 100 + i, username: `lost-${i}` });
+    const writer = new EventLogWriter(
+      flaky,
+      () => at,
+      { retentionDays: 3650, maxEvents: 1000, flushMs: 3_600_000, prune: false },
+      (err) => errors.push(err),
+      hub,
+    );
+    for (let i = 0; i < 3; i++)
+      writer.add({ event: 'user_create', outcome: 'success', uid: 100 + i, username: `lost-${i}` });
     await writer.flush();
     expect([lost, errors.length]).toEqual([[['write_failed', 3]], 1]);
     down = false;
     writer.add({ event: 'user_create', outcome: 'success', uid: 200, username: 'kept-after' });
     await writer.close();
-    const rows = await log.query({ order: 'asc', limit: 10, offset: 0, stime: '2026-10-04T00:00:00Z', etime: '2026-10-06T00:00:00Z' });
+    const rows = await log.query({
+      order: 'asc',
+      limit: 10,
+      offset: 0,
+      stime: '2026-10-04T00:00:00Z',
+      etime: '2026-10-06T00:00:00Z',
+    });
     expect(rows.map((r) => r.username)).toEqual(['kept-after']);
   });
 
@@ -131,8 +258,20 @@ describe.each(['sqlite', 'postgres'] as const)('the event log store on %s: bound
     const hub = new EventHub();
     const lost: [string, number][] = [];
     hub.on('eventsLost', (reason, count) => lost.push([reason, count]));
-    const writer = new EventLogWriter(log, () => now, { retentionDays: 1, maxEvents: 1000, flushMs: 3_600_000, prune: true }, undefined, hub);
-    for (let i = 0; i < 25_000; i++) writer.add({ event: i % 2 ? 'authorize' : 'logout', outcome: i % 2 ? 'failure' : 'success', username: `guess-${i}`, reason: 'invalid_credentials' });
+    const writer = new EventLogWriter(
+      log,
+      () => now,
+      { retentionDays: 1, maxEvents: 1000, flushMs: 3_600_000, prune: true },
+      undefined,
+      hub,
+    );
+    for (let i = 0; i < 25_000; i++)
+      writer.add({
+        event: i % 2 ? 'authorize' : 'logout',
+        outcome: i % 2 ? 'failure' : 'success',
+        username: `guess-${i}`,
+        reason: 'invalid_credentials',
+      });
     await writer.flush();
     const newest = await log.query({ order: 'desc', limit: 2, offset: 0 });
     expect(newest[0]).toMatchObject({ type: 'events_dropped', severity: 'WARNING', count: 5000 });

@@ -87,7 +87,9 @@ describe('login bursts and overload', () => {
     for (let u = 0; u < 20; u++) await t.addUser(`user-${u}`, `password-of-${u}`);
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        call(t, 'POST', '/v1/users/authorize', { body: { username: `user-${i % 20}`, password: `password-of-${i % 20}` } }),
+        call(t, 'POST', '/v1/users/authorize', {
+          body: { username: `user-${i % 20}`, password: `password-of-${i % 20}` },
+        }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(200).fill(200));
@@ -100,7 +102,12 @@ describe('login bursts and overload', () => {
     // Thirty different credentials (the same ones at once would share one verification).
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        call(t, 'POST', '/v1/users/authorize', { body: i === 0 ? { username: 'quinn', password: 'quinn-password-1' } : { username: `nobody-${i}`, password: `guess-${i}` } }),
+        call(t, 'POST', '/v1/users/authorize', {
+          body:
+            i === 0
+              ? { username: 'quinn', password: 'quinn-password-1' }
+              : { username: `nobody-${i}`, password: `guess-${i}` },
+        }),
       ),
     );
     const refused = results.filter((r) => r.status === 503);

@@ -74,7 +74,7 @@ describe.each(Object.keys(KINDS))('%s', (kind) => {
     expect(await one.reserve('w', 'f', 2, LEASE)).toBe('ok');
   });
 
-  it('frees the lease of an attempt that never settled when the lease runs out (on the real clock: Redis\'s, or monotonic)', async () => {
+  it("frees the lease of an attempt that never settled when the lease runs out (on the real clock: Redis's, or monotonic)", async () => {
     const [one, two] = nodes();
     expect(await one.reserve('z', 'lost', 1, 300)).toBe('ok');
     expect(await two.reserve('z', 'next', 1, 300)).toBe('wait');

@@ -11,17 +11,29 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  */
 export function browserAvailable(): boolean {
   if (existsSync(CHROMIUM) || process.env.CI) return true;
-  console.warn(`The browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH). Left out.`);
+  console.warn(
+    `The browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH). Left out.`,
+  );
   return false;
 }
 
 export function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`The browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
+    throw new Error(
+      `The browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
 }
 

@@ -65,7 +65,12 @@ export function makeCa(dir: string, name: string): TestCa {
       '',
     ].join('\n'),
   );
-  return { name, certFile: path.join(base, 'ca.pem'), keyFile: path.join(base, 'ca.key'), pem: readFileSync(path.join(base, 'ca.pem'), 'utf8') };
+  return {
+    name,
+    certFile: path.join(base, 'ca.pem'),
+    keyFile: path.join(base, 'ca.key'),
+    pem: readFileSync(path.join(base, 'ca.pem'), 'utf8'),
+  };
 }
 
 /**
@@ -76,7 +81,12 @@ export function issue(
   ca: TestCa,
   file: string,
   subject: string,
-  options: { start?: Date; end?: Date; extensions?: 'client' | 'server' | 'intermediate' | 'intermediate_pathlen0'; chain?: TestCa[] } = {},
+  options: {
+    start?: Date;
+    end?: Date;
+    extensions?: 'client' | 'server' | 'intermediate' | 'intermediate_pathlen0';
+    chain?: TestCa[];
+  } = {},
 ): ClientCertificate {
   const dir = path.dirname(ca.certFile);
   const at = (d: Date) => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
@@ -84,7 +94,28 @@ export function issue(
   const end = options.end ?? new Date(Date.now() + 2 * 86_400_000);
   openssl(['req', '-new', ...EC, '-subj', subject, '-keyout', `${file}.key`, '-out', `${file}.csr`], dir);
   openssl(
-    ['ca', '-config', 'ca.cnf', '-batch', '-notext', '-preserveDN', '-extensions', options.extensions ?? 'client', '-startdate', at(start), '-enddate', at(end), '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${file}.csr`, '-out', `${file}.pem`],
+    [
+      'ca',
+      '-config',
+      'ca.cnf',
+      '-batch',
+      '-notext',
+      '-preserveDN',
+      '-extensions',
+      options.extensions ?? 'client',
+      '-startdate',
+      at(start),
+      '-enddate',
+      at(end),
+      '-cert',
+      'ca.pem',
+      '-keyfile',
+      'ca.key',
+      '-in',
+      `${file}.csr`,
+      '-out',
+      `${file}.pem`,
+    ],
     dir,
   );
   const leaf = readFileSync(path.join(dir, `${file}.pem`), 'utf8');
@@ -98,7 +129,9 @@ export function issue(
 /** An intermediate CA signed by `ca`, that can sign in turn (`pathLen0`: but no CA below it, basicConstraints pathlen:0). */
 export function intermediate(ca: TestCa, dir: string, name: string, options: { pathLen0?: boolean } = {}): TestCa {
   const made = makeCa(dir, name); // its folder, config and key; the certificate is replaced by one `ca` signs
-  const signed = issue(ca, `${name}-by-parent`, `/CN=${name}`, { extensions: options.pathLen0 ? 'intermediate_pathlen0' : 'intermediate' });
+  const signed = issue(ca, `${name}-by-parent`, `/CN=${name}`, {
+    extensions: options.pathLen0 ? 'intermediate_pathlen0' : 'intermediate',
+  });
   const leafOnly = signed.pem;
   writeFileSync(made.certFile, leafOnly);
   writeFileSync(made.keyFile, readFileSync(signed.keyFile));
@@ -107,7 +140,10 @@ export function intermediate(ca: TestCa, dir: string, name: string, options: { p
 
 /** The subject as RFC 2253 writes it, by openssl itself. */
 export function rfc2253Subject(certFile: string): string {
-  return execFileSync('openssl', ['x509', '-in', certFile, '-noout', '-subject', '-nameopt', 'RFC2253']).toString().trim().replace(/^subject=/, '');
+  return execFileSync('openssl', ['x509', '-in', certFile, '-noout', '-subject', '-nameopt', 'RFC2253'])
+    .toString()
+    .trim()
+    .replace(/^subject=/, '');
 }
 
 /**
@@ -118,7 +154,26 @@ export function issueAnySubject(ca: TestCa, file: string, subject: string, exten
   const dir = path.dirname(ca.certFile);
   openssl(['req', '-new', ...EC, '-subj', subject, '-keyout', `${file}.key`, '-out', `${file}.csr`], dir);
   writeFileSync(path.join(dir, `${file}.ext`), `${extensions.join('\n')}\n`);
-  openssl(['x509', '-req', '-in', `${file}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', `${file}.ext`, '-out', `${file}.pem`], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${file}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      `${file}.ext`,
+      '-out',
+      `${file}.pem`,
+    ],
+    dir,
+  );
   const pem = readFileSync(path.join(dir, `${file}.pem`), 'utf8');
   const keyFile = path.join(dir, `${file}.key`);
   return { certFile: path.join(dir, `${file}.pem`), keyFile, pem, cert: Buffer.from(pem), key: readFileSync(keyFile) };

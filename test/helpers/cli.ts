@@ -46,7 +46,10 @@ export interface ServeProcess {
 
 /** Starts `tessera serve` as a subprocess and waits until it says where it listens. */
 export function startServe(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], { env: cleanEnv(env), cwd });
+  const child = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
+    env: cleanEnv(env),
+    cwd,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -94,7 +97,9 @@ export function request(
     const req = client.request(target, { method: opts.method ?? 'GET', headers: opts.headers, ca: opts.ca }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, json: text ? JSON.parse(text) : undefined }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, json: text ? JSON.parse(text) : undefined }),
+      );
     });
     req.on('error', reject);
     req.end(opts.body);

@@ -34,7 +34,8 @@ export function checkAnswersAgainstDocument(app: FastifyInstance): string[] {
     const expected = response.content?.['application/json']?.schema;
     if (!expected) {
       const type = String(reply.getHeader('content-type') ?? '').split(';')[0]!;
-      if (text !== '' && !response.content?.[type]) violations.push(`${where}: a body (${type}) where the document has none`);
+      if (text !== '' && !response.content?.[type])
+        violations.push(`${where}: a body (${type}) where the document has none`);
       return payload;
     }
     let validate = validators.get(expected);

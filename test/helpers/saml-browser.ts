@@ -53,17 +53,35 @@ export class IdpBrowser {
   }
 
   /** From a sign-in URL to the form the IdP would post to the consumer: its action and fields (SAMLResponse). */
-  async signIn(startUrl: string, username: string, password: string): Promise<{ action: string; SAMLResponse: string; RelayState?: string }> {
+  async signIn(
+    startUrl: string,
+    username: string,
+    password: string,
+  ): Promise<{ action: string; SAMLResponse: string; RelayState?: string }> {
     let { res, url } = await this.follow(startUrl);
     let html = await res.text();
     if (/name="password"/.test(html)) {
       const login = formOf(html);
       const body = new URLSearchParams({ ...login.fields, username, password });
-      ({ res, url } = await this.follow(new URL(login.action ?? '', url).toString(), { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
+      ({ res, url } = await this.follow(new URL(login.action ?? '', url).toString(), {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }));
       html = await res.text();
     }
     const answer = formOf(html);
-    if (!answer.fields.SAMLResponse || !answer.action) throw new Error(`the identity provider gave no answer to post (HTTP ${res.status} at ${url}): ${html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`);
-    return { action: answer.action, SAMLResponse: answer.fields.SAMLResponse, ...(answer.fields.RelayState && { RelayState: answer.fields.RelayState }) };
+    if (!answer.fields.SAMLResponse || !answer.action)
+      throw new Error(
+        `the identity provider gave no answer to post (HTTP ${res.status} at ${url}): ${html
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .slice(0, 300)}`,
+      );
+    return {
+      action: answer.action,
+      SAMLResponse: answer.fields.SAMLResponse,
+      ...(answer.fields.RelayState && { RelayState: answer.fields.RelayState }),
+    };
   }
 }

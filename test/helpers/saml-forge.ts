@@ -8,8 +8,10 @@ const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
 /** A captured answer as a DOM to change: the attacker's workbench. */
 export type AnswerDoc = Document;
 
-export const decodeAnswer = (base64: string): AnswerDoc => new DOMParser().parseFromString(Buffer.from(base64, 'base64').toString('utf8'), 'text/xml') as unknown as Document;
-export const encodeAnswer = (doc: AnswerDoc | string): string => Buffer.from(typeof doc === 'string' ? doc : new XMLSerializer().serializeToString(doc as never)).toString('base64');
+export const decodeAnswer = (base64: string): AnswerDoc =>
+  new DOMParser().parseFromString(Buffer.from(base64, 'base64').toString('utf8'), 'text/xml') as unknown as Document;
+export const encodeAnswer = (doc: AnswerDoc | string): string =>
+  Buffer.from(typeof doc === 'string' ? doc : new XMLSerializer().serializeToString(doc as never)).toString('base64');
 
 export const byTag = (doc: AnswerDoc, ns: string, tag: string) => Array.from(doc.getElementsByTagNameNS(ns, tag));
 export const assertionOf = (doc: AnswerDoc) => byTag(doc, SAML, 'Assertion')[0]!;
@@ -48,6 +50,9 @@ export function signAssertion(doc: AnswerDoc, signer: { certificate: string; key
     transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
     digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
   });
-  sig.computeSignature(xml, { prefix: 'ds', location: { reference: "//*[local-name(.)='Assertion']/*[local-name(.)='Issuer']", action: 'after' } });
+  sig.computeSignature(xml, {
+    prefix: 'ds',
+    location: { reference: "//*[local-name(.)='Assertion']/*[local-name(.)='Issuer']", action: 'after' },
+  });
   return encodeAnswer(sig.getSignedXml());
 }

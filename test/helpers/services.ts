@@ -83,7 +83,9 @@ export async function proxyTo(target: string): Promise<FaultProxy> {
         const link: Link = { client, toUp: [], toClient: [] };
         links.add(link);
         client.on('error', () => {});
-        client.on('data', (d) => (mode === 'open' && link.up?.readyState === 'open' ? link.up.write(d) : link.toUp.push(d)));
+        client.on('data', (d) =>
+          mode === 'open' && link.up?.readyState === 'open' ? link.up.write(d) : link.toUp.push(d),
+        );
         client.on('close', () => {
           link.up?.destroy();
           links.delete(link);

@@ -10,8 +10,14 @@ const SSP_WWW = '/usr/share/simplesamlphp/www';
 /** Whether a real SAML identity provider can run here; in CI its absence fails the tests that need it. */
 export function simpleSamlPhpHere(): boolean {
   const here = existsSync(SSP_WWW) && spawnable('php');
-  if (!here && process.env.CI === 'true') throw new Error('SimpleSAMLphp is missing: apt-get install -y simplesamlphp php-cli php-xml php-mbstring (.ci/run does)');
-  if (!here) console.warn('SKIPPED: the SAML tests need SimpleSAMLphp (apt-get install -y simplesamlphp php-cli php-xml php-mbstring)');
+  if (!here && process.env.CI === 'true')
+    throw new Error(
+      'SimpleSAMLphp is missing: apt-get install -y simplesamlphp php-cli php-xml php-mbstring (.ci/run does)',
+    );
+  if (!here)
+    console.warn(
+      'SKIPPED: the SAML tests need SimpleSAMLphp (apt-get install -y simplesamlphp php-cli php-xml php-mbstring)',
+    );
   return here;
 }
 
@@ -52,20 +58,43 @@ export interface TestIdp {
 /** A self-signed RSA certificate and its key, made with openssl. */
 export function selfSigned(dir: string, name: string, cn: string, days = 365): { certificate: string; key: string } {
   const [certFile, keyFile] = [path.join(dir, `${name}.crt`), path.join(dir, `${name}.key`)];
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-sha256', '-nodes', '-days', String(days), '-subj', `/CN=${cn}`, '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-sha256',
+      '-nodes',
+      '-days',
+      String(days),
+      '-subj',
+      `/CN=${cn}`,
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
   return { certificate: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
 }
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
-    const probe = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
+    const probe = net
+      .createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
   });
 
 /** PHP that returns the JSON file beside it as an array: the test's data, never PHP it writes by hand. */
-const fromJson = (variable: string, file: string) => `<?php\n$${variable} = json_decode(file_get_contents(__DIR__ . '/${file}'), true);\n`;
+const fromJson = (variable: string, file: string) =>
+  `<?php\n$${variable} = json_decode(file_get_contents(__DIR__ . '/${file}'), true);\n`;
 
 /**
  * A real SAML 2.0 identity provider for a test: SimpleSAMLphp under PHP's built-in server,
@@ -78,8 +107,20 @@ export async function startIdp(users: IdpUser[]): Promise<TestIdp> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}/simplesaml`;
   const entityId = `${base}/saml2/idp/metadata.php`;
-  const [config, metadata, cert, docroot] = ['config', 'metadata', 'cert', 'docroot'].map((d) => path.join(dir, d)) as [string, string, string, string];
-  for (const d of [config, metadata, cert, docroot, ...['log', 'data', 'tmp', 'sessions'].map((d) => path.join(dir, 'var', d))]) mkdirSync(d, { recursive: true });
+  const [config, metadata, cert, docroot] = ['config', 'metadata', 'cert', 'docroot'].map((d) => path.join(dir, d)) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  for (const d of [
+    config,
+    metadata,
+    cert,
+    docroot,
+    ...['log', 'data', 'tmp', 'sessions'].map((d) => path.join(dir, 'var', d)),
+  ])
+    mkdirSync(d, { recursive: true });
   symlinkSync(SSP_WWW, path.join(docroot, 'simplesaml'));
   const { certificate, key } = selfSigned(cert, 'idp', 'test-idp');
   const settings = {
@@ -121,10 +162,19 @@ export async function startIdp(users: IdpUser[]): Promise<TestIdp> {
   const accounts = Object.fromEntries(
     users.map((u) => [
       `${u.username}:${u.password}`,
-      { uid: u.username, email: u.email, firstName: u.firstName ?? u.username, lastName: u.lastName ?? 'Test', ...(u.roles && { redisRoleMapping: u.roles }) },
+      {
+        uid: u.username,
+        email: u.email,
+        firstName: u.firstName ?? u.username,
+        lastName: u.lastName ?? 'Test',
+        ...(u.roles && { redisRoleMapping: u.roles }),
+      },
     ]),
   );
-  writeFileSync(path.join(config, 'authsources.json'), JSON.stringify({ admin: ['core:AdminPassword'], users: { 0: 'exampleauth:UserPass', ...accounts } }));
+  writeFileSync(
+    path.join(config, 'authsources.json'),
+    JSON.stringify({ admin: ['core:AdminPassword'], users: { 0: 'exampleauth:UserPass', ...accounts } }),
+  );
   writeFileSync(path.join(config, 'authsources.php'), fromJson('config', 'authsources.json'));
   const hosted = {
     [entityId]: {
@@ -134,7 +184,13 @@ export async function startIdp(users: IdpUser[]): Promise<TestIdp> {
       auth: 'users',
       'signature.algorithm': 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
       NameIDFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
-      authproc: { 10: { class: 'saml:AttributeNameID', attribute: 'email', Format: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress' } },
+      authproc: {
+        10: {
+          class: 'saml:AttributeNameID',
+          attribute: 'email',
+          Format: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+        },
+      },
       'attributes.NameFormat': 'urn:oasis:names:tc:SAML:2.0:attrname-format:basic',
       'validate.authnrequest': true,
       'validate.logout': true,
@@ -150,7 +206,20 @@ export async function startIdp(users: IdpUser[]): Promise<TestIdp> {
 
   const php: ChildProcess = spawn(
     'php',
-    ['-d', 'opcache.enable=0', '-d', 'display_errors=0', '-d', 'log_errors=1', '-d', 'error_reporting=E_ALL & ~E_DEPRECATED', '-S', `127.0.0.1:${port}`, '-t', docroot],
+    [
+      '-d',
+      'opcache.enable=0',
+      '-d',
+      'display_errors=0',
+      '-d',
+      'log_errors=1',
+      '-d',
+      'error_reporting=E_ALL & ~E_DEPRECATED',
+      '-S',
+      `127.0.0.1:${port}`,
+      '-t',
+      docroot,
+    ],
     { env: { ...process.env, SIMPLESAMLPHP_CONFIG_DIR: config }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -164,7 +233,10 @@ export async function startIdp(users: IdpUser[]): Promise<TestIdp> {
   };
   const metadataXml = async () => (await fetch(entityId)).text();
   for (let tries = 0; ; tries++) {
-    const up = await fetch(entityId).then((r) => r.ok, () => false);
+    const up = await fetch(entityId).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (tries > 100 || php.exitCode !== null) {
       await stop();
@@ -182,7 +254,9 @@ export async function startIdp(users: IdpUser[]): Promise<TestIdp> {
     trustSp: (sp) => {
       const remote = {
         [sp.entityId]: {
-          AssertionConsumerService: [{ Binding: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST', Location: sp.acsUrl, index: 0 }],
+          AssertionConsumerService: [
+            { Binding: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST', Location: sp.acsUrl, index: 0 },
+          ],
           SingleLogoutService: [{ Binding: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect', Location: sp.sloUrl }],
           certData: sp.certificate.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''),
           NameIDFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',

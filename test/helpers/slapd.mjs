@@ -21,7 +21,9 @@ export const ROOT_PASSWORD = 'directory-root-pw';
  */
 export function slapdAvailable() {
   if ((existsSync(SLAPD) && existsSync('/usr/bin/ldapadd')) || process.env.CI) return true;
-  console.warn(`The LDAP tests need OpenLDAP at ${SLAPD}: apt-get install -y slapd ldap-utils (or set SLAPD_PATH). Left out.`);
+  console.warn(
+    `The LDAP tests need OpenLDAP at ${SLAPD}: apt-get install -y slapd ldap-utils (or set SLAPD_PATH). Left out.`,
+  );
   return false;
 }
 
@@ -33,7 +35,10 @@ export function slapdAvailable() {
  * memberof overlay so that a user's entry lists its groups in `memberOf`.
  */
 export async function startDirectory(seed, options = {}) {
-  if (!existsSync(SLAPD)) throw new Error(`The LDAP tests need OpenLDAP at ${SLAPD}: apt-get install -y slapd ldap-utils (.ci/run installs it)`);
+  if (!existsSync(SLAPD))
+    throw new Error(
+      `The LDAP tests need OpenLDAP at ${SLAPD}: apt-get install -y slapd ldap-utils (.ci/run installs it)`,
+    );
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tessera-slapd-'));
   mkdirSync(path.join(dir, 'db'));
   const port = await freePort();
@@ -49,7 +54,9 @@ export async function startDirectory(seed, options = {}) {
       'moduleload back_mdb',
       'moduleload memberof',
       `pidfile ${dir}/slapd.pid`,
-      ...(options.tls ? [`TLSCertificateFile ${options.tls.certFile}`, `TLSCertificateKeyFile ${options.tls.keyFile}`] : []),
+      ...(options.tls
+        ? [`TLSCertificateFile ${options.tls.certFile}`, `TLSCertificateKeyFile ${options.tls.keyFile}`]
+        : []),
       'database mdb',
       `suffix "${BASE_DN}"`,
       `rootdn "${ROOT_DN}"`,
@@ -59,7 +66,9 @@ export async function startDirectory(seed, options = {}) {
       'overlay memberof',
       'access to attrs=userPassword by self write by anonymous auth by * none',
       // As Active Directory by default: anonymous clients bind and read nothing.
-      options.anonymousRead === false ? 'access to * by users read by anonymous auth by * none' : 'access to * by * read',
+      options.anonymousRead === false
+        ? 'access to * by users read by anonymous auth by * none'
+        : 'access to * by * read',
       '',
     ].join('\n'),
   );
@@ -70,8 +79,10 @@ export async function startDirectory(seed, options = {}) {
   /** Writes as the root: ldapadd, ldapmodify or ldapdelete reading LDIF (or DNs) on standard input. */
   const ldap = (tool, ldif) =>
     new Promise((resolve, reject) => {
-      const p = execFile(tool, ['-x', '-H', url, '-D', ROOT_DN, '-w', ROOT_PASSWORD, ...(tool === 'ldapmodify' ? ['-c'] : [])], (err, _out, errOut) =>
-        err ? reject(new Error(`${tool}: ${errOut || err.message}`)) : resolve(),
+      const p = execFile(
+        tool,
+        ['-x', '-H', url, '-D', ROOT_DN, '-w', ROOT_PASSWORD, ...(tool === 'ldapmodify' ? ['-c'] : [])],
+        (err, _out, errOut) => (err ? reject(new Error(`${tool}: ${errOut || err.message}`)) : resolve()),
       );
       p.stdin.end(ldif);
     });

@@ -23,7 +23,11 @@ export interface SsoCluster {
 }
 
 /** A Tessera with SSO on, trusting a real SimpleSAMLphp that trusts it back; `users` are the IdP's. */
-export async function ssoCluster(users: IdpUser[], overrides: Parameters<typeof testTessera>[0] = {}, t?: TestTessera): Promise<SsoCluster> {
+export async function ssoCluster(
+  users: IdpUser[],
+  overrides: Parameters<typeof testTessera>[0] = {},
+  t?: TestTessera,
+): Promise<SsoCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tessera-sp-'));
   const sp = selfSigned(dir, 'sp', 'tessera-sp');
   const idp = await startIdp(users);
@@ -32,10 +36,18 @@ export async function ssoCluster(users: IdpUser[], overrides: Parameters<typeof 
   const admin = await login(t, 'root', 'root-password');
   const certs = await call(t, 'PUT', '/v1/cluster/certificates', {
     auth: admin,
-    body: { certificates: [{ name: 'sso_service', certificate: sp.certificate, key: sp.key }, { name: 'sso_issuer', certificate: idp.certificate }] },
+    body: {
+      certificates: [
+        { name: 'sso_service', certificate: sp.certificate, key: sp.key },
+        { name: 'sso_issuer', certificate: idp.certificate },
+      ],
+    },
   });
   expect(certs.status, JSON.stringify(certs.body)).toBe(200);
-  const metadata = await call(t, 'POST', '/v1/cluster/sso/saml/metadata/idp', { auth: admin, body: { idp_metadata: Buffer.from(await idp.metadataXml()).toString('base64') } });
+  const metadata = await call(t, 'POST', '/v1/cluster/sso/saml/metadata/idp', {
+    auth: admin,
+    body: { idp_metadata: Buffer.from(await idp.metadataXml()).toString('base64') },
+  });
   expect(metadata.status, JSON.stringify(metadata.body)).toBe(200);
   idp.trustSp({ entityId: ENTITY_ID, acsUrl: ACS_URL, sloUrl: SLO_URL, certificate: sp.certificate });
   const on = await call(t, 'PUT', '/v1/cluster/sso', { auth: admin, body: { control_plane: true } });
@@ -83,11 +95,21 @@ export async function postAnswer(t: TestTessera, SAMLResponse: string): Promise<
 /** The console's last step: the browser's cookies (the code's, and the one of the browser that started the sign-in) for a token. */
 export function exchange(t: TestTessera, cookies: (string | undefined)[], body: Record<string, unknown> = {}) {
   const cookie = cookies.filter(Boolean).join('; ');
-  return t.app.inject({ method: 'POST', url: '/v1/sso/exchange', headers: cookie ? { cookie } : {}, payload: JSON.stringify(body) });
+  return t.app.inject({
+    method: 'POST',
+    url: '/v1/sso/exchange',
+    headers: cookie ? { cookie } : {},
+    payload: JSON.stringify(body),
+  });
 }
 
 /** A whole SP-initiated sign-in of an IdP user: the token, or what the console was told. */
-export async function signIn(c: SsoCluster, username: string, password: string, browser = browserAt(c)): Promise<{ token?: string; location: string; SAMLResponse: string }> {
+export async function signIn(
+  c: SsoCluster,
+  username: string,
+  password: string,
+  browser = browserAt(c),
+): Promise<{ token?: string; location: string; SAMLResponse: string }> {
   const { url, start } = await startSignIn(c.t);
   const answer = await browser.signIn(url, username, password);
   expect(answer.action).toBe(ACS_URL);

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { buildApp, type TesseraApp } from '../../src/app.js';
-import { makeConfig, type Config } from '../../src/config/config.js';
-import { openTessera, type Tessera } from '../../src/tessera.js';
-import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
 import type { Role } from '../../src/access/management.js';
+import { buildApp, type TesseraApp } from '../../src/app.js';
+import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
+import { type Config, makeConfig } from '../../src/config/config.js';
+import { openTessera, type Tessera } from '../../src/tessera.js';
 import { checkAnswersAgainstDocument } from './openapi-conformance.js';
 
 /** Cheap argon2id for tests that are not about hashing cost. */
@@ -52,7 +52,8 @@ export async function testTessera(
       await app.close();
       await tessera.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (violations.length > 0) throw new Error(`answers that the OpenAPI document does not describe:\n${violations.join('\n')}`);
+      if (violations.length > 0)
+        throw new Error(`answers that the OpenAPI document does not describe:\n${violations.join('\n')}`);
     },
   };
 }

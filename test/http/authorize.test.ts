@@ -63,7 +63,11 @@ describe('Variant A (7.22): Basic header, optional {"ttl"}', () => {
     ['a null body', 'null'],
   ])('rejects a ttl that is %s with 400', async (_what, body) => {
     await withAlice();
-    expectError(await post(body, { authorization: t.basic('alice@example.com', 'correct horse') }), 400, 'invalid_request');
+    expectError(
+      await post(body, { authorization: t.basic('alice@example.com', 'correct horse') }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('reads the body as JSON whatever the Content-Type says, and ignores unknown fields', async () => {
@@ -79,7 +83,10 @@ describe('Variant A (7.22): Basic header, optional {"ttl"}', () => {
 
   it('treats an empty body as no body', async () => {
     await withAlice();
-    const res = await post('', { authorization: t.basic('alice@example.com', 'correct horse'), 'content-type': 'application/json' });
+    const res = await post('', {
+      authorization: t.basic('alice@example.com', 'correct horse'),
+      'content-type': 'application/json',
+    });
     expect(res.statusCode).toBe(200);
   });
 
@@ -88,8 +95,16 @@ describe('Variant A (7.22): Basic header, optional {"ttl"}', () => {
     const password = ' pä:ss:wörd 🔑 ';
     await t.addUser('emile', password);
     expect((await post(undefined, { authorization: t.basic('emile', password) })).statusCode).toBe(200);
-    expectError(await post(undefined, { authorization: t.basic('emile', password.trim()) }), 401, 'invalid_credentials');
-    expectError(await post(undefined, { authorization: t.basic('émile', password.normalize('NFD')) }), 401, 'invalid_credentials');
+    expectError(
+      await post(undefined, { authorization: t.basic('emile', password.trim()) }),
+      401,
+      'invalid_credentials',
+    );
+    expectError(
+      await post(undefined, { authorization: t.basic('émile', password.normalize('NFD')) }),
+      401,
+      'invalid_credentials',
+    );
   });
 
   it('matches usernames case-insensitively after NFKC', async () => {
@@ -170,8 +185,16 @@ describe('failures', () => {
     await withAlice();
     const user = (await t.tessera.users.findByUsername('alice@example.com'))!;
     await t.tessera.users.expirePassword(user.uid, new Date(t.tessera.clock()));
-    expectError(await post(undefined, { authorization: t.basic('alice@example.com', 'correct horse') }), 401, 'password_expired');
-    expectError(await post(undefined, { authorization: t.basic('alice@example.com', 'wrong horse') }), 401, 'invalid_credentials');
+    expectError(
+      await post(undefined, { authorization: t.basic('alice@example.com', 'correct horse') }),
+      401,
+      'password_expired',
+    );
+    expectError(
+      await post(undefined, { authorization: t.basic('alice@example.com', 'wrong horse') }),
+      401,
+      'invalid_credentials',
+    );
   });
 
   it('rejects a large body with 413 without a 500', async () => {
@@ -189,7 +212,11 @@ describe('failures', () => {
 
   it('refuses prototype-poisoning keys', async () => {
     await withAlice();
-    expectError(await post('{"__proto__":{"ttl":5}}', { authorization: t.basic('alice@example.com', 'correct horse') }), 400, 'malformed_json');
+    expectError(
+      await post('{"__proto__":{"ttl":5}}', { authorization: t.basic('alice@example.com', 'correct horse') }),
+      400,
+      'malformed_json',
+    );
   });
 
   it('records the login time on success only', async () => {
@@ -214,7 +241,11 @@ describe('--api-line', () => {
 
   it('7.4 requires the body and ignores the header', async () => {
     await withAlice({ apiLine: '7.4' });
-    expectError(await post(undefined, { authorization: t.basic('alice@example.com', 'correct horse') }), 400, 'invalid_request');
+    expectError(
+      await post(undefined, { authorization: t.basic('alice@example.com', 'correct horse') }),
+      400,
+      'invalid_request',
+    );
     expectError(await post('{}'), 400, 'invalid_request');
     const res = await post(JSON.stringify({ username: 'alice@example.com', password: 'correct horse' }), {
       authorization: t.basic('nobody', 'nothing'),
@@ -234,7 +265,10 @@ describe('password hashes', () => {
     await withAlice();
     const before = (await t.tessera.users.findCredential('alice@example.com'))!.passwords[0]!.hash;
     expect(before).toContain('m=1024,t=1,p=1');
-    const stronger = await testTessera({ dataDir: t.dataDir, argon2: { memoryCost: 2048, timeCost: 1, parallelism: 1 } });
+    const stronger = await testTessera({
+      dataDir: t.dataDir,
+      argon2: { memoryCost: 2048, timeCost: 1, parallelism: 1 },
+    });
     try {
       const res = await stronger.app.inject({
         method: 'POST',

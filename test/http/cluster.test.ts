@@ -26,27 +26,49 @@ const CLUSTER_DEFAULTS = {
   mtls_client_cert_subject_validation_type: 'disabled',
   mtls_authorized_subjects: [],
 };
-const LOCKOUT_DEFAULTS = { login_lockout_threshold: 5, login_lockout_duration: 1800, login_lockout_counter_reset_after: 900 };
+const LOCKOUT_DEFAULTS = {
+  login_lockout_threshold: 5,
+  login_lockout_duration: 1800,
+  login_lockout_counter_reset_after: 900,
+};
 
 describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on or off', () => {
-  it('starts at the product\'s defaults; anyone with view_cluster_info reads it, only an admin changes it', async () => {
+  it("starts at the product's defaults; anyone with view_cluster_info reads it, only an admin changes it", async () => {
     expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body).toEqual(CLUSTER_DEFAULTS);
     const manager = await login(t, 'ivan', 'ivan-password-1');
     expect((await call(t, 'GET', '/v1/cluster', { auth: manager })).status).toBe(200);
-    expect((await call(t, 'PUT', '/v1/cluster', { auth: manager, body: { password_min_length: 12 } })).status).toBe(403);
-    expect((await call(t, 'GET', '/v1/cluster', { auth: await login(t, 'nobody', 'nobody-password') })).status).toBe(403);
+    expect((await call(t, 'PUT', '/v1/cluster', { auth: manager, body: { password_min_length: 12 } })).status).toBe(
+      403,
+    );
+    expect((await call(t, 'GET', '/v1/cluster', { auth: await login(t, 'nobody', 'nobody-password') })).status).toBe(
+      403,
+    );
     // Vault's connection check: Basic credentials on GET /v1/cluster tell good from bad.
-    expect((await call(t, 'GET', '/v1/cluster', { auth: t.basic('root', 'root-password') })).body.name).toBe('127.0.0.1');
+    expect((await call(t, 'GET', '/v1/cluster', { auth: t.basic('root', 'root-password') })).body.name).toBe(
+      '127.0.0.1',
+    );
     expect((await call(t, 'GET', '/v1/cluster', { auth: t.basic('root', 'wrong') })).status).toBe(401);
   });
 
   it('changes what it names, keeps the rest, and persists', async () => {
-    const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body: { name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 } });
+    const res = await call(t, 'PUT', '/v1/cluster', {
+      auth: root,
+      body: { name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...CLUSTER_DEFAULTS, name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 });
+    expect(res.body).toEqual({
+      ...CLUSTER_DEFAULTS,
+      name: 'prod.example.com',
+      password_min_length: 12,
+      cm_session_timeout_minutes: 30,
+    });
     const again = await testTessera({ dataDir: t.dataDir });
     try {
-      expect(await again.tessera.policy.get()).toMatchObject({ name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 });
+      expect(await again.tessera.policy.get()).toMatchObject({
+        name: 'prod.example.com',
+        password_min_length: 12,
+        cm_session_timeout_minutes: 30,
+      });
     } finally {
       await again.app.close();
       await again.tessera.close();
@@ -73,10 +95,20 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
   });
 
-  it('takes the product\'s PATCH change_password_hashing_algorithm (the documented body), keeps argon2id, and audits what was asked', async () => {
+  it("takes the product's PATCH change_password_hashing_algorithm (the documented body), keeps argon2id, and audits what was asked", async () => {
     const audited: string[] = [];
-    t.tessera.events.on('audited', (r: { event: string; changes?: string[] }) => r.event === 'password_hashing_algorithm' && audited.push(...(r.changes ?? [])));
-    const patch = (body: unknown, auth = root) => t.app.inject({ method: 'PATCH', url: '/v1/cluster/change_password_hashing_algorithm', headers: { authorization: auth }, payload: JSON.stringify(body) });
+    t.tessera.events.on(
+      'audited',
+      (r: { event: string; changes?: string[] }) =>
+        r.event === 'password_hashing_algorithm' && audited.push(...(r.changes ?? [])),
+    );
+    const patch = (body: unknown, auth = root) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/v1/cluster/change_password_hashing_algorithm',
+        headers: { authorization: auth },
+        payload: JSON.stringify(body),
+      });
     const ok = await patch({ algorithm: 'PBKDF2' });
     expect([ok.statusCode, ok.json()]).toEqual([200, {}]);
     expect(audited).toEqual(['algorithm PBKDF2 asked; argon2id kept']);
@@ -91,20 +123,23 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
 
   it('is effective at once for new passwords', async () => {
     await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_min_length: 16, password_complexity: true } });
-    const create = (password: string) => call(t, 'POST', '/v1/users', { auth: root, body: { name: 'judy', password, role: 'none' } });
+    const create = (password: string) =>
+      call(t, 'POST', '/v1/users', { auth: root, body: { name: 'judy', password, role: 'none' } });
     expect((await create('Sh0rt!pass')).body.error_code).toBe('password_not_complex');
     expect((await create('long-enough-but-simple')).body.error_code).toBe('password_not_complex');
     expect((await create('Judy-Is-My-N4me-Here')).body.error_code).toBe('password_not_complex');
     expect((await create('Baaaa-4-very-long-one')).body.error_code).toBe('password_not_complex');
     expect((await create('Tr1cky-Long-Phrase!')).status).toBe(200);
     // The product's rule: not the user's email, nor the email reversed (whether the user has a name or not).
-    const withEmail = (password: string) => call(t, 'POST', '/v1/users', { auth: root, body: { name: 'ops7', email: 'kim@ex.io', password, role: 'none' } });
+    const withEmail = (password: string) =>
+      call(t, 'POST', '/v1/users', { auth: root, body: { name: 'ops7', email: 'kim@ex.io', password, role: 'none' } });
     expect((await withEmail('X1-kim@ex.io-Long!')).body.message).toContain('email');
     expect((await withEmail('X1-oi.xe@mik-Long!')).body.message).toContain('email reversed');
     const made = await withEmail('X1-mik-Long-Phrase!');
     expect(made.status).toBe(200);
     // A new email and a new password in one request: the password is held against the new email.
-    const change = (password: string) => call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: root, body: { email: 'lee@ex.io', password } });
+    const change = (password: string) =>
+      call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: root, body: { email: 'lee@ex.io', password } });
     expect((await change('X1-lee@ex.io-Long!')).body.message).toContain('email');
     expect((await call(t, 'GET', `/v1/users/${made.body.uid}`, { auth: root })).body.email).toBe('kim@ex.io');
     expect((await change('X1-kim@ex.io-Long!')).status).toBe(200);
@@ -113,7 +148,9 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
   it('expires passwords older than password_expiration_duration days', async () => {
     await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_expiration_duration: 1 } });
     t.advance(86_400 + 1);
-    const res = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'ivan', password: 'ivan-password-1' } });
+    const res = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'ivan', password: 'ivan-password-1' },
+    });
     expect(res.status).toBe(401);
     expect(res.body.error_code).toBe('password_expired');
   });
@@ -124,7 +161,9 @@ describe('GET/PUT /v1/cluster/policy: the lockout settings (cluster_settings)', 
     expect((await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body).toEqual(LOCKOUT_DEFAULTS);
     const manager = await login(t, 'ivan', 'ivan-password-1');
     expect((await call(t, 'GET', '/v1/cluster/policy', { auth: manager })).status).toBe(200);
-    expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: manager, body: { login_lockout_threshold: 3 } })).status).toBe(403);
+    expect(
+      (await call(t, 'PUT', '/v1/cluster/policy', { auth: manager, body: { login_lockout_threshold: 3 } })).status,
+    ).toBe(403);
   });
 
   it('changes what it names and keeps the rest', async () => {

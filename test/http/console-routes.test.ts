@@ -15,7 +15,13 @@ describe('the console scope', () => {
     expect(page.body).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
     expect(page.body).not.toMatch(/<script>|<script type="module">/); // no inline script
     const csp = String(page.headers['content-security-policy']);
-    for (const part of ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "connect-src 'self'", "base-uri 'none'"]) {
+    for (const part of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "frame-ancestors 'none'",
+      "connect-src 'self'",
+      "base-uri 'none'",
+    ]) {
       expect(csp).toContain(part);
     }
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
@@ -38,7 +44,11 @@ describe('the console scope', () => {
     t = await testTessera();
     const plain = await t.app.inject({ method: 'GET', url: '/v1/users' });
     expect(plain.headers['www-authenticate']).toContain('Basic');
-    const script = await t.app.inject({ method: 'GET', url: '/v1/users', headers: { 'x-requested-with': 'tessera-console' } });
+    const script = await t.app.inject({
+      method: 'GET',
+      url: '/v1/users',
+      headers: { 'x-requested-with': 'tessera-console' },
+    });
     expect(script.statusCode).toBe(401);
     expect(script.headers['www-authenticate']).toBe('Bearer realm="tessera"');
   });
@@ -51,7 +61,13 @@ describe('the routes the console needs', () => {
     const res = await call(t, 'GET', '/v1/password-rules');
     expect(res.status).toBe(200);
     expect(res.body.min_length).toBe(12);
-    expect(res.body.rules).toEqual(expect.arrayContaining(['at least 12 characters', 'not one of the most common passwords', "not containing the user's name, its email or the email reversed"]));
+    expect(res.body.rules).toEqual(
+      expect.arrayContaining([
+        'at least 12 characters',
+        'not one of the most common passwords',
+        "not containing the user's name, its email or the email reversed",
+      ]),
+    );
   });
 
   it('GET /v1/keys lists the key ring for admins only', async () => {
@@ -62,7 +78,10 @@ describe('the routes the console needs', () => {
     await t.tessera.keys.rotate('RS256');
     const keys = await call(t, 'GET', '/v1/keys', { auth: root });
     expect(keys.status).toBe(200);
-    expect(keys.body.map((k: { state: string; alg: string }) => `${k.state} ${k.alg}`).sort()).toEqual(['active ES256', 'next RS256']);
+    expect(keys.body.map((k: { state: string; alg: string }) => `${k.state} ${k.alg}`).sort()).toEqual([
+      'active ES256',
+      'next RS256',
+    ]);
     expect(keys.body.find((k: { state: string }) => k.state === 'next').activates_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect((await call(t, 'GET', '/v1/keys', { auth: await login(t, 'viewer', 'viewer-password') })).status).toBe(403);
   });
@@ -75,7 +94,9 @@ describe('the routes the console needs', () => {
     const res = await call(t, 'POST', `/v1/users/${uid}/expire-password`, { auth: root });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('password_expired');
-    const next = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'kim', password: 'kim-password-1' } });
+    const next = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'kim', password: 'kim-password-1' },
+    });
     expect(next.body.error_code).toBe('password_expired');
     expect((await call(t, 'POST', '/v1/users/999/expire-password', { auth: root })).status).toBe(404);
   });

@@ -29,7 +29,13 @@ describe('POST /v1/introspect (RFC 7662)', () => {
     for (const form of [true, false]) {
       const res = await introspect(token, { form });
       expect(res).toMatchObject({ status: 200, cache: 'no-store' });
-      expect(res.body).toMatchObject({ active: true, username: 'ann', roles: ['cluster_viewer'], token_type: 'Bearer', exp: expect.any(Number) });
+      expect(res.body).toMatchObject({
+        active: true,
+        username: 'ann',
+        roles: ['cluster_viewer'],
+        token_type: 'Bearer',
+        exp: expect.any(Number),
+      });
     }
   });
 

@@ -6,7 +6,10 @@ import { lazyRequestLogger } from '../../src/http/lazy-request-logger.js';
 describe("a request's lazy logger", () => {
   it('makes its child only when it logs, and logs with the request id as a child would', () => {
     const lines: Record<string, unknown>[] = [];
-    const parent = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+    const parent = pino(
+      { level: 'info' },
+      new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }),
+    );
     const child = vi.spyOn(parent, 'child');
     const log = lazyRequestLogger(parent, { reqId: 'req-7' }, {});
     expect(log.level).toBe('info');

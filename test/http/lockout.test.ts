@@ -13,12 +13,14 @@ async function setup(policy: Record<string, number | boolean> = {}) {
   if (Object.keys(policy).length) await t.tessera.policy.update(policy);
 }
 
-const attempt = (username: string, password: string) => call(t, 'POST', '/v1/users/authorize', { body: { username, password } });
+const attempt = (username: string, password: string) =>
+  call(t, 'POST', '/v1/users/authorize', { body: { username, password } });
 
 describe('login lockout', () => {
   it('locks after the threshold, refuses even the right password without a hash check, and an admin unlocks', async () => {
     await setup();
-    for (let i = 0; i < 5; i++) expect((await attempt('grace', `wrong-${i}`)).body.error_code).toBe('invalid_credentials');
+    for (let i = 0; i < 5; i++)
+      expect((await attempt('grace', `wrong-${i}`)).body.error_code).toBe('invalid_credentials');
     const verify = vi.spyOn(t.tessera.hasher, 'verify');
     const locked = await attempt('grace', 'grace-password-1');
     expect(locked.status).toBe(401);
@@ -80,7 +82,10 @@ describe('login lockout', () => {
     await setup({ login_lockout_threshold: 1 });
     await attempt('grace', 'wrong-1');
     const root = await login(t, 'root', 'root-password');
-    await call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'grace', new_password: 'grace-password-2' } });
+    await call(t, 'PUT', '/v1/users/password', {
+      auth: root,
+      body: { username: 'grace', new_password: 'grace-password-2' },
+    });
     expect((await attempt('grace', 'grace-password-2')).status).toBe(200);
   });
 

@@ -42,7 +42,8 @@ describe('a wrong password', () => {
     const samples: Record<keyof typeof kinds, Sample[]> = { unknown: [], one: [], two: [] };
     for (const name of Object.values(kinds)) await wrongPassword(name); // warm-up
     for (let round = 0; round < 50; round++) {
-      for (const [kind, name] of Object.entries(kinds)) samples[kind as keyof typeof kinds].push(await wrongPassword(name));
+      for (const [kind, name] of Object.entries(kinds))
+        samples[kind as keyof typeof kinds].push(await wrongPassword(name));
     }
     const ms = Object.fromEntries(Object.entries(samples).map(([k, s]) => [k, median(s.map((x) => x.ms))]));
     const cpu = Object.fromEntries(Object.entries(samples).map(([k, s]) => [k, median(s.map((x) => x.cpuMs))]));

@@ -12,7 +12,10 @@ type Operation = {
   tags?: string[];
   summary?: string;
   security?: Record<string, string[]>[];
-  requestBody?: { required: boolean; content: Record<string, { schema: any; examples?: Record<string, { value: unknown }> }> };
+  requestBody?: {
+    required: boolean;
+    content: Record<string, { schema: any; examples?: Record<string, { value: unknown }> }>;
+  };
   responses: Record<string, { content?: Record<string, { schema: any }> }>;
 };
 type Document = {
@@ -54,7 +57,9 @@ describe('GET /v1/openapi.json', () => {
         .flatMap((r) => [r.method].flat().map((m) => `${m} ${r.url.replace(/:(\w+)/g, '{$1}')}`))
         .filter((route) => !route.startsWith('HEAD ')),
     );
-    const documented = new Set(operations(app.swagger() as unknown as Document).map(({ path, method }) => `${method.toUpperCase()} ${path}`));
+    const documented = new Set(
+      operations(app.swagger() as unknown as Document).map(({ path, method }) => `${method.toUpperCase()} ${path}`),
+    );
     expect([...documented].sort()).toEqual([...served].sort());
     expect(served.size).toBeGreaterThan(20);
     expect([...served].some((r) => r.startsWith('GET /docs'))).toBe(false);
@@ -74,7 +79,10 @@ describe('GET /v1/openapi.json', () => {
       expect(op.security, where).toBeDefined();
       const ok = op.responses['200']?.content; // JSON, or the SAML metadata's own type
       expect(ok?.['application/json']?.schema ?? ok?.['application/samlmetadata+xml']?.schema, where).toBeDefined();
-      expect(Object.keys(op.responses).filter((s) => /XX|default/i.test(s)), where).toEqual([]);
+      expect(
+        Object.keys(op.responses).filter((s) => /XX|default/i.test(s)),
+        where,
+      ).toEqual([]);
       for (const [status, answer] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
         const schema = answer.content?.['application/json']?.schema;
         expect(schema?.required, `${where} ${status}`).toEqual(['error_code', 'message']);
@@ -85,7 +93,11 @@ describe('GET /v1/openapi.json', () => {
     const codes = (path: string, method: string, status: string) =>
       doc.paths[path]![method]!.responses[status]!.content!['application/json']!.schema.properties.error_code.enum;
     // What a route's access, its input and its own logic can answer, each where it belongs.
-    expect(codes('/v1/users/{uid}', 'delete', '403')).toEqual(['cross_site_request', 'forbidden', 'unauthorized_action']);
+    expect(codes('/v1/users/{uid}', 'delete', '403')).toEqual([
+      'cross_site_request',
+      'forbidden',
+      'unauthorized_action',
+    ]);
     expect(codes('/v1/users/{uid}', 'delete', '406')).toEqual(['delete_last_admin_not_allowed']);
     expect(codes('/v1/users', 'post', '409')).toEqual(['email_already_exists', 'name_already_exists']);
     expect(codes('/v1/users/authorize', 'post', '401')).toEqual([
@@ -119,7 +131,9 @@ describe('GET /v1/openapi.json', () => {
     const user = doc.paths['/v1/users/{uid}']!.get!.responses['200']!.content!['application/json']!.schema;
     expect(user.properties.role.enum).toContain('user_manager');
     expect(user.properties.status.enum).toEqual(['active', 'locked', 'password_expired']);
-    expect(doc.paths['/v1/users']!.post!.requestBody!.content['application/json']!.schema.properties.role.enum).toContain('admin');
+    expect(
+      doc.paths['/v1/users']!.post!.requestBody!.content['application/json']!.schema.properties.role.enum,
+    ).toContain('admin');
     expect(doc.paths['/v1/users']!.get!.security).toEqual([{ jwt: [] }, { bearer: [] }, { basic: [] }]);
     expect(doc.paths['/healthz']!.get!.security).toEqual([]);
     expect(doc.paths['/.well-known/jwks.json']!.get!.responses['304']).toBeDefined();

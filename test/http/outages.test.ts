@@ -74,8 +74,22 @@ describe('when PostgreSQL goes away', () => {
       expect(health.ms).toBeLessThan(100);
 
       await proxy.restore();
-      expect((await until(() => rootLogin(t), (r) => r.status === 200)).status).toBe(200);
-      expect((await until(() => call(t, 'GET', '/v1/users', { auth: token }), (r) => r.status === 200)).status).toBe(200);
+      expect(
+        (
+          await until(
+            () => rootLogin(t),
+            (r) => r.status === 200,
+          )
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await until(
+            () => call(t, 'GET', '/v1/users', { auth: token }),
+            (r) => r.status === 200,
+          )
+        ).status,
+      ).toBe(200);
       expect((await call(t, 'GET', '/readyz')).status).toBe(200);
     });
 
@@ -105,11 +119,16 @@ describe('when PostgreSQL goes away', () => {
       await new Promise((r) => setTimeout(r, 2500));
       await proxy.restore();
       await writing;
-      await until(() => call(t, 'GET', '/v1/users', { auth: token }), (r) => r.status === 200);
+      await until(
+        () => call(t, 'GET', '/v1/users', { auth: token }),
+        (r) => r.status === 200,
+      );
       await stream(500); // and writes work again
 
       expect([...statuses.keys()].sort()).toEqual([200, 503]);
-      const stored = new Set(((await call(t, 'GET', '/v1/users', { auth: token })).body as { username: string }[]).map((u) => u.username));
+      const stored = new Set(
+        ((await call(t, 'GET', '/v1/users', { auth: token })).body as { username: string }[]).map((u) => u.username),
+      );
       for (const name of acknowledged) expect(stored.has(name)).toBe(true);
     });
   }
@@ -128,7 +147,10 @@ describe('when Redis goes away', () => {
     cleanups.push(t.close);
     await t.addUser('root', 'root-password', 'admin');
     await t.addUser('ops', 'ops-password-1', 'admin');
-    await until(() => call(t, 'GET', '/readyz'), (r) => r.status === 200);
+    await until(
+      () => call(t, 'GET', '/readyz'),
+      (r) => r.status === 200,
+    );
     expect((await rootLogin(t)).status).toBe(200);
     if (fault === 'refused') await proxy.cut();
     else proxy.partition();
@@ -140,7 +162,8 @@ describe('when Redis goes away', () => {
       const { t, proxy } = await setup(false, fault);
       // A password verified a moment ago needs no lockout counter (it is no guess): served from the verified-credentials cache.
       expect((await rootLogin(t)).status).toBe(200);
-      const opsLogin = () => call(t, 'POST', '/v1/users/authorize', { body: { username: 'ops', password: 'ops-password-1' } });
+      const opsLogin = () =>
+        call(t, 'POST', '/v1/users/authorize', { body: { username: 'ops', password: 'ops-password-1' } });
       const down = await timed(opsLogin);
       expect(down.status).toBe(503);
       expect(down.body.error_code).toBe('guard_unavailable');
@@ -159,7 +182,8 @@ describe('when Redis goes away', () => {
   it('counts on the node alone when told to fail open', async () => {
     const { t } = await setup(true, 'refused');
     expect((await rootLogin(t)).status).toBe(200);
-    for (let i = 0; i < 5; i++) await call(t, 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'wrong-pass' } });
+    for (let i = 0; i < 5; i++)
+      await call(t, 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'wrong-pass' } });
     expect((await rootLogin(t)).body.error_code).toBe('account_locked');
   });
 });

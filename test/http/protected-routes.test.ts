@@ -43,7 +43,12 @@ describe('presenting a token', () => {
     await setup();
     expect((await get('/v1/users', t.basic('root', 'admin-pass'))).statusCode).toBe(200);
     expect((await get('/v1/users', t.basic('root', 'wrong'))).statusCode).toBe(401);
-    const off = await t.app.inject({ method: 'PUT', url: '/v1/cluster', headers: { authorization: t.basic('root', 'admin-pass') }, payload: { control_plane_basic_authentication: false } });
+    const off = await t.app.inject({
+      method: 'PUT',
+      url: '/v1/cluster',
+      headers: { authorization: t.basic('root', 'admin-pass') },
+      payload: { control_plane_basic_authentication: false },
+    });
     expect(off.json().control_plane_basic_authentication).toBe(false);
     const res = await get('/v1/users', t.basic('root', 'admin-pass'));
     expect(res.statusCode).toBe(401);
@@ -107,10 +112,17 @@ describe('GET /v1/users/{uid}', () => {
     const viewer = `JWT ${await tokenFor('viewer', 'viewer-pass')}`;
     const self = await get(`/v1/users/${ids.viewer}`, viewer);
     expect(self.statusCode).toBe(200);
-    expect(self.json()).toMatchObject({ uid: ids.viewer, username: 'viewer', role: 'cluster_viewer', status: 'active' });
+    expect(self.json()).toMatchObject({
+      uid: ids.viewer,
+      username: 'viewer',
+      role: 'cluster_viewer',
+      status: 'active',
+    });
     expect(self.json().last_login).toEqual(expect.any(Number));
     expect((await get(`/v1/users/${ids.admin}`, viewer)).statusCode).toBe(403);
-    expect((await get(`/v1/users/${ids.viewer}`, `JWT ${await tokenFor('manager', 'manager-pass')}`)).statusCode).toBe(200);
+    expect((await get(`/v1/users/${ids.viewer}`, `JWT ${await tokenFor('manager', 'manager-pass')}`)).statusCode).toBe(
+      200,
+    );
   });
 
   it('shows an email for usernames that are one, and the expired status', async () => {

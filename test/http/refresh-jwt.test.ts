@@ -8,12 +8,21 @@ afterEach(() => t?.close());
 async function setup() {
   t = await testTessera();
   uid = await t.addUser('carol', 'carol-password', 'db_member');
-  const res = await t.app.inject({ method: 'POST', url: '/v1/users/authorize', headers: { authorization: t.basic('carol', 'carol-password') } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/users/authorize',
+    headers: { authorization: t.basic('carol', 'carol-password') },
+  });
   return res.json().access_token as string;
 }
 
 function refresh(authorization: string | undefined, payload?: string) {
-  return t.app.inject({ method: 'POST', url: '/v1/users/refresh_jwt', headers: authorization ? { authorization } : {}, payload });
+  return t.app.inject({
+    method: 'POST',
+    url: '/v1/users/refresh_jwt',
+    headers: authorization ? { authorization } : {},
+    payload,
+  });
 }
 
 describe('POST /v1/users/refresh_jwt', () => {

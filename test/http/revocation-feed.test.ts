@@ -14,7 +14,8 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const feed = (after?: string, auth = reader) => call(t, 'GET', `/v1/revocations${after ? `?after=${after}` : ''}`, { auth });
+const feed = (after?: string, auth = reader) =>
+  call(t, 'GET', `/v1/revocations${after ? `?after=${after}` : ''}`, { auth });
 
 describe('GET /v1/revocations', () => {
   it('is for the token_verifier role and admins only', async () => {
@@ -23,7 +24,10 @@ describe('GET /v1/revocations', () => {
     const ann = await login(t, 'ann', 'ann-password-1');
     expect((await feed(undefined, ann)).body.error_code).toBe('forbidden');
     expect((await call(t, 'GET', '/v1/revocations')).status).toBe(401);
-    expect((await feed('not-a-cursor')).body).toEqual({ error_code: 'invalid_request', message: 'after must be a cursor from an earlier answer' });
+    expect((await feed('not-a-cursor')).body).toEqual({
+      error_code: 'invalid_request',
+      message: 'after must be a cursor from an earlier answer',
+    });
   });
 
   it('tells, after a cursor and in order, each token logged out (and its session) and each user whose tokens ended', async () => {

@@ -22,8 +22,18 @@ describe('token revocation', () => {
   it.each([
     ['deleted', () => call(t, 'DELETE', `/v1/users/${uid}`, { auth: root })],
     ['given a new role', () => call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { role: 'db_viewer' } })],
-    ['given a new password', () => call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'heidi', new_password: 'heidi-password-2' } })],
-    ['given a new password by an admin\'s PUT /v1/users/{uid}', () => call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { password: 'heidi-password-3' } })],
+    [
+      'given a new password',
+      () =>
+        call(t, 'PUT', '/v1/users/password', {
+          auth: root,
+          body: { username: 'heidi', new_password: 'heidi-password-2' },
+        }),
+    ],
+    [
+      "given a new password by an admin's PUT /v1/users/{uid}",
+      () => call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { password: 'heidi-password-3' } }),
+    ],
   ])('ends every token of a user who is %s, on every route and on refresh', async (_what, change) => {
     const token = await login(t, 'heidi', 'heidi-password-1');
     expect((await me(token)).status).toBe(200);
@@ -36,7 +46,8 @@ describe('token revocation', () => {
 
   it('keeps the tokens of a user locked out by failed logins, but refreshes none while locked', async () => {
     const token = await login(t, 'heidi', 'heidi-password-1');
-    for (let i = 0; i < 5; i++) await call(t, 'POST', '/v1/users/authorize', { body: { username: 'heidi', password: 'wrong-pass' } });
+    for (let i = 0; i < 5; i++)
+      await call(t, 'POST', '/v1/users/authorize', { body: { username: 'heidi', password: 'wrong-pass' } });
     expect((await me(token)).body.status).toBe('locked');
     const renewed = await refresh(token);
     expect(renewed.status).toBe(401);
@@ -44,7 +55,7 @@ describe('token revocation', () => {
     expect(renewed.headers['retry-after']).toBe('1800');
   });
 
-  it('keeps other users\' tokens and the user\'s new ones working', async () => {
+  it("keeps other users' tokens and the user's new ones working", async () => {
     await call(t, 'PUT', `/v1/users/${uid}`, { auth: root, body: { role: 'db_viewer' } });
     expect((await call(t, 'GET', '/v1/users', { auth: root })).status).toBe(200);
     const fresh = await login(t, 'heidi', 'heidi-password-1');

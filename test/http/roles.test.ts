@@ -34,7 +34,7 @@ describe('/v1/roles', () => {
     expect((await call(t, 'GET', '/v1/roles/99', { auth: admin })).body.error_code).toBe('role_not_found');
   });
 
-  it('creates, renames, changes and deletes a role; names are unique with their case, as the product\'s', async () => {
+  it("creates, renames, changes and deletes a role; names are unique with their case, as the product's", async () => {
     const created = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'DBA', management: 'db_member' } });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({ uid: expect.any(Number), name: 'DBA', management: 'db_member' });
@@ -42,12 +42,23 @@ describe('/v1/roles', () => {
     const uid = created.body.uid as number;
     const dup = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'DBA', management: 'none' } });
     expect([dup.status, dup.body.error_code]).toEqual([409, 'name_already_exists']);
-    expect((await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: ' DBA ', management: 'none' } })).body.error_code).toBe('invalid_request'); // outer spaces: no name of its own
-    const lower = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'dba', management: 'none' } });
+    expect(
+      (await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: ' DBA ', management: 'none' } })).body
+        .error_code,
+    ).toBe('invalid_request'); // outer spaces: no name of its own
+    const lower = await call(t, 'POST', '/v1/roles?dry_run=true', {
+      auth: admin,
+      body: { name: 'dba', management: 'none' },
+    });
     expect([lower.status, lower.body]).toEqual([200, {}]);
-    const renamed = await call(t, 'PUT', `/v1/roles/${uid}`, { auth: manager, body: { name: 'Database admins', management: 'cluster_member' } });
+    const renamed = await call(t, 'PUT', `/v1/roles/${uid}`, {
+      auth: manager,
+      body: { name: 'Database admins', management: 'cluster_member' },
+    });
     expect(renamed.body).toEqual({ uid, name: 'Database admins', management: 'cluster_member' });
-    expect((await call(t, 'PUT', `/v1/roles/${uid}`, { auth: admin, body: { name: 'Admin' } })).body.error_code).toBe('name_already_exists');
+    expect((await call(t, 'PUT', `/v1/roles/${uid}`, { auth: admin, body: { name: 'Admin' } })).body.error_code).toBe(
+      'name_already_exists',
+    );
     expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: manager })).status).toBe(200);
     expect((await call(t, 'GET', `/v1/roles/${uid}`, { auth: admin })).status).toBe(404);
     expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(404);
@@ -60,16 +71,28 @@ describe('/v1/roles', () => {
     }
     const renamed = await call(t, 'PUT', '/v1/roles/1', { auth: admin, body: { name: 'Аdmin' } });
     expect(renamed.status).toBe(400);
-    const cyrillic = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Администраторы БД', management: 'db_member' } });
+    const cyrillic = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { name: 'Администраторы БД', management: 'db_member' },
+    });
     expect(cyrillic.status, JSON.stringify(cyrillic.body)).toBe(200);
-    expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body.map((r: { name: string }) => r.name)).toEqual([...BUILT_IN.map((r) => r.name), 'Администраторы БД']);
+    expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body.map((r: { name: string }) => r.name)).toEqual([
+      ...BUILT_IN.map((r) => r.name),
+      'Администраторы БД',
+    ]);
   });
 
   it('validates with dry_run and changes nothing', async () => {
-    const dry = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'Ghost', management: 'db_viewer' } });
+    const dry = await call(t, 'POST', '/v1/roles?dry_run=true', {
+      auth: admin,
+      body: { name: 'Ghost', management: 'db_viewer' },
+    });
     expect([dry.status, dry.body]).toEqual([200, {}]);
     expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toHaveLength(BUILT_IN.length);
-    const dryDup = await call(t, 'POST', '/v1/roles?dry_run=true', { auth: admin, body: { name: 'Admin', management: 'db_viewer' } });
+    const dryDup = await call(t, 'POST', '/v1/roles?dry_run=true', {
+      auth: admin,
+      body: { name: 'Admin', management: 'db_viewer' },
+    });
     expect(dryDup.body.error_code).toBe('name_already_exists');
     const dryPut = await call(t, 'PUT', '/v1/roles/5?dry_run=true', { auth: admin, body: { name: 'Readers' } });
     expect(dryPut.status).toBe(200);
@@ -77,7 +100,10 @@ describe('/v1/roles', () => {
   });
 
   it('refuses to delete a role in use (406 role_in_use)', async () => {
-    await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'vault', password: 'vault-password-1', role_uids: [5] } });
+    await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'vault', password: 'vault-password-1', role_uids: [5] },
+    });
     const res = await call(t, 'DELETE', '/v1/roles/5', { auth: admin });
     expect([res.status, res.body.error_code]).toEqual([406, 'role_in_use']);
     expect((await call(t, 'GET', '/v1/roles/5', { auth: admin })).status).toBe(200);
@@ -86,10 +112,17 @@ describe('/v1/roles', () => {
   it('keeps a user_manager away from admin: no role with admin management made, changed, deleted or given', async () => {
     const make = await call(t, 'POST', '/v1/roles', { auth: manager, body: { name: 'Root', management: 'admin' } });
     expect([make.status, make.body.error_code]).toEqual([403, 'unauthorized_action']);
-    expect((await call(t, 'PUT', '/v1/roles/4', { auth: manager, body: { management: 'admin' } })).body.error_code).toBe('unauthorized_action');
-    expect((await call(t, 'PUT', '/v1/roles/1', { auth: manager, body: { name: 'Boss' } })).body.error_code).toBe('unauthorized_action');
+    expect(
+      (await call(t, 'PUT', '/v1/roles/4', { auth: manager, body: { management: 'admin' } })).body.error_code,
+    ).toBe('unauthorized_action');
+    expect((await call(t, 'PUT', '/v1/roles/1', { auth: manager, body: { name: 'Boss' } })).body.error_code).toBe(
+      'unauthorized_action',
+    );
     expect((await call(t, 'DELETE', '/v1/roles/1', { auth: manager })).body.error_code).toBe('unauthorized_action');
-    const give = await call(t, 'POST', '/v1/users', { auth: manager, body: { name: 'sneaky', password: 'sneaky-password-1', role_uids: [1] } });
+    const give = await call(t, 'POST', '/v1/users', {
+      auth: manager,
+      body: { name: 'sneaky', password: 'sneaky-password-1', role_uids: [1] },
+    });
     expect([give.status, give.body.error_code]).toEqual([403, 'unauthorized_action']);
     expect(await t.tessera.users.findByUsername('sneaky')).toBeUndefined();
   });
@@ -98,15 +131,24 @@ describe('/v1/roles', () => {
     // Make the only admin an admin through role 1 alone.
     const root = (await t.tessera.users.findByUsername('root'))!;
     await call(t, 'PUT', `/v1/users/${root.uid}`, { auth: admin, body: { role_uids: [1] } });
-    await call(t, 'PUT', `/v1/users/${root.uid}`, { auth: await login(t, 'root', 'root-password'), body: { role: 'none' } });
-    const res = await call(t, 'PUT', '/v1/roles/1', { auth: await login(t, 'root', 'root-password'), body: { management: 'none' } });
+    await call(t, 'PUT', `/v1/users/${root.uid}`, {
+      auth: await login(t, 'root', 'root-password'),
+      body: { role: 'none' },
+    });
+    const res = await call(t, 'PUT', '/v1/roles/1', {
+      auth: await login(t, 'root', 'root-password'),
+      body: { management: 'none' },
+    });
     expect([res.status, res.body.error_code]).toEqual([406, 'change_last_admin_role_not_allowed']);
   });
 });
 
 describe('users with roles', () => {
   it('gives a user the highest level of its role and its roles; the token carries every level', async () => {
-    const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'pat', password: 'pat-password-1', role: 'db_viewer', role_uids: [7, 3] } });
+    const res = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'pat', password: 'pat-password-1', role: 'db_viewer', role_uids: [7, 3] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'pat', email: '', role: 'user_manager', role_uids: [3, 7] });
     const token = await login(t, 'pat', 'pat-password-1');
@@ -118,15 +160,24 @@ describe('users with roles', () => {
   });
 
   it('refuses a role uid that does not exist, naming it', async () => {
-    const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'pat', password: 'pat-password-1', role_uids: [42] } });
+    const res = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'pat', password: 'pat-password-1', role_uids: [42] },
+    });
     expect([res.status, res.body.error_code]).toEqual([400, 'invalid_request']);
     expect(res.body.message).toContain('42');
   });
 
-  it('ends the tokens of a role\'s holders when its management changes, and they log in with the new rights', async () => {
-    const created = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Ops', management: 'user_manager' } });
+  it("ends the tokens of a role's holders when its management changes, and they log in with the new rights", async () => {
+    const created = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { name: 'Ops', management: 'user_manager' },
+    });
     const roleUid = created.body.uid as number;
-    const { body: user } = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'opsie', password: 'opsie-password-1', role_uids: [roleUid] } });
+    const { body: user } = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'opsie', password: 'opsie-password-1', role_uids: [roleUid] },
+    });
     const token = await login(t, 'opsie', 'opsie-password-1');
     expect((await call(t, 'GET', '/v1/users', { auth: token })).status).toBe(200);
     await call(t, 'PUT', `/v1/roles/${roleUid}`, { auth: admin, body: { management: 'db_viewer' } });
@@ -136,8 +187,11 @@ describe('users with roles', () => {
     expect((await call(t, 'GET', `/v1/users/${user.uid}`, { auth: after })).body.role).toBe('db_viewer');
   });
 
-  it('changes role_uids on update; taking them away ends the user\'s tokens', async () => {
-    const { body: user } = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'rob', password: 'rob-password-1', role_uids: [4] } });
+  it("changes role_uids on update; taking them away ends the user's tokens", async () => {
+    const { body: user } = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'rob', password: 'rob-password-1', role_uids: [4] },
+    });
     const token = await login(t, 'rob', 'rob-password-1');
     const res = await call(t, 'PUT', `/v1/users/${user.uid}`, { auth: admin, body: { role_uids: [5] } });
     expect(res.body).toMatchObject({ role: 'db_viewer', role_uids: [5] });
@@ -147,16 +201,27 @@ describe('users with roles', () => {
   it('makes a role named "admin" beside the built-in "Admin" (what clients of the product do), and one with the uid asked for (8.0)', async () => {
     const named = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'admin', management: 'admin' } });
     expect([named.status, named.body.name]).toEqual([200, 'admin']);
-    const chosen = await call(t, 'POST', '/v1/roles', { auth: admin, body: { uid: 4242, name: 'Chosen', management: 'db_viewer' } });
+    const chosen = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { uid: 4242, name: 'Chosen', management: 'db_viewer' },
+    });
     expect(chosen.body).toEqual({ uid: 4242, name: 'Chosen', management: 'db_viewer' });
-    const taken = await call(t, 'POST', '/v1/roles', { auth: admin, body: { uid: 4242, name: 'Other', management: 'db_viewer' } });
+    const taken = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { uid: 4242, name: 'Other', management: 'db_viewer' },
+    });
     expect([taken.status, taken.body.error_code]).toEqual([409, 'uid_already_exists']);
     // The next role made without a uid takes a free one.
     const next = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Next', management: 'db_viewer' } });
     expect(next.status).toBe(200);
     expect(next.body.uid).not.toBe(4242);
-    for (const uid of [named.body.uid, 4242, next.body.uid]) expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(200);
+    for (const uid of [named.body.uid, 4242, next.body.uid])
+      expect((await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin })).status).toBe(200);
     // 1 to 100 are kept for built-in roles; a uid near 2^31 would end the sequence for every later role.
-    for (const uid of [50, 2_147_483_647]) expect((await call(t, 'POST', '/v1/roles', { auth: admin, body: { uid, name: `U${uid}`, management: 'none' } })).body.error_code).toBe('invalid_request');
+    for (const uid of [50, 2_147_483_647])
+      expect(
+        (await call(t, 'POST', '/v1/roles', { auth: admin, body: { uid, name: `U${uid}`, management: 'none' } })).body
+          .error_code,
+      ).toBe('invalid_request');
   });
 });

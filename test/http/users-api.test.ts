@@ -43,11 +43,20 @@ describe('POST /v1/users', () => {
   });
 
   it('answers 409 for a taken name, whatever its case or Unicode form', async () => {
-    const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { username: 'ＶＩＥＷＥＲ', password: 'another-pass-1', role: 'none' } });
+    const res = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { username: 'ＶＩＥＷＥＲ', password: 'another-pass-1', role: 'none' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error_code).toBe('name_already_exists');
-    await call(t, 'POST', '/v1/users', { auth: admin, body: { email: 'a@b.io', password: 'another-pass-1', role: 'none' } });
-    const email = await call(t, 'POST', '/v1/users', { auth: admin, body: { email: 'A@B.io', password: 'another-pass-1', role: 'none' } });
+    await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { email: 'a@b.io', password: 'another-pass-1', role: 'none' },
+    });
+    const email = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { email: 'A@B.io', password: 'another-pass-1', role: 'none' },
+    });
     expect(email.status).toBe(409);
     expect(email.body.error_code).toBe('email_already_exists');
   });
@@ -84,45 +93,76 @@ describe('POST /v1/users', () => {
     ]) {
       expect((await call(t, 'POST', '/v1/users', { auth: admin, body })).status).toBe(400);
     }
-    const long = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'x'.repeat(257), password: 'new-password-1', role: 'none' } });
+    const long = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'x'.repeat(257), password: 'new-password-1', role: 'none' },
+    });
     expect(long.body.message).toMatch(/name .*256 characters/);
   });
 
   it('takes names and emails in the product\'s ASCII only: no other scripts, zero-width or right-to-left marks, " & < >', async () => {
     for (const name of ['émile', 'ad\u200bmin', '\u202eadmin', 'a<b', 'Tom & Jerry', 'say "hi"']) {
-      const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { name, password: 'Ascii-only-pass-1', role: 'none' } });
+      const res = await call(t, 'POST', '/v1/users', {
+        auth: admin,
+        body: { name, password: 'Ascii-only-pass-1', role: 'none' },
+      });
       expect([name, res.status, res.body.message]).toEqual([name, 400, expect.stringContaining('printable ASCII')]);
     }
     for (const email of ['zoë@example.com', 'ops@exämple.com', 'o p@example.com']) {
-      const res = await call(t, 'POST', '/v1/users', { auth: admin, body: { email, password: 'Ascii-only-pass-1', role: 'none' } });
+      const res = await call(t, 'POST', '/v1/users', {
+        auth: admin,
+        body: { email, password: 'Ascii-only-pass-1', role: 'none' },
+      });
       expect([email, res.status]).toEqual([email, 400]);
     }
-    const fine = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: "O'Brien (ops) #1", email: 'o.brien+ops@example.co.uk', password: 'Ascii-only-pass-1', role: 'none' } });
+    const fine = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: {
+        name: "O'Brien (ops) #1",
+        email: 'o.brien+ops@example.co.uk',
+        password: 'Ascii-only-pass-1',
+        role: 'none',
+      },
+    });
     expect(fine.status, JSON.stringify(fine.body)).toBe(200);
     expect((await call(t, 'DELETE', `/v1/users/${fine.body.uid}`, { auth: admin })).status).toBe(200);
   });
 
   it('gives a user made with neither role nor role_uids the product\'s default, db_viewer; takes email "" as no email', async () => {
-    const made = await call(t, 'POST', '/v1/users', { auth: admin, body: { name: 'defaulted', email: '', password: 'Defaulted-password-1' } });
+    const made = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'defaulted', email: '', password: 'Defaulted-password-1' },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     expect(made.body).toMatchObject({ name: 'defaulted', email: '', role: 'db_viewer', role_uids: [] });
-    const emailed = await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { email: 'defaulted@example.com' } });
+    const emailed = await call(t, 'PUT', `/v1/users/${made.body.uid}`, {
+      auth: admin,
+      body: { email: 'defaulted@example.com' },
+    });
     expect(emailed.body.email).toBe('defaulted@example.com');
-    expect((await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { email: '' } })).body.email).toBe('');
+    expect((await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { email: '' } })).body.email).toBe(
+      '',
+    );
     expect((await call(t, 'DELETE', `/v1/users/${made.body.uid}`, { auth: admin })).status).toBe(200);
   });
 });
 
 describe('PUT /v1/users/{uid}', () => {
   it('lets an admin change role and name', async () => {
-    const res = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: admin, body: { role: 'db_member', name: 'Vi' } });
+    const res = await call(t, 'PUT', `/v1/users/${ids.viewer}`, {
+      auth: admin,
+      body: { role: 'db_member', name: 'Vi' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ role: 'db_member', name: 'Vi' });
   });
 
   it('lets users change their own password with the current one, and alerts, but not their name (a login) or role, nor learn of other uids', async () => {
     const viewer = await login(t, 'viewer', 'viewer-password');
-    expect((await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { email_alerts: false } })).body.email_alerts).toBe(false);
+    expect(
+      (await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { email_alerts: false } })).body
+        .email_alerts,
+    ).toBe(false);
     // A rename refused as taken would tell whoever tries that a name exists: the name is changed by who manages users.
     for (const name of ['Me', 'root']) {
       const renamed = await call(t, 'PUT', `/v1/users/${ids.viewer}?dry_run=true`, { auth: viewer, body: { name } });
@@ -135,7 +175,10 @@ describe('PUT /v1/users/{uid}', () => {
     const role = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { role: 'admin' } });
     expect(role.status).toBe(403);
     expect(role.body.error_code).toBe('unauthorized_action');
-    const noOld = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { password: 'viewer-password-2' } });
+    const noOld = await call(t, 'PUT', `/v1/users/${ids.viewer}`, {
+      auth: viewer,
+      body: { password: 'viewer-password-2' },
+    });
     expect(noOld.status).toBe(400);
     const ok = await call(t, 'PUT', `/v1/users/${ids.viewer}`, {
       auth: viewer,
@@ -153,9 +196,9 @@ describe('PUT /v1/users/{uid}', () => {
     expect(res.status).toBe(406);
     expect(res.body.error_code).toBe('change_last_admin_role_not_allowed');
     const manager = await login(t, 'manager', 'manager-password');
-    expect((await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: manager, body: { name: 'x' } })).body.error_code).toBe(
-      'unauthorized_action',
-    );
+    expect(
+      (await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: manager, body: { name: 'x' } })).body.error_code,
+    ).toBe('unauthorized_action');
   });
 
   it('answers 404 for an unknown uid', async () => {
@@ -166,7 +209,10 @@ describe('PUT /v1/users/{uid}', () => {
 describe('DELETE /v1/users/{uid}', () => {
   it('deletes a user, who can no longer log in', async () => {
     expect((await call(t, 'DELETE', `/v1/users/${ids.viewer}`, { auth: admin })).status).toBe(200);
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'viewer', password: 'viewer-password' } })).status).toBe(401);
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'viewer', password: 'viewer-password' } }))
+        .status,
+    ).toBe(401);
     expect((await call(t, 'DELETE', `/v1/users/${ids.viewer}`, { auth: admin })).status).toBe(404);
   });
 

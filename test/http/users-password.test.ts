@@ -57,15 +57,28 @@ describe('PUT /v1/users/password', () => {
 
   it('lets an admin reset anyone without the old password; others get 403, unknown names 404', async () => {
     const root = await login(t, 'root', 'root-password');
-    expect((await call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'frank', new_password: 'reset-by-admin-1' } })).status).toBe(200);
+    expect(
+      (
+        await call(t, 'PUT', '/v1/users/password', {
+          auth: root,
+          body: { username: 'frank', new_password: 'reset-by-admin-1' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await authorize('frank', 'reset-by-admin-1')).status).toBe(200);
 
     const frank = await login(t, 'frank', 'reset-by-admin-1');
-    const other = await call(t, 'PUT', '/v1/users/password', { auth: frank, body: { username: 'root', new_password: 'hijacked-pass-1' } });
+    const other = await call(t, 'PUT', '/v1/users/password', {
+      auth: frank,
+      body: { username: 'root', new_password: 'hijacked-pass-1' },
+    });
     expect(other.status).toBe(403);
     expect(other.body.error_code).toBe('unauthorized_action');
 
-    const missing = await call(t, 'PUT', '/v1/users/password', { auth: root, body: { username: 'ghost', new_password: 'whatever-pass-1' } });
+    const missing = await call(t, 'PUT', '/v1/users/password', {
+      auth: root,
+      body: { username: 'ghost', new_password: 'whatever-pass-1' },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.error_code).toBe('user_not_exist');
   });
@@ -77,7 +90,9 @@ describe('PUT /v1/users/password', () => {
       body: { old_password: 'frank-password-1', new_password: 'frank-password-2' },
     });
     expect(res.status).toBe(200);
-    expect((await call(t, 'PUT', '/v1/users/password', { body: { new_password: 'frank-password-3' } })).status).toBe(401);
+    expect((await call(t, 'PUT', '/v1/users/password', { body: { new_password: 'frank-password-3' } })).status).toBe(
+      401,
+    );
   });
 });
 
@@ -95,22 +110,26 @@ describe('POST and DELETE /v1/users/password: rotation', () => {
     });
     expect(third.body.error_code).toBe('too_many_passwords');
 
-    const del = await call(t, 'DELETE', '/v1/users/password', { body: { username: 'frank', old_password: 'frank-password-1' } });
+    const del = await call(t, 'DELETE', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1' },
+    });
     expect(del.status).toBe(200);
     expect((await authorize('frank', 'frank-password-1')).status).toBe(401);
     expect((await authorize('frank', 'frank-password-2')).status).toBe(200);
   });
 
   it('never deletes the last password', async () => {
-    const res = await call(t, 'DELETE', '/v1/users/password', { body: { username: 'frank', old_password: 'frank-password-1' } });
+    const res = await call(t, 'DELETE', '/v1/users/password', {
+      body: { username: 'frank', old_password: 'frank-password-1' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error_code).toBe('cannot_delete_last_password');
     expect((await authorize('frank', 'frank-password-1')).status).toBe(200);
   });
 });
 
-describe('another user\'s passwords (the product: only an admin rotates another user\'s)', () => {
-  it('lets only an admin add, replace or delete another user\'s password here; a user_manager uses PUT /v1/users/{uid}', async () => {
+describe("another user's passwords (the product: only an admin rotates another user's)", () => {
+  it("lets only an admin add, replace or delete another user's password here; a user_manager uses PUT /v1/users/{uid}", async () => {
     await t.addUser('manny', 'manny-password-1', 'user_manager');
     const manny = t.basic('manny', 'manny-password-1');
     const frankUid = (await t.tessera.users.findByUsername('frank'))!.uid;
@@ -124,27 +143,56 @@ describe('another user\'s passwords (the product: only an admin rotates another 
     }
     expect((await login(t, 'frank', 'frank-password-1')).length).toBeGreaterThan(0);
     // The product's own way for a user_manager: PUT /v1/users/{uid} with a password.
-    expect((await call(t, 'PUT', `/v1/users/${frankUid}`, { auth: manny, body: { password: 'set-by-manager-1' } })).status).toBe(200);
+    expect(
+      (await call(t, 'PUT', `/v1/users/${frankUid}`, { auth: manny, body: { password: 'set-by-manager-1' } })).status,
+    ).toBe(200);
   });
 
   it('tells no one without the right to see users whether a name exists', async () => {
     await t.addUser('nosy', 'nosy-password-1', 'db_viewer');
     const nosy = t.basic('nosy', 'nosy-password-1');
-    const known = await call(t, 'PUT', '/v1/users/password', { auth: nosy, body: { username: 'frank', new_password: 'whatever-pass-1' } });
-    const unknown = await call(t, 'PUT', '/v1/users/password', { auth: nosy, body: { username: 'nobody-at-all', new_password: 'whatever-pass-1' } });
+    const known = await call(t, 'PUT', '/v1/users/password', {
+      auth: nosy,
+      body: { username: 'frank', new_password: 'whatever-pass-1' },
+    });
+    const unknown = await call(t, 'PUT', '/v1/users/password', {
+      auth: nosy,
+      body: { username: 'nobody-at-all', new_password: 'whatever-pass-1' },
+    });
     expect([unknown.status, unknown.body]).toEqual([known.status, known.body]);
   });
 
-  it('ends the user\'s tokens when someone else gives it a password, also a second one', async () => {
+  it("ends the user's tokens when someone else gives it a password, also a second one", async () => {
     const token = await login(t, 'frank', 'frank-password-1');
     const frankUid = (await t.tessera.users.findByUsername('frank'))!.uid;
-    expect((await call(t, 'POST', '/v1/users/password', { auth: t.basic('root', 'root-password'), body: { username: 'frank', new_password: 'second-by-admin-1' } })).status).toBe(200);
+    expect(
+      (
+        await call(t, 'POST', '/v1/users/password', {
+          auth: t.basic('root', 'root-password'),
+          body: { username: 'frank', new_password: 'second-by-admin-1' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(t, 'GET', `/v1/users/${frankUid}`, { auth: token })).status).toBe(401);
     expect((await call(t, 'POST', '/v1/users/refresh_jwt', { auth: token, body: {} })).status).toBe(401);
     // A second password it adds itself does not sign it out.
-    expect((await call(t, 'DELETE', '/v1/users/password', { auth: t.basic('frank', 'frank-password-1'), body: { old_password: 'second-by-admin-1' } })).status).toBe(200);
+    expect(
+      (
+        await call(t, 'DELETE', '/v1/users/password', {
+          auth: t.basic('frank', 'frank-password-1'),
+          body: { old_password: 'second-by-admin-1' },
+        })
+      ).status,
+    ).toBe(200);
     const own = await login(t, 'frank', 'frank-password-1');
-    expect((await call(t, 'POST', '/v1/users/password', { auth: t.basic('frank', 'frank-password-1'), body: { new_password: 'frank-rotation-2' } })).status).toBe(200);
+    expect(
+      (
+        await call(t, 'POST', '/v1/users/password', {
+          auth: t.basic('frank', 'frank-password-1'),
+          body: { new_password: 'frank-rotation-2' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(t, 'GET', `/v1/users/${frankUid}`, { auth: own })).status).toBe(200);
   });
 });

@@ -13,15 +13,45 @@ afterAll(() => t.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const CASES: [Method, string, unknown, string | RegExp][] = [
-  ['POST', '/v1/users', { username: 'x', password: 'some-password-1', role: 'superuser' }, 'role must be one of admin, user_manager, cluster_member, cluster_viewer, db_member, db_viewer, token_verifier, none'],
-  ['POST', '/v1/users', { username: 'x', role: 'admin' }, 'Give a "password" (or auth_method "certificate" and certificate_subject_line)'],
+  [
+    'POST',
+    '/v1/users',
+    { username: 'x', password: 'some-password-1', role: 'superuser' },
+    'role must be one of admin, user_manager, cluster_member, cluster_viewer, db_member, db_viewer, token_verifier, none',
+  ],
+  [
+    'POST',
+    '/v1/users',
+    { username: 'x', role: 'admin' },
+    'Give a "password" (or auth_method "certificate" and certificate_subject_line)',
+  ],
   ['POST', '/v1/users', { username: '', password: 'some-password-1', role: 'admin' }, 'username must not be empty'],
-  ['PUT', '/v1/cluster', { password_min_lenght: 9 }, /^unknown field "password_min_lenght" \(known: name, password_complexity, password_min_length, /],
+  [
+    'PUT',
+    '/v1/cluster',
+    { password_min_lenght: 9 },
+    /^unknown field "password_min_lenght" \(known: name, password_complexity, password_min_length, /,
+  ],
   ['PUT', '/v1/cluster', { password_min_length: 2 }, 'password_min_length must be at least 8'],
   ['PUT', '/v1/cluster', { password_complexity: 'yes' }, 'password_complexity must be true or false'],
-  ['PUT', '/v1/cluster/policy', { login_lockout_treshold: 3 }, /^unknown field "login_lockout_treshold" \(known: login_lockout_threshold, /],
-  ['POST', '/v1/users', { name: 'x', password: 'some-password-1', role: 'none', password_hash_method: 2 }, 'password_hash_method must be one of 1, "1"'],
-  ['POST', '/v1/users', { name: 'x', password: 'some-password-1', role_uids: ['3'] }, 'role_uids.0 must be a whole number'],
+  [
+    'PUT',
+    '/v1/cluster/policy',
+    { login_lockout_treshold: 3 },
+    /^unknown field "login_lockout_treshold" \(known: login_lockout_threshold, /,
+  ],
+  [
+    'POST',
+    '/v1/users',
+    { name: 'x', password: 'some-password-1', role: 'none', password_hash_method: 2 },
+    'password_hash_method must be one of 1, "1"',
+  ],
+  [
+    'POST',
+    '/v1/users',
+    { name: 'x', password: 'some-password-1', role_uids: ['3'] },
+    'role_uids.0 must be a whole number',
+  ],
   ['PUT', '/v1/users/1', { uid: 2 }, 'uid is read-only'],
   ['PUT', '/v1/users/1', { status: 'active' }, 'status is read-only'],
   ['PUT', '/v1/users/1', { email_alerts: 'yes' }, 'email_alerts must be true or false'],

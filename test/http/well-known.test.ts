@@ -38,6 +38,11 @@ describe('the well-known documents', () => {
     await t.tessera.keys.rotate('RS256');
     const after = await t.app.inject({ url: '/.well-known/jwks.json', headers: { 'if-none-match': String(before) } });
     expect(after.statusCode).toBe(200);
-    expect(after.json().keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['ES256', 'RS256']);
+    expect(
+      after
+        .json()
+        .keys.map((k: { alg: string }) => k.alg)
+        .sort(),
+    ).toEqual(['ES256', 'RS256']);
   });
 });

@@ -6,7 +6,17 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, login } from '../helpers/http.js';
-import { BASE_DN, ROOT_PASSWORD, directorySettings, group, groupDn, person, slapdAvailable, startDirectory, type Directory } from '../helpers/slapd.mjs';
+import {
+  BASE_DN,
+  type Directory,
+  directorySettings,
+  group,
+  groupDn,
+  person,
+  ROOT_PASSWORD,
+  slapdAvailable,
+  startDirectory,
+} from '../helpers/slapd.mjs';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 /** GET/PUT/DELETE /v1/cluster/ldap and /v1/ldap_mappings, against a real slapd. */
@@ -33,7 +43,7 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
 
   const good = () => directorySettings(dir.url);
 
-  it('starts empty with the product\'s defaults, and only an admin sees or sets it', async () => {
+  it("starts empty with the product's defaults, and only an admin sees or sets it", async () => {
     const got = await call(t, 'GET', '/v1/cluster/ldap', { auth: admin });
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
@@ -73,13 +83,19 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
     expect(logged).toContain('"audit":"ldap_config_update"');
   });
 
-  it('refuses settings that cannot bind, with the directory\'s reason, and keeps what was set', async () => {
-    const wrongPass = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...good(), bind_pass: 'not-it' } });
+  it("refuses settings that cannot bind, with the directory's reason, and keeps what was set", async () => {
+    const wrongPass = await call(t, 'PUT', '/v1/cluster/ldap', {
+      auth: admin,
+      body: { ...good(), bind_pass: 'not-it' },
+    });
     expect(wrongPass.status).toBe(400);
     expect(wrongPass.body.error_code).toBe('ldap_connection_failed');
     expect(wrongPass.body.message).toMatch(/invalid credentials/i);
     expect(wrongPass.body.message).not.toContain('not-it');
-    const nobody = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: { ...good(), uris: ['ldap://127.0.0.1:1'] } });
+    const nobody = await call(t, 'PUT', '/v1/cluster/ldap', {
+      auth: admin,
+      body: { ...good(), uris: ['ldap://127.0.0.1:1'] },
+    });
     expect(nobody.status).toBe(400);
     expect(nobody.body.error_code).toBe('ldap_connection_failed');
     expect(nobody.body.message).toMatch(/ECONNREFUSED/);
@@ -103,7 +119,14 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error_code, JSON.stringify(res.body)).toBe('illegal_fields_combination');
     }
-    for (const body of [{ uris: ['http://x'] }, { uris: ['ldap://h:389/dc=x'] }, { directory_timeout_s: 2 }, { cache_ttl: -1 }, { ca_cert: 'not a pem' }, { surprise: 1 }]) {
+    for (const body of [
+      { uris: ['http://x'] },
+      { uris: ['ldap://h:389/dc=x'] },
+      { directory_timeout_s: 2 },
+      { cache_ttl: -1 },
+      { ca_cert: 'not a pem' },
+      { surprise: 1 },
+    ]) {
       const res = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error_code).toBe('invalid_request');
@@ -123,7 +146,12 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
     await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
     try {
       const elsewhere = `ldap://127.0.0.1:${(listener.address() as net.AddressInfo).port}`;
-      for (const body of [{ uris: [elsewhere] }, { uris: [elsewhere], bind_pass: '***' }, { bind_dn: 'cn=someone,dc=example,dc=org' }, { starttls: true }]) {
+      for (const body of [
+        { uris: [elsewhere] },
+        { uris: [elsewhere], bind_pass: '***' },
+        { bind_dn: 'cn=someone,dc=example,dc=org' },
+        { starttls: true },
+      ]) {
         const res = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body });
         expect([res.status, res.body.error_code], JSON.stringify(body)).toEqual([400, 'missing_field']);
         expect(res.body.message).toMatch(/bind_pass/);
@@ -140,18 +168,25 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
 
   it('clears the configuration: LDAP logins end, and their tokens with them', async () => {
     await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: good() });
-    await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [3] } });
+    await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: admin,
+      body: { name: 'Ops', dn: groupDn('ops'), role_uids: [3] },
+    });
     const token = await login(t, 'alice', 'alice-pw-1');
     // The audit line and the metrics say where the user proved who it is.
-    expect(logged).toMatch(/"audit":"authorize","outcome":"success","actor_uid":(\d+),"actor":"alice","uid":\1,"username":"alice","realm":"ldap"/);
+    expect(logged).toMatch(
+      /"audit":"authorize","outcome":"success","actor_uid":(\d+),"actor":"alice","uid":\1,"username":"alice","realm":"ldap"/,
+    );
     expect(await t.tessera.metrics.registry.metrics()).toMatch(/tessera_ldap_checks_total\{outcome="success"\} 1/);
     expect((await call(t, 'DELETE', '/v1/cluster/ldap', { auth: admin })).status).toBe(200);
     expect((await call(t, 'GET', '/v1/cluster/ldap', { auth: admin })).body.uris).toEqual([]);
     expect((await call(t, 'GET', '/v1/cluster', { auth: token })).status).toBe(401);
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } })).status).toBe(401);
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } })).status,
+    ).toBe(401);
   });
 
-  it('manages mappings with the product\'s codes', async () => {
+  it("manages mappings with the product's codes", async () => {
     const created = await call(t, 'POST', '/v1/ldap_mappings', {
       auth: admin,
       body: { name: 'Admins', dn: 'OU=ops.group,DC=example,DC=org', email: 'ops@example.org', role_uids: ['1'] },
@@ -169,15 +204,35 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
     const uid = created.body.uid;
     expect((await call(t, 'GET', `/v1/ldap_mappings/${uid}`, { auth: admin })).body).toEqual(created.body);
     expect((await call(t, 'GET', '/v1/ldap_mappings', { auth: admin })).body).toEqual([created.body]);
-    const codes = async (method: 'POST' | 'PUT', url: string, body: unknown) => (await call(t, method, url, { auth: admin, body })).body.error_code;
-    expect(await codes('POST', '/v1/ldap_mappings', { name: 'admins', dn: 'cn=x,dc=y', role_uids: [1] })).toBe('name_already_exists');
+    const codes = async (method: 'POST' | 'PUT', url: string, body: unknown) =>
+      (await call(t, method, url, { auth: admin, body })).body.error_code;
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'admins', dn: 'cn=x,dc=y', role_uids: [1] })).toBe(
+      'name_already_exists',
+    );
     expect(await codes('POST', '/v1/ldap_mappings', { dn: 'cn=x,dc=y', role_uids: [1] })).toBe('missing_field');
-    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'not a dn', role_uids: [1] })).toBe('invalid_dn_param');
-    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'cn=x,dc=y', role_uids: [999] })).toBe('invalid_role_uids_param');
-    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'cn=x,dc=y', role_uids: [] })).toBe('invalid_role_uids_param');
-    expect(await codes('POST', '/v1/ldap_mappings', { name: 'a:b', dn: 'cn=x,dc=y', role_uids: [1] })).toBe('invalid_name_param');
-    const updated = await call(t, 'PUT', `/v1/ldap_mappings/${uid}`, { auth: admin, body: { dn: 'OU=ops,DC=example,DC=org', cluster_email_alerts: true } });
-    expect(updated.body).toMatchObject({ uid, name: 'Admins', dn: 'OU=ops,DC=example,DC=org', cluster_email_alerts: true, role_uids: [1] });
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'not a dn', role_uids: [1] })).toBe(
+      'invalid_dn_param',
+    );
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'cn=x,dc=y', role_uids: [999] })).toBe(
+      'invalid_role_uids_param',
+    );
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'X', dn: 'cn=x,dc=y', role_uids: [] })).toBe(
+      'invalid_role_uids_param',
+    );
+    expect(await codes('POST', '/v1/ldap_mappings', { name: 'a:b', dn: 'cn=x,dc=y', role_uids: [1] })).toBe(
+      'invalid_name_param',
+    );
+    const updated = await call(t, 'PUT', `/v1/ldap_mappings/${uid}`, {
+      auth: admin,
+      body: { dn: 'OU=ops,DC=example,DC=org', cluster_email_alerts: true },
+    });
+    expect(updated.body).toMatchObject({
+      uid,
+      name: 'Admins',
+      dn: 'OU=ops,DC=example,DC=org',
+      cluster_email_alerts: true,
+      role_uids: [1],
+    });
     expect(await codes('PUT', '/v1/ldap_mappings/9999', { dn: 'cn=x,dc=y' })).toBe('ldap_mapping_not_exist');
     expect((await call(t, 'DELETE', `/v1/ldap_mappings/${uid}`, { auth: admin })).status).toBe(200);
     const gone = await call(t, 'GET', `/v1/ldap_mappings/${uid}`, { auth: admin });

@@ -1,7 +1,15 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, login } from '../helpers/http.js';
-import { type Directory, directorySettings, group, groupDn, person, slapdAvailable, startDirectory } from '../helpers/slapd.mjs';
+import {
+  type Directory,
+  directorySettings,
+  group,
+  groupDn,
+  person,
+  slapdAvailable,
+  startDirectory,
+} from '../helpers/slapd.mjs';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -60,9 +68,19 @@ describe.skipIf(!slapdAvailable())('LDAP uris fail over (real slapd)', () => {
   }
 
   async function configure(t: TestTessera, admin: string, uris: string[], extra: Record<string, unknown> = {}) {
-    const put = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: directorySettings(uris[0]!, { uris, cache_ttl: 0, ...extra }) });
+    const put = await call(t, 'PUT', '/v1/cluster/ldap', {
+      auth: admin,
+      body: directorySettings(uris[0]!, { uris, cache_ttl: 0, ...extra }),
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    expect((await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [2] } })).status).toBe(200);
+    expect(
+      (
+        await call(t, 'POST', '/v1/ldap_mappings', {
+          auth: admin,
+          body: { name: 'Ops', dn: groupDn('ops'), role_uids: [2] },
+        })
+      ).status,
+    ).toBe(200);
   }
 
   it('passes over a first URI that refuses connections or closes them', async () => {

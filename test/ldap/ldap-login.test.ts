@@ -1,7 +1,18 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, login } from '../helpers/http.js';
-import { proxyTo, type FaultProxy } from '../helpers/services.js';
-import { BASE_DN, ROOT_DN, ROOT_PASSWORD, directorySettings, group, groupDn, person, slapdAvailable, startDirectory, type Directory } from '../helpers/slapd.mjs';
+import { type FaultProxy, proxyTo } from '../helpers/services.js';
+import {
+  BASE_DN,
+  type Directory,
+  directorySettings,
+  group,
+  groupDn,
+  person,
+  ROOT_DN,
+  ROOT_PASSWORD,
+  slapdAvailable,
+  startDirectory,
+} from '../helpers/slapd.mjs';
 import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 const SEED =
@@ -36,10 +47,16 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
   async function configure(settings: Record<string, unknown> = TEMPLATE_SETTINGS(dir.url)) {
     const put = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: settings });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    const ops = await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [1] } });
+    const ops = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: admin,
+      body: { name: 'Ops', dn: groupDn('ops'), role_uids: [1] },
+    });
     expect(ops.status, JSON.stringify(ops.body)).toBe(200);
     // The product's own examples send role uids as strings.
-    const viewers = await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'Viewers', dn: groupDn('viewers').toUpperCase(), role_uids: ['3'] } });
+    const viewers = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: admin,
+      body: { name: 'Viewers', dn: groupDn('viewers').toUpperCase(), role_uids: ['3'] },
+    });
     expect(viewers.status, JSON.stringify(viewers.body)).toBe(200);
   }
 
@@ -67,10 +84,15 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     // Refresh reads the groups again; logout ends the token.
     const refreshed = await call(t, 'POST', '/v1/users/refresh_jwt', { auth: `JWT ${b.body.access_token}`, body: {} });
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
-    expect((await call(t, 'POST', '/v1/users/logout', { auth: `JWT ${refreshed.body.access_token}` })).status).toBe(200);
+    expect((await call(t, 'POST', '/v1/users/logout', { auth: `JWT ${refreshed.body.access_token}` })).status).toBe(
+      200,
+    );
     expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: `JWT ${refreshed.body.access_token}` })).status).toBe(401);
     // A directory user's password is the directory's to change.
-    const change = await call(t, 'PUT', '/v1/users/password', { auth: t.basic('bob', 'bob-pw-1'), body: { new_password: 'Another-pw-123' } });
+    const change = await call(t, 'PUT', '/v1/users/password', {
+      auth: t.basic('bob', 'bob-pw-1'),
+      body: { new_password: 'Another-pw-123' },
+    });
     expect(change.status).toBe(400);
     expect(change.body.error_code).toBe('directory_user');
   });
@@ -93,20 +115,27 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
       expect(res.body).toEqual({ error_code: 'invalid_credentials', message: 'Invalid username or password' });
     }
     // An empty password never reaches the directory (where it would be an anonymous bind, which succeeds).
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: '' } })).status).toBe(400);
+    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: '' } })).status).toBe(
+      400,
+    );
     const basicEmpty = await call(t, 'POST', '/v1/users/authorize', { auth: t.basic('alice', '') });
     expect(basicEmpty.status).toBe(401);
     expect((await call(t, 'GET', '/v1/cluster', { auth: t.basic('alice', '') })).status).toBe(401);
   });
 
-  it('takes at least a local refusal\'s time to refuse, whatever the directory said', async () => {
+  it("takes at least a local refusal's time to refuse, whatever the directory said", async () => {
     // Real argon2id costs (OWASP's), so that a local refusal takes clearly longer than the directory's no.
     const real = await testTessera({ argon2: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } });
     try {
       await real.addUser('root', 'root-password', 'admin');
       const root = await login(real, 'root', 'root-password');
-      expect((await call(real, 'PUT', '/v1/cluster/ldap', { auth: root, body: TEMPLATE_SETTINGS(dir.url) })).status).toBe(200);
-      await call(real, 'POST', '/v1/ldap_mappings', { auth: root, body: { name: 'Ops', dn: groupDn('ops'), role_uids: [1] } });
+      expect(
+        (await call(real, 'PUT', '/v1/cluster/ldap', { auth: root, body: TEMPLATE_SETTINGS(dir.url) })).status,
+      ).toBe(200);
+      await call(real, 'POST', '/v1/ldap_mappings', {
+        auth: root,
+        body: { name: 'Ops', dn: groupDn('ops'), role_uids: [1] },
+      });
       const budget = 2 * 1.25 * real.tessera.hasher.typicalMs; // failureBudgetMs: two verifications, with a margin
       for (const body of [
         { username: 'alice', password: 'wrong' },
@@ -122,12 +151,18 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     }
   });
 
-  it('lets a local user of the same name win (made before the directory was set; after, the name is the directory\'s)', async () => {
+  it("lets a local user of the same name win (made before the directory was set; after, the name is the directory's)", async () => {
     await t.addUser('alice', 'local-alice-password', 'db_viewer');
     await configure();
-    await expect(t.addUser('bob', 'local-bob-password', 'db_viewer')).rejects.toMatchObject({ code: 'name_already_exists' });
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } })).status).toBe(401);
-    const local = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'local-alice-password' } });
+    await expect(t.addUser('bob', 'local-bob-password', 'db_viewer')).rejects.toMatchObject({
+      code: 'name_already_exists',
+    });
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'alice-pw-1' } })).status,
+    ).toBe(401);
+    const local = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'alice', password: 'local-alice-password' },
+    });
     expect(decodeJwt(local.body.access_token).payload.roles).toEqual(['db_viewer']);
   });
 
@@ -135,7 +170,9 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     await configure();
     const token = await login(t, 'alice', 'alice-pw-1');
     expect((await call(t, 'GET', '/v1/users', { auth: t.basic('alice', 'alice-pw-1') })).status).toBe(200);
-    await dir.modify(`dn: ${groupDn('ops')}\nchangetype: modify\ndelete: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`);
+    await dir.modify(
+      `dn: ${groupDn('ops')}\nchangetype: modify\ndelete: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`,
+    );
     // Within cache_ttl the remembered answer stands; past it the directory is asked again.
     expect((await call(t, 'GET', '/v1/users', { auth: t.basic('alice', 'alice-pw-1') })).status).toBe(200);
     t.advance(61);
@@ -144,13 +181,21 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     expect((await call(t, 'GET', '/v1/users/permissions', { auth: token })).status).toBe(401);
     const again = await login(t, 'alice', 'alice-pw-1');
     expect(decodeJwt(again.slice(4)).payload.roles).toEqual(['cluster_viewer']);
-    await dir.modify(`dn: ${groupDn('ops')}\nchangetype: modify\nadd: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`);
+    await dir.modify(
+      `dn: ${groupDn('ops')}\nchangetype: modify\nadd: member\nmember: uid=alice,ou=people,${BASE_DN}\n\n`,
+    );
   });
 
   it('keeps a role that a mapping gives; once the mapping is gone the role goes, and the tokens made with it', async () => {
     await configure();
-    const role = await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Directory DBAs', management: 'db_member' } });
-    const mapping = await call(t, 'POST', '/v1/ldap_mappings', { auth: admin, body: { name: 'DBAs', dn: groupDn('viewers'), role_uids: [role.body.uid] } });
+    const role = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { name: 'Directory DBAs', management: 'db_member' },
+    });
+    const mapping = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: admin,
+      body: { name: 'DBAs', dn: groupDn('viewers'), role_uids: [role.body.uid] },
+    });
     const token = await login(t, 'bob', 'bob-pw-1');
     expect(decodeJwt(token.slice(4)).payload.roles).toEqual(['cluster_viewer', 'db_member']);
     const inUse = await call(t, 'DELETE', `/v1/roles/${role.body.uid}`, { auth: admin });
@@ -167,8 +212,16 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
       uris: [dir.url],
       bind_dn: ROOT_DN,
       bind_pass: ROOT_PASSWORD,
-      user_dn_query: { base: `ou=people,${BASE_DN}`, filter: '(&(objectClass=inetOrgPerson)(uid=%u))', scope: 'subtree' },
-      dn_group_query: { base: `ou=groups,${BASE_DN}`, filter: '(&(objectClass=groupOfNames)(member=%D))', scope: 'one' },
+      user_dn_query: {
+        base: `ou=people,${BASE_DN}`,
+        filter: '(&(objectClass=inetOrgPerson)(uid=%u))',
+        scope: 'subtree',
+      },
+      dn_group_query: {
+        base: `ou=groups,${BASE_DN}`,
+        filter: '(&(objectClass=groupOfNames)(member=%D))',
+        scope: 'one',
+      },
       control_plane: true,
     });
     const got = await call(t, 'GET', '/v1/cluster/ldap', { auth: admin });
@@ -178,7 +231,10 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     expect(decodeJwt(a.body.access_token).payload.roles).toEqual(['admin', 'cluster_viewer']);
     // Names that would widen the filter find no one: unescaped, "ali*" would find alice alone and log in with her password.
     for (const username of ['*', 'ali*', 'alice)(uid=*', '*)(|(uid=alice']) {
-      expect((await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'alice-pw-1' } })).status, username).toBe(401);
+      expect(
+        (await call(t, 'POST', '/v1/users/authorize', { body: { username, password: 'alice-pw-1' } })).status,
+        username,
+      ).toBe(401);
     }
   });
 
@@ -186,7 +242,9 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     const proxy: FaultProxy = await proxyTo(dir.url);
     try {
       await configure({ ...TEMPLATE_SETTINGS(proxy.url), cache_ttl: 0 });
-      expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'bob', password: 'bob-pw-1' } })).status).toBe(200);
+      expect(
+        (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'bob', password: 'bob-pw-1' } })).status,
+      ).toBe(200);
       await proxy.cut();
       let started = performance.now();
       const refused = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'bob', password: 'bob-pw-1' } });
@@ -202,7 +260,9 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
       // The login deadline (3 s by default), not directory_timeout_s (5 s), bounds it.
       expect(performance.now() - started).toBeLessThan(4500);
       await proxy.restore();
-      expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'bob', password: 'bob-pw-1' } })).status).toBe(200);
+      expect(
+        (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'bob', password: 'bob-pw-1' } })).status,
+      ).toBe(200);
       // An outage is never counted as a failure: no lockout came of it.
       const view = await call(t, 'GET', '/v1/users', { auth: admin });
       expect(view.status).toBe(200);

@@ -14,7 +14,11 @@ afterEach(async () => {
 
 /** Scrapes the real metrics listener and reads the samples: "name{a="1",b="2"}" → value. */
 async function scrape(): Promise<{ text: string; value: (name: string, labels?: Record<string, string>) => number }> {
-  const listener = await listenManagement(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness });
+  const listener = await listenManagement(
+    t.tessera.metrics,
+    { host: '127.0.0.1', port: 0 },
+    { started: () => true, readiness: t.tessera.readiness },
+  );
   closeListener = () => listener.close();
   const res = await fetch(listener.url);
   expect(res.status).toBe(200);
@@ -29,7 +33,10 @@ async function scrape(): Promise<{ text: string; value: (name: string, labels?: 
     samples.set(`${m[1]}{${labels.join(',')}}`, Number(m[3]));
   }
   const value = (name: string, labels: Record<string, string> = {}) => {
-    const key = `${name}{${Object.entries(labels).map(([k, v]) => `${k}=${v}`).sort().join(',')}}`;
+    const key = `${name}{${Object.entries(labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join(',')}}`;
     return samples.get(key) ?? 0;
   };
   return { text, value };
@@ -47,11 +54,14 @@ describe('Prometheus metrics', () => {
     await login(t, 'root', 'root-password');
     expect((await call(t, 'POST', '/v1/users/authorize', { auth: t.basic('root', 'root-password') })).status).toBe(200);
     for (let i = 0; i < 3; i++) {
-      expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'grace', password: `wrong-${i}` } })).body.error_code).toBe(
-        'invalid_credentials',
-      );
+      expect(
+        (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'grace', password: `wrong-${i}` } })).body
+          .error_code,
+      ).toBe('invalid_credentials');
     }
-    const locked = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'grace', password: 'grace-password-1' } });
+    const locked = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'grace', password: 'grace-password-1' },
+    });
     expect(locked.body.error_code).toBe('account_locked');
     // Not a login at all: a malformed request is not counted.
     expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'x' } })).status).toBe(400);
@@ -63,7 +73,9 @@ describe('Prometheus metrics', () => {
     const second = await login(t, 'root', 'root-password');
     expect((await call(t, 'POST', '/v1/users/logout', { auth: second })).status).toBe(200); // a valid check, then revoked
     expect((await call(t, 'GET', '/v1/users', { auth: second })).status).toBe(401);
-    const shortLived = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'root-password', ttl: 1 } });
+    const shortLived = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'root', password: 'root-password', ttl: 1 },
+    });
     t.advance(60);
     expect((await call(t, 'GET', '/v1/users', { auth: `JWT ${shortLived.body.access_token}` })).status).toBe(401);
 
@@ -90,8 +102,16 @@ describe('Prometheus metrics', () => {
     expect(value('tessera_token_checks_total', { result: 'revoked', cached: 'true' })).toBe(1);
     expect(value('tessera_token_checks_total', { result: 'expired', cached: 'false' })).toBe(1);
     expect(value('tessera_http_requests_total', { route: '/v1/users/:uid', method: 'GET', status: '200' })).toBe(2);
-    expect(value('tessera_http_requests_total', { route: '/v1/users/authorize', method: 'POST', status: '401' })).toBe(4);
-    expect(value('tessera_http_request_duration_seconds_count', { route: '/v1/users/authorize', method: 'POST', status: '200' })).toBe(5);
+    expect(value('tessera_http_requests_total', { route: '/v1/users/authorize', method: 'POST', status: '401' })).toBe(
+      4,
+    );
+    expect(
+      value('tessera_http_request_duration_seconds_count', {
+        route: '/v1/users/authorize',
+        method: 'POST',
+        status: '200',
+      }),
+    ).toBe(5);
     expect(value('tessera_store_errors_total', { kind: 'unavailable' })).toBe(0);
     expect(value('tessera_process_cpu_seconds_total')).toBeGreaterThan(0); // prom-client's defaults
 
@@ -103,7 +123,8 @@ describe('Prometheus metrics', () => {
 
   it('a path the router does not know is counted under one label, not its URL', async () => {
     t = await testTessera();
-    for (const url of ['/nope/1', '/nope/2', '/v1/users/9/nothing']) expect((await call(t, 'GET', url)).status).toBe(404);
+    for (const url of ['/nope/1', '/nope/2', '/v1/users/9/nothing'])
+      expect((await call(t, 'GET', url)).status).toBe(404);
     const { value, text } = await scrape();
     expect(value('tessera_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).toBe(3);
     expect(text).not.toContain('/nope');
@@ -112,17 +133,28 @@ describe('Prometheus metrics', () => {
   it('the listener serves GET /metrics and the probes, nothing of the API; /readyz says starting until the process has started', async () => {
     t = await testTessera();
     let started = false;
-    const listener = await listenManagement(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => started, readiness: t.tessera.readiness });
+    const listener = await listenManagement(
+      t.tessera.metrics,
+      { host: '127.0.0.1', port: 0 },
+      { started: () => started, readiness: t.tessera.readiness },
+    );
     closeListener = () => listener.close();
     const at = (path: string, init?: RequestInit) => fetch(listener.url.replace('/metrics', path), init);
     const other = await at('/v1/users');
     expect(other.status).toBe(404);
-    expect(await other.json()).toEqual({ error_code: 'not_found', message: 'This listener serves GET /metrics, /healthz and /readyz' });
+    expect(await other.json()).toEqual({
+      error_code: 'not_found',
+      message: 'This listener serves GET /metrics, /healthz and /readyz',
+    });
     const posted = await at('/metrics', { method: 'POST' });
     expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     expect(await (await at('/healthz')).json()).toEqual({ status: 'ok' });
     const starting = await at('/readyz');
-    expect([starting.status, starting.headers.get('retry-after'), (await starting.json()).error_code]).toEqual([503, '1', 'starting']);
+    expect([starting.status, starting.headers.get('retry-after'), (await starting.json()).error_code]).toEqual([
+      503,
+      '1',
+      'starting',
+    ]);
     started = true;
     // The main thread tells the listener's thread its readiness twice a second.
     let ready = await at('/readyz');
@@ -134,12 +166,20 @@ describe('Prometheus metrics', () => {
   });
 });
 
-describe('the management listener\'s own thread', () => {
+describe("the management listener's own thread", () => {
   it('answers probes while the main thread is stalled, and says it is stalled past the liveness time', async () => {
     t = await testTessera();
-    const listener = await listenManagement(t.tessera.metrics, { host: '127.0.0.1', port: 0 }, { started: () => true, readiness: t.tessera.readiness }, 1000);
+    const listener = await listenManagement(
+      t.tessera.metrics,
+      { host: '127.0.0.1', port: 0 },
+      { started: () => true, readiness: t.tessera.readiness },
+      1000,
+    );
     closeListener = () => listener.close();
-    const probe = (path: string) => execFileSync('curl', ['-s', '-m', '2', '-w', ' %{http_code}', listener.url.replace('/metrics', path)], { encoding: 'utf8' });
+    const probe = (path: string) =>
+      execFileSync('curl', ['-s', '-m', '2', '-w', ' %{http_code}', listener.url.replace('/metrics', path)], {
+        encoding: 'utf8',
+      });
     for (let i = 0; i < 40 && !probe('/readyz').endsWith(' 200'); i++) await new Promise((r) => setTimeout(r, 50));
     // curl runs while this (the main) thread is blocked in execFileSync: the answers come from the listener's thread.
     expect(probe('/healthz')).toBe('{"status":"ok"} 200');
@@ -154,9 +194,15 @@ describe('the management listener\'s own thread', () => {
 describe('the Grafana dashboard (ops/grafana/tessera-dashboard.json)', () => {
   it('asks only for metrics that Tessera exports', async () => {
     const { readFileSync } = await import('node:fs');
-    const dashboard = JSON.parse(readFileSync(new URL('../../ops/grafana/tessera-dashboard.json', import.meta.url), 'utf8'));
-    const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((target) => target.expr));
-    const asked = new Set(exprs.flatMap((e) => [...e.matchAll(/\b(tessera_\w+?)(?:_bucket|_count|_sum)?\{/g)].map((m) => m[1]!)));
+    const dashboard = JSON.parse(
+      readFileSync(new URL('../../ops/grafana/tessera-dashboard.json', import.meta.url), 'utf8'),
+    );
+    const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) =>
+      p.targets.map((target) => target.expr),
+    );
+    const asked = new Set(
+      exprs.flatMap((e) => [...e.matchAll(/\b(tessera_\w+?)(?:_bucket|_count|_sum)?\{/g)].map((m) => m[1]!)),
+    );
     t = await testTessera();
     const exported = new Set((await t.tessera.metrics.registry.getMetricsAsJSON()).map((m) => m.name));
     expect(asked.size).toBeGreaterThan(10);
@@ -171,9 +217,15 @@ describe('the HTTP request histogram', () => {
     for (const seconds of [0.0005, 0.004, 0.004, 2, 7]) metrics.httpRequest('/v1/users/:uid', 'GET', 200, seconds);
     metrics.httpRequest('/v1/users/:uid', 'GET', 404, 0.002);
     const text = await metrics.registry.metrics();
-    const line = (le: string) => new RegExp(`^tessera_http_request_duration_seconds_bucket\\{route="/v1/users/:uid",method="GET",status="200",le="${le.replace('+', '\\+')}"\\} (\\S+)$`, 'm').exec(text)?.[1];
+    const line = (le: string) =>
+      new RegExp(
+        `^tessera_http_request_duration_seconds_bucket\\{route="/v1/users/:uid",method="GET",status="200",le="${le.replace('+', '\\+')}"\\} (\\S+)$`,
+        'm',
+      ).exec(text)?.[1];
     expect(['0.001', '0.005', '1', '3', '+Inf'].map(line)).toEqual(['1', '3', '3', '4', '5']);
-    expect(text).toMatch(/^tessera_http_request_duration_seconds_sum\{route="\/v1\/users\/:uid",method="GET",status="200"\} 9\.0085$/m);
+    expect(text).toMatch(
+      /^tessera_http_request_duration_seconds_sum\{route="\/v1\/users\/:uid",method="GET",status="200"\} 9\.0085$/m,
+    );
     expect(text).toMatch(/^tessera_http_requests_total\{route="\/v1\/users\/:uid",method="GET",status="404"\} 1$/m);
     expect(text).toMatch(/^# TYPE tessera_http_request_duration_seconds histogram$/m);
   });

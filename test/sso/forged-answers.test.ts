@@ -1,14 +1,22 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/audit/audit-log.js';
-import { assertionOf, byTag, decodeAnswer, encodeAnswer, setAll, signAssertion, unsigned, unsolicited } from '../helpers/saml-forge.js';
-import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
+import {
+  assertionOf,
+  byTag,
+  decodeAnswer,
+  encodeAnswer,
+  setAll,
+  signAssertion,
+  unsigned,
+  unsolicited,
+} from '../helpers/saml-forge.js';
+import { selfSigned, simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
 import { ACS_URL, browserAt, loginUrl, postAnswer, type SsoCluster, ssoCluster } from '../helpers/sso-cluster.js';
-import { selfSigned } from '../helpers/simplesamlphp.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { deflateRawSync } from 'node:zlib';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 
 const here = simpleSamlPhpHere();
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
@@ -43,7 +51,10 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
   });
 
   /** The captured answer, made unsolicited with a fresh ID, changed, and signed by the IdP's key (unless told otherwise). */
-  const forged = (change: (doc: Document) => void = () => {}, signer: { certificate: string; key: string } | null = c.idp) => {
+  const forged = (
+    change: (doc: Document) => void = () => {},
+    signer: { certificate: string; key: string } | null = c.idp,
+  ) => {
     const doc = unsolicited(unsigned(decodeAnswer(captured)));
     change(doc);
     return signer ? signAssertion(doc, signer) : encodeAnswer(doc);
@@ -56,15 +67,21 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
     expect(refusals.join(' | ')).toMatch(why);
   }
 
-  it('takes the workbench\'s own control: the answer signed again by the IdP, unchanged, signs in (once)', async () => {
+  it("takes the workbench's own control: the answer signed again by the IdP, unchanged, signs in (once)", async () => {
     const answer = forged();
     expect((await postAnswer(c.t, answer)).location).toBe('/?sso=signed_in');
     await refused(answer, /used before \(a replay\)/);
   });
 
   it('refuses another signer, an unsigned answer, and one changed after signing', async () => {
-    await refused(forged(() => {}, attacker), /Invalid signature/i);
-    await refused(forged(() => {}, null), /signature/i);
+    await refused(
+      forged(() => {}, attacker),
+      /Invalid signature/i,
+    );
+    await refused(
+      forged(() => {}, null),
+      /signature/i,
+    );
     const signed = decodeAnswer(forged());
     byTag(signed, SAML, 'NameID')[0]!.textContent = 'root@example.com';
     await refused(encodeAnswer(signed), /Invalid signature/i);
@@ -83,14 +100,29 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
       }),
       /expired/i,
     );
-    await refused(forged((doc) => setAll(doc, 'Conditions', 'NotBefore', minutes(10))), /not yet valid/i);
-    await refused(forged((doc) => setAll(doc, 'SubjectConfirmationData', 'NotOnOrAfter', minutes(-10))), /bearer confirmation expired/);
+    await refused(
+      forged((doc) => setAll(doc, 'Conditions', 'NotBefore', minutes(10))),
+      /not yet valid/i,
+    );
+    await refused(
+      forged((doc) => setAll(doc, 'SubjectConfirmationData', 'NotOnOrAfter', minutes(-10))),
+      /bearer confirmation expired/,
+    );
   });
 
   it('refuses an answer for another audience, recipient or destination, or from another issuer', async () => {
-    await refused(forged((doc) => (byTag(doc, SAML, 'Audience')[0]!.textContent = 'http://other.test/sp')), /audience mismatch/i);
-    await refused(forged((doc) => setAll(doc, 'SubjectConfirmationData', 'Recipient', 'http://other.test/cluster/sso/saml/acs')), /Recipient/);
-    await refused(forged((doc) => doc.documentElement!.setAttribute('Destination', 'http://other.test/cluster/sso/saml/acs')), /not this consumer/);
+    await refused(
+      forged((doc) => (byTag(doc, SAML, 'Audience')[0]!.textContent = 'http://other.test/sp')),
+      /audience mismatch/i,
+    );
+    await refused(
+      forged((doc) => setAll(doc, 'SubjectConfirmationData', 'Recipient', 'http://other.test/cluster/sso/saml/acs')),
+      /Recipient/,
+    );
+    await refused(
+      forged((doc) => doc.documentElement!.setAttribute('Destination', 'http://other.test/cluster/sso/saml/acs')),
+      /not this consumer/,
+    );
     await refused(
       forged((doc) => {
         for (const issuer of byTag(doc, SAML, 'Issuer')) issuer.textContent = 'http://other-idp.test/metadata';
@@ -119,7 +151,10 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
 
   it('refuses XML signature wrapping: a second assertion beside the signed one, or around it', async () => {
     const original = decodeAnswer(captured);
-    const beside = new DOMParser().parseFromString(new XMLSerializer().serializeToString(original as never), 'text/xml') as unknown as Document;
+    const beside = new DOMParser().parseFromString(
+      new XMLSerializer().serializeToString(original as never),
+      'text/xml',
+    ) as unknown as Document;
     const evil = unsigned(assertionOf(beside).cloneNode(true) as unknown as Document) as unknown as Element;
     evil.setAttribute('ID', '_evil');
     byTag(evil as unknown as Document, SAML, 'NameID')[0]!.textContent = 'root@example.com';
@@ -141,11 +176,18 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
     const text = Buffer.from(captured, 'base64').toString('utf8');
     const flat = text.replace(/<\/samlp:Response>\s*$/, `${'<a/>'.repeat(20_000)}</samlp:Response>`);
     await refused(Buffer.from(flat).toString('base64'), /more than 1000 elements/);
-    const bomb = deflateRawSync(`<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">${' '.repeat(8_000_000)}</samlp:LogoutResponse>`).toString('base64');
+    const bomb = deflateRawSync(
+      `<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">${' '.repeat(8_000_000)}</samlp:LogoutResponse>`,
+    ).toString('base64');
     expect(bomb.length).toBeLessThan(20_000);
-    const res = await c.t.app.inject({ method: 'GET', url: `/cluster/sso/saml/slo?${new URLSearchParams({ SAMLResponse: bomb, SigAlg: 'x', Signature: 'x' })}` });
+    const res = await c.t.app.inject({
+      method: 'GET',
+      url: `/cluster/sso/saml/slo?${new URLSearchParams({ SAMLResponse: bomb, SigAlg: 'x', Signature: 'x' })}`,
+    });
     expect([res.statusCode, res.headers.location]).toEqual([303, '/?sso_error=idp_logout_refused']);
     const query = { SAMLResponse: bomb, SigAlg: 'x', Signature: 'x' };
-    await expect(c.t.tessera.ssoSignIn.verifyLogoutResponse(query, new URLSearchParams(query).toString())).rejects.toMatchObject({ auditReason: /at most 65536 bytes/ });
+    await expect(
+      c.t.tessera.ssoSignIn.verifyLogoutResponse(query, new URLSearchParams(query).toString()),
+    ).rejects.toMatchObject({ auditReason: /at most 65536 bytes/ });
   });
 });

@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
-import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
 import { decodeAnswer, encodeAnswer } from '../helpers/saml-forge.js';
-import { browserAt, exchange, postAnswer, signIn, type SsoCluster, ssoCluster, startSignIn } from '../helpers/sso-cluster.js';
+import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
+import {
+  browserAt,
+  exchange,
+  postAnswer,
+  type SsoCluster,
+  signIn,
+  ssoCluster,
+  startSignIn,
+} from '../helpers/sso-cluster.js';
 import { decodeJwt } from '../helpers/test-tessera.js';
 
 const here = simpleSamlPhpHere();
@@ -35,15 +43,29 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
     const claims = decodeJwt(token!).payload;
     expect(claims).toMatchObject({ username: 'alice@example.com' });
     const me = await call(c.t, 'GET', `/v1/users/${claims.uid}`, { auth: `JWT ${token}` });
-    expect(me.body).toMatchObject({ name: 'alice@example.com', email: 'alice@example.com', auth_method: 'sso', role_uids: [viewerRole] }); // 999: no such role, left out
+    expect(me.body).toMatchObject({
+      name: 'alice@example.com',
+      email: 'alice@example.com',
+      auth_method: 'sso',
+      role_uids: [viewerRole],
+    }); // 999: no such role, left out
     // Its token renews and ends as any other.
     expect((await call(c.t, 'POST', '/v1/users/refresh_jwt', { auth: `JWT ${token}`, body: {} })).status).toBe(200);
     // An SSO user has no password: a password login fails like any wrong one.
-    expect((await call(c.t, 'POST', '/v1/users/authorize', { body: { username: 'alice@example.com', password: 'alice-pw' } })).body.error_code).toBe('invalid_credentials');
+    expect(
+      (
+        await call(c.t, 'POST', '/v1/users/authorize', {
+          body: { username: 'alice@example.com', password: 'alice-pw' },
+        })
+      ).body.error_code,
+    ).toBe('invalid_credentials');
   });
 
   it('signs an existing user in as itself, its roles kept, the mapping ignored (as the product)', async () => {
-    const made = await call(c.t, 'POST', '/v1/users', { auth: c.admin, body: { email: 'dave@example.com', password: 'dave-local-password-1', role_uids: [viewerRole] } });
+    const made = await call(c.t, 'POST', '/v1/users', {
+      auth: c.admin,
+      body: { email: 'dave@example.com', password: 'dave-local-password-1', role_uids: [viewerRole] },
+    });
     expect(made.status).toBe(200);
     const { token } = await signIn(c, 'dave', 'dave-pw');
     expect(decodeJwt(token!).payload.uid).toBe(made.body.uid);
@@ -88,13 +110,16 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
     ]);
     expect((await exchange(c.t, [cookie, start])).statusCode).toBe(401); // once
     const later = await startSignIn(c.t);
-    const { cookie: stale } = await postAnswer(c.t, (await browserAt(c).signIn(later.url, 'alice', 'alice-pw')).SAMLResponse);
+    const { cookie: stale } = await postAnswer(
+      c.t,
+      (await browserAt(c).signIn(later.url, 'alice', 'alice-pw')).SAMLResponse,
+    );
     c.t.advance(61);
     expect((await exchange(c.t, [stale, later.start])).statusCode).toBe(401);
     c.t.advance(-61);
   });
 
-  it('refuses a sign-in in another browser than the one that asked for it (a page of another site posting its own answer: login CSRF), also with the Response\'s InResponseTo removed', async () => {
+  it("refuses a sign-in in another browser than the one that asked for it (a page of another site posting its own answer: login CSRF), also with the Response's InResponseTo removed", async () => {
     const attacker = await startSignIn(c.t);
     const answer = await browserAt(c).signIn(attacker.url, 'alice', 'alice-pw');
     const victim = await startSignIn(c.t); // the victim's browser, with a sign-in of its own under way (or none)
@@ -106,7 +131,9 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
     // node-saml checks the Response's InResponseTo only when there is one; the signed assertion's own still binds the answer.
     const again = await startSignIn(c.t);
     const stripped = decodeAnswer((await browserAt(c).signIn(again.url, 'alice', 'alice-pw')).SAMLResponse);
-    const responseSignature = Array.from(stripped.documentElement!.childNodes).find((n) => (n as Element).localName === 'Signature');
+    const responseSignature = Array.from(stripped.documentElement!.childNodes).find(
+      (n) => (n as Element).localName === 'Signature',
+    );
     stripped.documentElement!.removeChild(responseSignature!); // the assertion's own signature stays
     stripped.documentElement!.removeAttribute('InResponseTo');
     const { location, cookie } = await postAnswer(c.t, encodeAnswer(stripped));

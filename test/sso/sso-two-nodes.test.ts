@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertionOf, decodeAnswer, signAssertion, unsigned, unsolicited } from '../helpers/saml-forge.js';
 import { freshPostgres, freshRedisPrefix, REDIS_URL } from '../helpers/services.js';
 import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
-import { browserAt, exchange, loginUrl, postAnswer, type SsoCluster, ssoCluster, startSignIn } from '../helpers/sso-cluster.js';
-import { ADDRESS } from '../helpers/sso-cluster.js';
+import {
+  ADDRESS,
+  browserAt,
+  exchange,
+  loginUrl,
+  postAnswer,
+  type SsoCluster,
+  ssoCluster,
+  startSignIn,
+} from '../helpers/sso-cluster.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
-import { assertionOf, decodeAnswer, signAssertion, unsigned, unsolicited } from '../helpers/saml-forge.js';
 
 const here = simpleSamlPhpHere();
 
@@ -20,7 +28,11 @@ describe.runIf(here)('SSO on two nodes (PostgreSQL, Redis)', () => {
     const shared = { databaseUrl: pg.url, redisUrl: REDIS_URL, redisKeyPrefix: freshRedisPrefix(), publicUrl: ADDRESS };
     a = await testTessera(shared);
     b = await testTessera(shared);
-    c = await ssoCluster([{ username: 'alice', password: 'alice-pw', email: 'alice@example.com', roles: ['3'] }], {}, a);
+    c = await ssoCluster(
+      [{ username: 'alice', password: 'alice-pw', email: 'alice@example.com', roles: ['3'] }],
+      {},
+      a,
+    );
     b.advance(1.1); // b's copy of the settings a changed is at most a second old
   }, 60_000);
   afterAll(async () => {
@@ -42,10 +54,18 @@ describe.runIf(here)('SSO on two nodes (PostgreSQL, Redis)', () => {
 
   it('lets one node consume an assertion and the other refuse it, 10 times, also when both get it at once', async () => {
     for (let round = 0; round < 10; round++) {
-      const answer = signAssertion(unsolicited(unsigned(decodeAnswer((await browserAt(c).signIn(await loginUrl(a), 'alice', 'alice-pw')).SAMLResponse))), c.idp);
+      const answer = signAssertion(
+        unsolicited(
+          unsigned(decodeAnswer((await browserAt(c).signIn(await loginUrl(a), 'alice', 'alice-pw')).SAMLResponse)),
+        ),
+        c.idp,
+      );
       expect(assertionOf(decodeAnswer(answer)).getAttribute('ID')).toMatch(/^_/);
       const results = await Promise.all([postAnswer(a, answer), postAnswer(b, answer)]);
-      expect(results.map((r) => r.location).sort(), `round ${round}`).toEqual(['/?sso=signed_in', '/?sso_error=sso_refused']);
+      expect(results.map((r) => r.location).sort(), `round ${round}`).toEqual([
+        '/?sso=signed_in',
+        '/?sso_error=sso_refused',
+      ]);
       expect((await postAnswer(round % 2 ? a : b, answer)).location).toBe('/?sso_error=sso_refused');
     }
   });

@@ -38,7 +38,8 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
     for (const name of ['one', 'two']) {
       const user = await a.tessera.users.findByUsername(name);
       if (!user) await a.addUser(name, pw(name), 'admin');
-      else if (user.role !== 'admin' || user.roleUids.length > 0) await a.tessera.accounts.update(null, user.uid, { role: 'admin', role_uids: [] }, CLI_CONTEXT);
+      else if (user.role !== 'admin' || user.roleUids.length > 0)
+        await a.tessera.accounts.update(null, user.uid, { role: 'admin', role_uids: [] }, CLI_CONTEXT);
     }
   }
 
@@ -63,25 +64,43 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
         call(b, 'DELETE', `/v1/users/${one}`, { auth: as(b, 'two') }),
       ]);
       // One deletion stands; the other is refused as the last admin's (or finds its caller gone: 401).
-      expect([x.status, y.status].filter((s) => s === 200), `round ${round}: ${x.status} ${y.status}`).toHaveLength(1);
+      expect(
+        [x.status, y.status].filter((s) => s === 200),
+        `round ${round}: ${x.status} ${y.status}`,
+      ).toHaveLength(1);
       expect(await a.tessera.users.countAdmins()).toBe(1);
     }
   });
 
   it(`keeps an admin when the two roles the last admins hold lose their admin management at once, ${ROUNDS} times`, async () => {
-    const role = async (name: string) => (await call(a, 'POST', '/v1/roles', { auth: as(a, 'one'), body: { name, management: 'admin' } })).body.uid as number;
+    const role = async (name: string) =>
+      (await call(a, 'POST', '/v1/roles', { auth: as(a, 'one'), body: { name, management: 'admin' } })).body
+        .uid as number;
     await bothAdmins();
     const [r1, r2] = [await role('Admins One'), await role('Admins Two')];
     for (let round = 0; round < ROUNDS; round++) {
-      await a.tessera.roles.update({ uid: 0, username: 'operator', rights: ['admin'] }, r1, { management: 'admin' }, CLI_CONTEXT);
-      await a.tessera.roles.update({ uid: 0, username: 'operator', rights: ['admin'] }, r2, { management: 'admin' }, CLI_CONTEXT);
+      await a.tessera.roles.update(
+        { uid: 0, username: 'operator', rights: ['admin'] },
+        r1,
+        { management: 'admin' },
+        CLI_CONTEXT,
+      );
+      await a.tessera.roles.update(
+        { uid: 0, username: 'operator', rights: ['admin'] },
+        r2,
+        { management: 'admin' },
+        CLI_CONTEXT,
+      );
       await a.tessera.accounts.update(null, await uidOf('one'), { role: 'none', role_uids: [r1] }, CLI_CONTEXT);
       await a.tessera.accounts.update(null, await uidOf('two'), { role: 'none', role_uids: [r2] }, CLI_CONTEXT);
       const [x, y] = await Promise.all([
         call(a, 'PUT', `/v1/roles/${r1}`, { auth: as(a, 'one'), body: { management: 'db_viewer' } }),
         call(b, 'PUT', `/v1/roles/${r2}`, { auth: as(b, 'two'), body: { management: 'db_viewer' } }),
       ]);
-      expect([x.status, y.status].filter((s) => s === 200), `round ${round}: ${x.status} ${y.status}`).toHaveLength(1);
+      expect(
+        [x.status, y.status].filter((s) => s === 200),
+        `round ${round}: ${x.status} ${y.status}`,
+      ).toHaveLength(1);
       expect(await a.tessera.users.countAdmins()).toBe(1);
       // Both admins again, directly (their roles' management), for the next round.
       await a.tessera.accounts.update(null, await uidOf('one'), { role: 'admin', role_uids: [] }, CLI_CONTEXT);
@@ -98,7 +117,13 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
       ]);
       expect([x.status, y.status].sort(), `round ${round}`).toEqual([200, 409]);
       // Put u1's name back for the next round's lookups.
-      if (x.status === 200) await a.tessera.accounts.update(null, await a.tessera.users.findByUsername(login).then((u) => u!.uid), { name: 'u1' }, CLI_CONTEXT);
+      if (x.status === 200)
+        await a.tessera.accounts.update(
+          null,
+          await a.tessera.users.findByUsername(login).then((u) => u!.uid),
+          { name: 'u1' },
+          CLI_CONTEXT,
+        );
     }
   });
 });

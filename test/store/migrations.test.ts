@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { EventHub } from '../../src/events.js';
+import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
 import { openDatabase } from '../../src/store/database.js';
 import { type Dialect, migrationsFor } from '../../src/store/migrations/index.js';
-import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
-import { EventHub } from '../../src/events.js';
 import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { freshPostgres } from '../helpers/services.js';
 
@@ -47,7 +47,7 @@ describe.each(['sqlite', 'postgres'] as const)('schema migrations on %s', (diale
 });
 
 describe('schema migrations on postgres, beside another store in the same database', () => {
-  it('keep their own bookkeeping tables in the connection\'s schema, not those of another schema', async () => {
+  it("keep their own bookkeeping tables in the connection's schema, not those of another schema", async () => {
     const [first, second] = [await freshPostgres(), await freshPostgres()];
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-'));
     try {
@@ -57,7 +57,11 @@ describe('schema migrations on postgres, beside another store in the same databa
       try {
         const applied = await sql<{ name: string }>`select name from tessera_migrations`.execute(db);
         expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrationsFor('postgres')));
-        const own = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name like 'tessera_migrations%'`.execute(db);
+        const own = await sql<{
+          n: number;
+        }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name like 'tessera_migrations%'`.execute(
+          db,
+        );
         expect(own.rows[0]!.n).toBe(2);
       } finally {
         await db.destroy();
@@ -78,7 +82,8 @@ describe('the SQLite store on disk', () => {
       const db = await openDatabase({ dataDir });
       await db.destroy();
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
-      for (const name of readdirSync(dataDir)) expect([name, statSync(path.join(dataDir, name)).mode & 0o777]).toEqual([name, 0o600]);
+      for (const name of readdirSync(dataDir))
+        expect([name, statSync(path.join(dataDir, name)).mode & 0o777]).toEqual([name, 0o600]);
       chmodSync(path.join(dataDir, 'tessera.db'), 0o644); // loosened later by hand
       await (await openDatabase({ dataDir })).destroy();
       expect(statSync(path.join(dataDir, 'tessera.db')).mode & 0o777).toBe(0o600);
@@ -88,112 +93,135 @@ describe('the SQLite store on disk', () => {
   });
 });
 
-describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to the product\'s user model in place', (dialect) => {
-  it('makes e-mail-shaped usernames the email (the display name stays the name when free), others the name; adds the built-in roles', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-'));
-    const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
-    const where = { dataDir, databaseUrl: pg?.url };
-    const onlyFirst = (d: Dialect) => ({ '0001-initial': migrationsFor(d)['0001-initial']! });
-    try {
-      const old = await openDatabase(where, onlyFirst);
-      const row = (username: string, name: string | null, role: string) => ({
-        username,
-        username_key: username.toLowerCase(),
-        name,
-        role,
-        password_issue_date: '2026-01-01T00:00:00.000Z',
-        created_at: '2026-01-01T00:00:00.000Z',
-      });
-      await old
-        .insertInto('users')
-        .values([
-          row('admin@tessera.local', 'Administrator', 'admin'),
-          row('ops', 'Operations', 'db_member'),
-          row('ann@example.com', 'ops', 'none'), // her display name is another user's login: dropped
-          row('bob@example.com', null, 'db_viewer'),
-        ] as never)
-        .execute();
-      await old.insertInto('user_passwords').values({ uid: 2, hash: '$argon2id$old', created_at: '2026-01-01T00:00:00.000Z' }).execute();
-      await old.destroy();
-
-      const db = await openDatabase(where);
+describe.each(['sqlite', 'postgres'] as const)(
+  "an existing store on %s moves to the product's user model in place",
+  (dialect) => {
+    it('makes e-mail-shaped usernames the email (the display name stays the name when free), others the name; adds the built-in roles', async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-'));
+      const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+      const where = { dataDir, databaseUrl: pg?.url };
+      const onlyFirst = (d: Dialect) => ({ '0001-initial': migrationsFor(d)['0001-initial']! });
       try {
-        const users = await new KyselyUserStore(db, new EventHub()).list();
-        expect(users.map((u) => [u.name, u.email, u.role, u.roleUids, u.username])).toEqual([
-          ['Administrator', 'admin@tessera.local', 'admin', [], 'Administrator'],
-          ['ops', null, 'db_member', [], 'ops'],
-          [null, 'ann@example.com', 'none', [], 'ann@example.com'],
-          [null, 'bob@example.com', 'db_viewer', [], 'bob@example.com'],
-        ]);
-        const store = new KyselyUserStore(db, new EventHub());
-        expect((await store.findByUsername('ADMIN@tessera.local'))!.uid).toBe(1);
-        expect((await store.findByUsername('administrator'))!.uid).toBe(1);
-        expect((await store.findCredential('ops'))!.passwords.map((p) => p.hash)).toEqual(['$argon2id$old']);
-        expect((await new KyselyRoleStore(db).list()).map((r) => r.management)).toEqual(['admin', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer', 'none', 'user_manager', 'token_verifier']);
+        const old = await openDatabase(where, onlyFirst);
+        const row = (username: string, name: string | null, role: string) => ({
+          username,
+          username_key: username.toLowerCase(),
+          name,
+          role,
+          password_issue_date: '2026-01-01T00:00:00.000Z',
+          created_at: '2026-01-01T00:00:00.000Z',
+        });
+        await old
+          .insertInto('users')
+          .values([
+            row('admin@tessera.local', 'Administrator', 'admin'),
+            row('ops', 'Operations', 'db_member'),
+            row('ann@example.com', 'ops', 'none'), // her display name is another user's login: dropped
+            row('bob@example.com', null, 'db_viewer'),
+          ] as never)
+          .execute();
+        await old
+          .insertInto('user_passwords')
+          .values({ uid: 2, hash: '$argon2id$old', created_at: '2026-01-01T00:00:00.000Z' })
+          .execute();
+        await old.destroy();
+
+        const db = await openDatabase(where);
+        try {
+          const users = await new KyselyUserStore(db, new EventHub()).list();
+          expect(users.map((u) => [u.name, u.email, u.role, u.roleUids, u.username])).toEqual([
+            ['Administrator', 'admin@tessera.local', 'admin', [], 'Administrator'],
+            ['ops', null, 'db_member', [], 'ops'],
+            [null, 'ann@example.com', 'none', [], 'ann@example.com'],
+            [null, 'bob@example.com', 'db_viewer', [], 'bob@example.com'],
+          ]);
+          const store = new KyselyUserStore(db, new EventHub());
+          expect((await store.findByUsername('ADMIN@tessera.local'))!.uid).toBe(1);
+          expect((await store.findByUsername('administrator'))!.uid).toBe(1);
+          expect((await store.findCredential('ops'))!.passwords.map((p) => p.hash)).toEqual(['$argon2id$old']);
+          expect((await new KyselyRoleStore(db).list()).map((r) => r.management)).toEqual([
+            'admin',
+            'cluster_member',
+            'cluster_viewer',
+            'db_member',
+            'db_viewer',
+            'none',
+            'user_manager',
+            'token_verifier',
+          ]);
+        } finally {
+          await db.destroy();
+        }
       } finally {
-        await db.destroy();
+        await pg?.drop();
+        rmSync(dataDir, { recursive: true, force: true });
       }
-    } finally {
-      await pg?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-});
+    });
+  },
+);
 
-describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to one identity per account (0005)', (dialect) => {
-  it('keys logins as a directory compares them: the first row keeps a name, a local user keeps its old key, a shadowed directory row goes', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-5-'));
-    const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
-    const where = { dataDir, databaseUrl: pg?.url };
-    const upTo4 = (d: Dialect) => Object.fromEntries(Object.entries(migrationsFor(d)).filter(([name]) => name < '0005'));
-    try {
-      const old = await openDatabase(where, upTo4);
-      const oldKey = (s: string) => s.normalize('NFKC').toLowerCase().normalize('NFKC');
-      const row = (name: string, realm = 'local', keyOf = oldKey) => ({
-        username: name,
-        username_key: keyOf(name),
-        name,
-        name_key: keyOf(name),
-        role: 'db_viewer',
-        realm,
-        password_issue_date: '2026-01-01T00:00:00.000Z',
-        created_at: '2026-01-01T00:00:00.000Z',
-      });
-      const directory = (name: string) => row(name, 'ldap', (s) => `ldap:${oldKey(s)}`);
-      await old
-        .insertInto('users')
-        .values([
-          row('Ops  Team'), // 1: runs of spaces, older
-          row('ops team'), // 2: already as keys are now: keeps its key, and wins it
-          directory('alice'), // 3: a directory user: keyed by its name now
-          directory('alice '), // 4: another row for the same person: goes
-          directory('ops team'), // 5: a name a local user has: goes
-          row('Carol'), // 6: nothing changes
-        ] as never)
-        .execute();
-      await old.destroy();
-
-      const db = await openDatabase(where);
+describe.each(['sqlite', 'postgres'] as const)(
+  'an existing store on %s moves to one identity per account (0005)',
+  (dialect) => {
+    it('keys logins as a directory compares them: the first row keeps a name, a local user keeps its old key, a shadowed directory row goes', async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-5-'));
+      const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+      const where = { dataDir, databaseUrl: pg?.url };
+      const upTo4 = (d: Dialect) =>
+        Object.fromEntries(Object.entries(migrationsFor(d)).filter(([name]) => name < '0005'));
       try {
-        const store = new KyselyUserStore(db, new EventHub());
-        const rows = await db.selectFrom('users').select(['uid', 'name', 'name_key', 'realm']).orderBy('uid').execute();
-        expect(rows).toEqual([
-          { uid: 1, name: 'Ops  Team', name_key: 'ops  team', realm: 'local' },
-          { uid: 2, name: 'ops team', name_key: 'ops team', realm: 'local' },
-          { uid: 3, name: 'alice', name_key: 'alice', realm: 'ldap' },
-          { uid: 6, name: 'Carol', name_key: 'carol', realm: 'local' },
-        ]);
-        expect((await store.findByUsername(' OPS   team '))!.uid).toBe(2);
-        expect((await store.findByUsername('Alice '))!.uid).toBe(3);
-        // The removed rows' tokens end everywhere.
-        const events = await db.selectFrom('revocations').select('uid').execute();
-        expect(events.map((e) => e.uid).sort()).toEqual([4, 5]);
+        const old = await openDatabase(where, upTo4);
+        const oldKey = (s: string) => s.normalize('NFKC').toLowerCase().normalize('NFKC');
+        const row = (name: string, realm = 'local', keyOf = oldKey) => ({
+          username: name,
+          username_key: keyOf(name),
+          name,
+          name_key: keyOf(name),
+          role: 'db_viewer',
+          realm,
+          password_issue_date: '2026-01-01T00:00:00.000Z',
+          created_at: '2026-01-01T00:00:00.000Z',
+        });
+        const directory = (name: string) => row(name, 'ldap', (s) => `ldap:${oldKey(s)}`);
+        await old
+          .insertInto('users')
+          .values([
+            row('Ops  Team'), // 1: runs of spaces, older
+            row('ops team'), // 2: already as keys are now: keeps its key, and wins it
+            directory('alice'), // 3: a directory user: keyed by its name now
+            directory('alice '), // 4: another row for the same person: goes
+            directory('ops team'), // 5: a name a local user has: goes
+            row('Carol'), // 6: nothing changes
+          ] as never)
+          .execute();
+        await old.destroy();
+
+        const db = await openDatabase(where);
+        try {
+          const store = new KyselyUserStore(db, new EventHub());
+          const rows = await db
+            .selectFrom('users')
+            .select(['uid', 'name', 'name_key', 'realm'])
+            .orderBy('uid')
+            .execute();
+          expect(rows).toEqual([
+            { uid: 1, name: 'Ops  Team', name_key: 'ops  team', realm: 'local' },
+            { uid: 2, name: 'ops team', name_key: 'ops team', realm: 'local' },
+            { uid: 3, name: 'alice', name_key: 'alice', realm: 'ldap' },
+            { uid: 6, name: 'Carol', name_key: 'carol', realm: 'local' },
+          ]);
+          expect((await store.findByUsername(' OPS   team '))!.uid).toBe(2);
+          expect((await store.findByUsername('Alice '))!.uid).toBe(3);
+          // The removed rows' tokens end everywhere.
+          const events = await db.selectFrom('revocations').select('uid').execute();
+          expect(events.map((e) => e.uid).sort()).toEqual([4, 5]);
+        } finally {
+          await db.destroy();
+        }
       } finally {
-        await db.destroy();
+        await pg?.drop();
+        rmSync(dataDir, { recursive: true, force: true });
       }
-    } finally {
-      await pg?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-});
+    });
+  },
+);

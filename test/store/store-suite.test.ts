@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
+import { EventHub } from '../../src/events.js';
 import { DEFAULT_POLICY } from '../../src/policy/policy.js';
 import { KyselyPolicyStore } from '../../src/policy/policy-store.js';
+import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
 import { type Db, openDatabase } from '../../src/store/database.js';
 import { migrationsFor } from '../../src/store/migrations/index.js';
 import { KyselyKeyStore } from '../../src/tokens/kysely-key-store.js';
 import { KyselyRevocationStore } from '../../src/tokens/revocation-store.js';
-import { EventHub } from '../../src/events.js';
 import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { freshPostgres } from '../helpers/services.js';
 
@@ -52,7 +52,10 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
   it('migrates once, however often and however concurrently it is opened', async () => {
     const again = await Promise.all([openDatabase(where), openDatabase(where), openDatabase(where)]);
     for (const other of again) await other.destroy();
-    const rows = await db.selectFrom('tessera_migrations' as never).selectAll().execute();
+    const rows = await db
+      .selectFrom('tessera_migrations' as never)
+      .selectAll()
+      .execute();
     expect(rows).toHaveLength(Object.keys(migrationsFor(dialect)).length);
   });
 
@@ -69,17 +72,30 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
   it('makes roles with a uid asked for and then without one (the sequence moves past it), names compared with their case', async () => {
     const roles = new KyselyRoleStore(db);
     expect(await roles.create({ uid: 500, name: 'Chosen', management: 'db_viewer' })).toMatchObject({ uid: 500 });
-    const made = await Promise.all([roles.create({ name: 'admin', management: 'admin' }), roles.create({ name: 'Next', management: 'none' })]);
+    const made = await Promise.all([
+      roles.create({ name: 'admin', management: 'admin' }),
+      roles.create({ name: 'Next', management: 'none' }),
+    ]);
     expect(made.map((r) => r.uid).every((uid) => uid > 500)).toBe(true);
-    await expect(roles.create({ name: 'Admin', management: 'admin' })).rejects.toMatchObject({ code: 'name_already_exists' });
-    await expect(roles.create({ uid: 500, name: 'Again', management: 'none' })).rejects.toMatchObject({ code: 'uid_already_exists' });
+    await expect(roles.create({ name: 'Admin', management: 'admin' })).rejects.toMatchObject({
+      code: 'name_already_exists',
+    });
+    await expect(roles.create({ uid: 500, name: 'Again', management: 'none' })).rejects.toMatchObject({
+      code: 'uid_already_exists',
+    });
   });
 
   it('creates users with unique normalized names and reads them back', async () => {
     const users = new KyselyUserStore(db, new EventHub());
     expect(await users.hasUsers()).toBe(false);
     const alice = await users.create(newUser('Alice'));
-    expect(alice).toMatchObject({ uid: expect.any(Number), username: 'Alice', role: 'none', tokenEpoch: 0, lockedUntil: null });
+    expect(alice).toMatchObject({
+      uid: expect.any(Number),
+      username: 'Alice',
+      role: 'none',
+      tokenEpoch: 0,
+      lockedUntil: null,
+    });
     await expect(users.create(newUser('ＡＬＩＣＥ'))).rejects.toMatchObject({ code: 'name_already_exists' });
     expect((await users.findByUsername('alice'))!.uid).toBe(alice.uid);
     expect(await users.count()).toBe(1);

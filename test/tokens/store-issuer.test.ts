@@ -43,7 +43,12 @@ interface Node {
 /** A node of the store with a clock of its own (this many seconds ahead), reached at this port unless told its public URL. */
 async function node(where: Where, port: number, publicUrl?: string, ahead = 0, logger?: Logger): Promise<Node> {
   let now = Date.now() + ahead * 1000;
-  const config = makeConfig({ ...where, argon2: FAST_ARGON2, listen: { host: '127.0.0.1', port }, ...(publicUrl && { publicUrl }) });
+  const config = makeConfig({
+    ...where,
+    argon2: FAST_ARGON2,
+    listen: { host: '127.0.0.1', port },
+    ...(publicUrl && { publicUrl }),
+  });
   const tessera = await openTessera(config, { clock: () => now, logger });
   const app = buildApp(tessera);
   let closed: Promise<void> | undefined;
@@ -55,7 +60,9 @@ async function node(where: Where, port: number, publicUrl?: string, ahead = 0, l
 const as = (n: Node) => n as unknown as TestTessera;
 
 async function token(n: Node, ttl = 86_400): Promise<string> {
-  const res = await call(as(n), 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'root-password', ttl } });
+  const res = await call(as(n), 'POST', '/v1/users/authorize', {
+    body: { username: 'root', password: 'root-password', ttl },
+  });
   expect(res.status).toBe(200);
   return `JWT ${res.body.access_token}`;
 }
@@ -73,7 +80,9 @@ describe('one issuer per store', () => {
       /^this store's tokens are issued as https:\/\/127\.0\.0\.1:9001, and this node would issue them as https:\/\/127\.0\.0\.1:9002 \(from its listen address\).* --public-url https:\/\/127\.0\.0\.1:9001 .*"tessera issuer move https:\/\/127\.0\.0\.1:9002"/,
     );
     // A --public-url given no longer moves a shared store under the nodes that run on it.
-    await expect(node(where, 9003, NEW)).rejects.toThrow(/issued as https:\/\/127\.0\.0\.1:9001, and this node would issue them as https:\/\/tessera\.example\.com:/);
+    await expect(node(where, 9003, NEW)).rejects.toThrow(
+      /issued as https:\/\/127\.0\.0\.1:9001, and this node would issue them as https:\/\/tessera\.example\.com:/,
+    );
     const a = await node(where, 9001);
     expect((await readIssuer(a.tessera.db)).current).toBe('https://127.0.0.1:9001');
     expect(a.tessera.issuer).toEqual({});
@@ -85,10 +94,14 @@ describe('one issuer per store', () => {
     await a.tessera.accounts.create(null, { username: 'root', password: 'root-password', role: 'admin' }, CLI_CONTEXT);
     const fromA = await token(a);
 
-    const moved = await runCli(['issuer', 'move', `${NEW}/`, '--overlap', '3600'], { env: { TESSERA_DATABASE_URL: where.databaseUrl!, TESSERA_DATA_DIR: where.dataDir } });
+    const moved = await runCli(['issuer', 'move', `${NEW}/`, '--overlap', '3600'], {
+      env: { TESSERA_DATABASE_URL: where.databaseUrl!, TESSERA_DATA_DIR: where.dataDir },
+    });
     expect(moved.stderr).toMatch(new RegExp(`now issued as ${NEW}; tokens of ${OLD} are accepted until \\d{4}-`));
     expect(moved.code).toBe(0);
-    const shown = await runCli(['issuer', 'show'], { env: { TESSERA_DATABASE_URL: where.databaseUrl!, TESSERA_DATA_DIR: where.dataDir } });
+    const shown = await runCli(['issuer', 'show'], {
+      env: { TESSERA_DATABASE_URL: where.databaseUrl!, TESSERA_DATA_DIR: where.dataDir },
+    });
     expect(shown.stdout).toBe(`${NEW}\n`);
     expect(shown.stderr).toMatch(new RegExp(`^Moved from ${OLD}, accepted until`));
 
@@ -108,24 +121,37 @@ describe('one issuer per store', () => {
     expect(await usersWith(a, fromC)).toBe(200);
     // A node still on the old address accepts its own tokens no longer than the others, issues none, and is not ready.
     expect(await usersWith(a, fromA)).toBe(401);
-    const refused = await call(as(a), 'POST', '/v1/users/authorize', { body: { username: 'root', password: 'root-password' } });
+    const refused = await call(as(a), 'POST', '/v1/users/authorize', {
+      body: { username: 'root', password: 'root-password' },
+    });
     expect([refused.status, refused.body.error_code]).toEqual([503, 'issuer_moved']);
     expect(refused.body.message).toContain(`restarts it with --public-url ${NEW}`);
     expect((await a.tessera.readiness()).issuerMovedTo).toBe(NEW);
     expect((await c.tessera.readiness()).issuerMovedTo).toBeUndefined();
-    await expect(node(where, 9005, OLD, 3601)).rejects.toThrow(/issued as https:\/\/tessera\.example\.com, and this node would issue them as https:\/\/auth\.example\.com/);
+    await expect(node(where, 9005, OLD, 3601)).rejects.toThrow(
+      /issued as https:\/\/tessera\.example\.com, and this node would issue them as https:\/\/auth\.example\.com/,
+    );
   });
 
   it('lets a single node on SQLite move to another address, tokens of the old one accepted for their lifetime', async () => {
     const where = await store('sqlite');
     const first = await node(where, 9001);
-    await first.tessera.accounts.create(null, { username: 'root', password: 'root-password', role: 'admin' }, CLI_CONTEXT);
+    await first.tessera.accounts.create(
+      null,
+      { username: 'root', password: 'root-password', role: 'admin' },
+      CLI_CONTEXT,
+    );
     const old = await token(first);
     await first.close();
     const lines: string[] = [];
     const moved = await node(where, 9002, undefined, 0, pino({}, { write: (line: string) => void lines.push(line) }));
     expect(lines.map((l) => JSON.parse(l)).filter((r) => r.audit)).toEqual([
-      expect.objectContaining({ audit: 'issuer_move', target: 'issuer', reason: 'from https://127.0.0.1:9001 to https://127.0.0.1:9002 (a start with another address)', request_id: 'start' }),
+      expect.objectContaining({
+        audit: 'issuer_move',
+        target: 'issuer',
+        reason: 'from https://127.0.0.1:9001 to https://127.0.0.1:9002 (a start with another address)',
+        request_id: 'start',
+      }),
     ]);
     expect(moved.tessera.issuer.movedFrom).toEqual({ issuer: 'https://127.0.0.1:9001', until: expect.any(Number) });
     expect(await usersWith(moved, old)).toBe(200);

@@ -2,15 +2,15 @@ import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { InvalidTokenError } from '../../src/errors.js';
-import type { KeyStore, StoredKey } from '../../src/tokens/key-store.js';
-import { SIGNING_ALGS, type SigningAlg } from '../../src/tokens/signing-alg.js';
+import { EventHub } from '../../src/events.js';
+import { AcceptedIssuers, fixedOrigins } from '../../src/tokens/accepted-issuers.js';
 import { KeyRing } from '../../src/tokens/key-ring.js';
 import { KeySealer } from '../../src/tokens/key-sealer.js';
+import type { KeyStore, StoredKey } from '../../src/tokens/key-store.js';
+import { SIGNING_ALGS, type SigningAlg } from '../../src/tokens/signing-alg.js';
+import type { IssuerRecord } from '../../src/tokens/store-issuer.js';
 import { TokenIssuer } from '../../src/tokens/token-issuer.js';
 import { TokenVerifier } from '../../src/tokens/token-verifier.js';
-import { AcceptedIssuers, fixedOrigins } from '../../src/tokens/accepted-issuers.js';
-import type { IssuerRecord } from '../../src/tokens/store-issuer.js';
-import { EventHub } from '../../src/events.js';
 import type { User } from '../../src/users/user.js';
 
 /** An in-memory key store: this suite is about the token logic, not persistence. */
@@ -91,7 +91,12 @@ function forge(
   const jwt = new SignJWT({ ...body }).setProtectedHeader({ typ: 'JWT', ...header });
   if (iss !== '') jwt.setIssuer(iss);
   if (aud !== '') jwt.setAudience(aud);
-  return jwt.setSubject('7').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').sign(key);
+  return jwt
+    .setSubject('7')
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 60)
+    .setJti('x')
+    .sign(key);
 }
 
 const OUTSIDE_KEY: Record<SigningAlg, () => ReturnType<typeof generateKeyPairSync>['privateKey']> = {
@@ -111,13 +116,28 @@ describe.each(SIGNING_ALGS)('TokenVerifier with an %s key', (alg) => {
     const token = await issue();
     expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg, typ: 'JWT' });
     const verified = await verifier().verify(token);
-    expect(verified).toMatchObject({ iss: ISS, aud: AUD, sub: '7', uid: 7, username: 'dave', roles: ['cluster_member'], ver: 3 });
+    expect(verified).toMatchObject({
+      iss: ISS,
+      aud: AUD,
+      sub: '7',
+      uid: 7,
+      username: 'dave',
+      roles: ['cluster_member'],
+      ver: 3,
+    });
     expect(verified.exp - verified.iat).toBe(300);
   });
 
   it('refuses alg "none"', async () => {
     const iat = Math.floor(now / 1000);
-    const token = new UnsecuredJWT(claims).setIssuer(ISS).setAudience(AUD).setSubject('7').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').encode();
+    const token = new UnsecuredJWT(claims)
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setSubject('7')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .setJti('x')
+      .encode();
     await expect(verifier().verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
@@ -136,7 +156,9 @@ describe.each(SIGNING_ALGS)('TokenVerifier with an %s key', (alg) => {
 
   it('refuses another issuer, and a token for another audience or none', async () => {
     await expect(verifier(5, 'https://someone-else').verify(await issue())).rejects.toBeInstanceOf(InvalidTokenError);
-    await expect(verifier().verify(await issue(300, ['https://other-service']))).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(verifier().verify(await issue(300, ['https://other-service']))).rejects.toBeInstanceOf(
+      InvalidTokenError,
+    );
     const { kid, privatePem } = ring.signingKey();
     const noAud = await forge({ alg, kid }, createPrivateKey(privatePem), claims, { aud: '' });
     await expect(verifier().verify(noAud)).rejects.toBeInstanceOf(InvalidTokenError);
@@ -262,11 +284,17 @@ describe('the issuers a node accepts while the store moves its issuer', () => {
     ring = await KeyRing.load(store, ringOptions('ES256'));
   });
 
-  const issuedAs = (iss: string, ttl = 300) => new TokenIssuer(ring, iss, [iss], fixedOrigins(iss, [iss]), clock, new EventHub()).issue(user, ttl);
+  const issuedAs = (iss: string, ttl = 300) =>
+    new TokenIssuer(ring, iss, [iss], fixedOrigins(iss, [iss]), clock, new EventHub()).issue(user, ttl);
 
   it('reads a move it has not seen when a token of the new issuer comes (its copy over a second old)', async () => {
     let record: IssuerRecord = { current: ISS };
-    const origins = new AcceptedIssuers({ issuer: ISS, audiences: [AUD], audiencesGiven: false }, async () => record, clock, record);
+    const origins = new AcceptedIssuers(
+      { issuer: ISS, audiences: [AUD], audiencesGiven: false },
+      async () => record,
+      clock,
+      record,
+    );
     const v = new TokenVerifier(ring, origins, 5, clock);
     await expect(v.verify(await issue())).resolves.toMatchObject({ iss: ISS });
     await expect(v.verify(await issuedAs('https://elsewhere.example'))).rejects.toThrow(InvalidTokenError);
@@ -278,7 +306,12 @@ describe('the issuers a node accepts while the store moves its issuer', () => {
 
   it('ends the issuer a store moved from when the move ends, for a token verified before too', async () => {
     const record: IssuerRecord = { current: NEW, previous: { issuer: ISS, until: now + 60_000 } };
-    const origins = new AcceptedIssuers({ issuer: NEW, audiences: [NEW], audiencesGiven: false }, async () => record, clock, record);
+    const origins = new AcceptedIssuers(
+      { issuer: NEW, audiences: [NEW], audiencesGiven: false },
+      async () => record,
+      clock,
+      record,
+    );
     const v = new TokenVerifier(ring, origins, 5, clock);
     const old = await issue(3600);
     await expect(v.verify(old)).resolves.toMatchObject({ iss: ISS });
@@ -290,10 +323,17 @@ describe('the issuers a node accepts while the store moves its issuer', () => {
   });
 
   it('never waits for a store that does not answer: the copy it read holds', async () => {
-    const origins = new AcceptedIssuers({ issuer: ISS, audiences: [AUD], audiencesGiven: false }, () => new Promise<never>(() => {}), clock, { current: ISS });
+    const origins = new AcceptedIssuers(
+      { issuer: ISS, audiences: [AUD], audiencesGiven: false },
+      () => new Promise<never>(() => {}),
+      clock,
+      { current: ISS },
+    );
     const v = new TokenVerifier(ring, origins, 5, clock);
     now += 5000; // the copy is old, and reading it again never ends
     await expect(v.verify(await issue())).resolves.toMatchObject({ iss: ISS });
-    await expect(new TokenIssuer(ring, ISS, [AUD], origins, clock, new EventHub()).issue(user, 60)).resolves.toEqual(expect.any(String));
+    await expect(new TokenIssuer(ring, ISS, [AUD], origins, clock, new EventHub()).issue(user, 60)).resolves.toEqual(
+      expect.any(String),
+    );
   });
 });

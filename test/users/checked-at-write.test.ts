@@ -36,18 +36,31 @@ describe('the rule about whom, checked again where the change is written', () =>
   }
 
   it("refuses a user_manager's password for a user who became an admin meanwhile, and keeps the admin's password", async () => {
-    const { res, y } = await promotedWhileHashing((uid) => call(t, 'PUT', `/v1/users/${uid}`, { auth: t.basic('mgr', 'mgr-password-1'), body: { password: 'mgr-chosen-1' } }));
+    const { res, y } = await promotedWhileHashing((uid) =>
+      call(t, 'PUT', `/v1/users/${uid}`, {
+        auth: t.basic('mgr', 'mgr-password-1'),
+        body: { password: 'mgr-chosen-1' },
+      }),
+    );
     expect([res.status, res.body.error_code]).toEqual([403, 'unauthorized_action']);
     expect((await t.tessera.users.getByUid(y))!.rights).toContain('admin');
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'y', password: 'mgr-chosen-1' } })).status).toBe(401);
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'y', password: 'y-password-1' } })).status).toBe(200);
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'y', password: 'mgr-chosen-1' } })).status,
+    ).toBe(401);
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'y', password: 'y-password-1' } })).status,
+    ).toBe(200);
   });
 
   it("refuses a user_manager's deletion of a user who became an admin meanwhile", async () => {
     t = await testTessera();
     await t.addUser('root', 'root-password', 'admin');
     const y = await t.addUser('y', 'y-password-1', 'db_viewer');
-    const mgr = { uid: await t.addUser('mgr', 'mgr-password-1', 'user_manager'), username: 'mgr', rights: ['user_manager' as const] };
+    const mgr = {
+      uid: await t.addUser('mgr', 'mgr-password-1', 'user_manager'),
+      username: 'mgr',
+      rights: ['user_manager' as const],
+    };
     const users = t.tessera.users;
     const getByUid = users.getByUid.bind(users);
     users.getByUid = async (uid: number) => {

@@ -28,7 +28,11 @@ describe('ensureFirstAdmin', () => {
     const again = await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {});
     expect(again).toEqual({ created: false, unshownPasswordOf: 'admin@tessera.local' });
     const password = result.created ? result.generatedPassword! : '';
-    await t.tessera.logins.authorize({ kind: 'password', username: 'admin@tessera.local', password }, 3600, CLI_CONTEXT);
+    await t.tessera.logins.authorize(
+      { kind: 'password', username: 'admin@tessera.local', password },
+      3600,
+      CLI_CONTEXT,
+    );
     expect(await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {})).toEqual({ created: false });
     expect(await mark().get()).toBeUndefined();
   });
@@ -44,7 +48,10 @@ describe('ensureFirstAdmin', () => {
 
   it('uses the given credentials and shows no password', async () => {
     t = await testTessera();
-    const result = await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), { username: 'root', password: 'given-password' });
+    const result = await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {
+      username: 'root',
+      password: 'given-password',
+    });
     expect(result).toMatchObject({ created: true, username: 'root' });
     expect(result.created && result.generatedPassword).toBeUndefined();
     expect(await mark().get()).toBeUndefined();
@@ -55,7 +62,9 @@ describe('ensureFirstAdmin', () => {
 describe('ensureFirstAdmin on nodes starting together', () => {
   it('makes one admin, and the other node carries on', async () => {
     t = await testTessera();
-    const results = await Promise.all([1, 2, 3].map(() => ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {})));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {})),
+    );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     const made = results.find((r) => r.created)!;
     expect(await mark().get()).toMatchObject({ username: 'admin@tessera.local' });

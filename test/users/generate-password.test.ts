@@ -14,6 +14,9 @@ describe('generatePassword', () => {
 
   it('meets the strictest policy', async () => {
     const strict = { ...DEFAULT_POLICY, password_complexity: true };
-    for (let i = 0; i < 50; i++) await expect(checkNewPassword(generatePassword(), { name: null, email: 'admin@tessera.local' }, strict)).resolves.toBeUndefined();
+    for (let i = 0; i < 50; i++)
+      await expect(
+        checkNewPassword(generatePassword(), { name: null, email: 'admin@tessera.local' }, strict),
+      ).resolves.toBeUndefined();
   });
 });

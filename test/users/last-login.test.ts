@@ -4,7 +4,7 @@ import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-describe('last_login: the last successful authentication with the user\'s credentials', () => {
+describe("last_login: the last successful authentication with the user's credentials", () => {
   let t: TestTessera;
   let uid: number;
   const writes: number[] = [];
@@ -17,12 +17,18 @@ describe('last_login: the last successful authentication with the user\'s creden
   });
   afterAll(() => t.close());
 
-  const lastLogin = async () => (await call(t, 'GET', `/v1/users/${uid}`, { auth: basic('root', 'root-password') })).body.last_login as number | undefined;
+  const lastLogin = async () =>
+    (await call(t, 'GET', `/v1/users/${uid}`, { auth: basic('root', 'root-password') })).body.last_login as
+      | number
+      | undefined;
   const settle = () => new Promise((r) => setTimeout(r, 50));
 
   it('moves on Basic calls as automation makes them, written once a minute however many calls, and not on token calls', async () => {
     expect(await lastLogin()).toBeUndefined();
-    for (let i = 0; i < 20; i++) expect((await call(t, 'GET', '/v1/users/permissions', { auth: basic('bot', 'bot-password-1') })).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await call(t, 'GET', '/v1/users/permissions', { auth: basic('bot', 'bot-password-1') })).status).toBe(
+        200,
+      );
     await settle();
     expect(writes).toHaveLength(1);
     const first = (await lastLogin())!;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isPasswordExpired, type User } from '../../src/users/user.js';
 import type { Policy } from '../../src/policy/policy.js';
+import { isPasswordExpired, type User } from '../../src/users/user.js';
 
 const DAY = 86_400_000;
 const now = new Date('2026-11-25T12:00:00Z');

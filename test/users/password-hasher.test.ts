@@ -1,6 +1,6 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OWASP_ARGON2 } from '../../src/config/config.js';
-import { createHash } from 'node:crypto';
 import { Argon2Hasher } from '../../src/users/password-hasher.js';
 import { checkPreHashed, preHashedRecord } from '../../src/users/pre-hashed-password.js';
 
@@ -65,13 +65,18 @@ describe('Argon2Hasher', () => {
 });
 
 describe("the product's pre-hashed passwords", () => {
-  const recipe = (username: string, cluster: string, password: string) => createHash('sha256').update(`${username}:${cluster}:${password}`).digest('hex');
+  const recipe = (username: string, cluster: string, password: string) =>
+    createHash('sha256').update(`${username}:${cluster}:${password}`).digest('hex');
   const logins = { name: 'ann', email: 'ann@example.com' };
 
   it('match the password made with the name or the email and the cluster kept beside it, nothing else, and always ask for argon2id', async () => {
     const hasher = made(Argon2Hasher.create({ memoryCost: 1024, timeCost: 1, parallelism: 1 }, 2));
     for (const username of ['ann', 'ann@example.com']) {
-      const record = preHashedRecord(checkPreHashed(recipe(username, 'c1.example', 'Pw-1').toUpperCase()), logins, 'c1.example');
+      const record = preHashedRecord(
+        checkPreHashed(recipe(username, 'c1.example', 'Pw-1').toUpperCase()),
+        logins,
+        'c1.example',
+      );
       expect(record).not.toContain('Pw-1');
       expect(await hasher.verify(record, 'Pw-1')).toBe(true);
       expect(await hasher.verify(record, 'Pw-2')).toBe(false);
@@ -79,8 +84,18 @@ describe("the product's pre-hashed passwords", () => {
       expect(hasher.needsRehash(record)).toBe(true);
     }
     // Another cluster's name, another user's name: not this password's recipe.
-    expect(await hasher.verify(preHashedRecord(checkPreHashed(recipe('ann', 'c2.example', 'Pw-1')), logins, 'c1.example'), 'Pw-1')).toBe(false);
-    expect(await hasher.verify(preHashedRecord(checkPreHashed(recipe('bob', 'c1.example', 'Pw-1')), logins, 'c1.example'), 'Pw-1')).toBe(false);
+    expect(
+      await hasher.verify(
+        preHashedRecord(checkPreHashed(recipe('ann', 'c2.example', 'Pw-1')), logins, 'c1.example'),
+        'Pw-1',
+      ),
+    ).toBe(false);
+    expect(
+      await hasher.verify(
+        preHashedRecord(checkPreHashed(recipe('bob', 'c1.example', 'Pw-1')), logins, 'c1.example'),
+        'Pw-1',
+      ),
+    ).toBe(false);
     // A damaged record refuses instead of failing.
     expect(await hasher.verify('$product-sha256$$zz', 'Pw-1')).toBe(false);
     expect(() => checkPreHashed('Pw-1')).toThrow(/hex SHA-256/);
@@ -102,15 +117,17 @@ describe("the product's pre-hashed passwords", () => {
 });
 
 describe('the hashing threads', () => {
-  it('run below the event loop\'s priority, and end with the hasher', async () => {
+  it("run below the event loop's priority, and end with the hasher", async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const niceness = () =>
-      readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+      readdirSync('/proc/self/task').map((tid) =>
+        Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]),
+      );
     const hasher = Argon2Hasher.create({ memoryCost: 1024, timeCost: 1, parallelism: 1 }, 2);
     const before = niceness().filter((n) => n === 10).length;
     await Promise.all([hasher.hash('a'), hasher.hash('b')]);
     expect(niceness().filter((n) => n === 10).length - before).toBe(2);
-    expect(Number(readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[16])).toBe(0); // the event loop's own thread
+    expect(Number(readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])).toBe(0); // the event loop's own thread
     await hasher.close();
     await expect.poll(() => niceness().filter((n) => n === 10).length).toBe(before);
   });

@@ -29,8 +29,11 @@ describe('the user read cache behind GET /v1/users/{uid}', () => {
     const uid = await t.addUser('ivy', 'ivy-password-1');
     t.advance(3 * 86_400);
     const root = await login(t, 'root', 'root-password');
-    for (let i = 0; i < 2; i++) expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.status).toBe('active');
-    expect((await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_expiration_duration: 2 } })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.status).toBe('active');
+    expect(
+      (await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_expiration_duration: 2 } })).status,
+    ).toBe(200);
     expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.status).toBe('password_expired');
   });
 

@@ -14,7 +14,8 @@ describe('usernameKey', () => {
 
   it('ignores white space as a directory does: at either end, and runs of it', () => {
     const key = usernameKey('ann lee');
-    for (const variant of ['ann  lee', ' Ann Lee ', 'ann\u00a0lee', 'ANN \u3000 LEE']) expect(usernameKey(variant), JSON.stringify(variant)).toBe(key);
+    for (const variant of ['ann  lee', ' Ann Lee ', 'ann\u00a0lee', 'ANN \u3000 LEE'])
+      expect(usernameKey(variant), JSON.stringify(variant)).toBe(key);
     expect(usernameKey('annlee')).not.toBe(key);
   });
 });
@@ -25,10 +26,13 @@ describe('validateName and validateEmail', () => {
     expect(validateEmail('ｏｐｓ@example.com')).toBe('ops@example.com');
   });
 
-  it.each(['', 'a:b', 'tab\tname', ' padded', 'two  spaces', 'line\u2028separator', 'x'.repeat(257)])('refuse %j', (name) => {
-    expect(() => validateName(name)).toThrow(InvalidRequestError);
-    expect(() => validateEmail(name)).toThrow(InvalidRequestError);
-  });
+  it.each(['', 'a:b', 'tab\tname', ' padded', 'two  spaces', 'line\u2028separator', 'x'.repeat(257)])(
+    'refuse %j',
+    (name) => {
+      expect(() => validateName(name)).toThrow(InvalidRequestError);
+      expect(() => validateEmail(name)).toThrow(InvalidRequestError);
+    },
+  );
 
   it('validateEmail refuses what is not an address', () => {
     expect(() => validateEmail('ops')).toThrow('email must be an address');

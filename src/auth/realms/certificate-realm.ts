@@ -7,7 +7,12 @@ import type { User } from '../../users/user.js';
 import type { UserStore } from '../../users/user-store.js';
 import { NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
 
-const refused = (error: CertificateRefusedError): Verdict => ({ outcome: 'refused', error, guess: false, reason: error.code });
+const refused = (error: CertificateRefusedError): Verdict => ({
+  outcome: 'refused',
+  error,
+  guess: false,
+  reason: error.code,
+});
 
 /**
  * Client certificates (the product's certificate users, `auth_method: "certificate"`), while
@@ -50,19 +55,35 @@ export class CertificateRealm implements Realm {
       ({ validUntil } = await verifyPath(proof.certificate, trusted, now).catch((err: unknown) => {
         if (err instanceof CertificateRefusedError) throw err;
         // An extension that cannot be read (a malformed certificate) lets no one in: a refusal, never a fault.
-        throw new CertificateRefusedError('certificate_untrusted', 'The client certificate (or one on its path) cannot be read');
+        throw new CertificateRefusedError(
+          'certificate_untrusted',
+          'The client certificate (or one on its path) cannot be read',
+        );
       }));
     } catch (err) {
       if (err instanceof CertificateRefusedError) return refused(err);
       throw err;
     }
     if (!subjectAuthorized(leaf, rules.mtls_client_cert_subject_validation_type, rules.mtls_authorized_subjects)) {
-      return refused(new CertificateRefusedError('certificate_subject_unknown', 'The certificate\'s subject is not one the cluster lets in (mtls_authorized_subjects)'));
+      return refused(
+        new CertificateRefusedError(
+          'certificate_subject_unknown',
+          "The certificate's subject is not one the cluster lets in (mtls_authorized_subjects)",
+        ),
+      );
     }
     if (subject === '') {
-      return refused(new CertificateRefusedError('certificate_subject_unknown', 'The certificate has no subject: a certificate user is found by its subject (certificate_subject_line)'));
+      return refused(
+        new CertificateRefusedError(
+          'certificate_subject_unknown',
+          'The certificate has no subject: a certificate user is found by its subject (certificate_subject_line)',
+        ),
+      );
     }
-    if (!user) return refused(new CertificateRefusedError('certificate_subject_unknown', `No user has certificate_subject_line "${subject}"`));
+    if (!user)
+      return refused(
+        new CertificateRefusedError('certificate_subject_unknown', `No user has certificate_subject_line "${subject}"`),
+      );
     return { outcome: 'success', user, rememberMs: validUntil.getTime() - now.getTime() };
   }
 

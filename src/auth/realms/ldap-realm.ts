@@ -49,21 +49,43 @@ export class LdapRealm implements Realm {
     if (!config) return NOT_MINE;
     // Sent as the directory compares it (NFKC, insignificant spaces gone): the entry found is the same either way.
     const name = canonicalName(proof.username);
-    return this.checked(deadline, async () => {
-      const entry = await this.directory(config).authenticate(name, proof.password, deadline);
-      if (!entry) return { outcome: 'refused', error: new InvalidCredentialsError(), guess: true, reason: 'ldap: wrong password or no such entry' };
-      const directoryKey = normalizeDn(entry.dn);
-      // The account this name found is another entry's (the directory moved the name): not this login's.
-      if (account?.directoryKey && account.directoryKey !== directoryKey) {
-        return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: 'ldap: the name is another entry\'s account' };
-      }
-      const user = await this.withRoles(entry, name, account?.directoryKey === null ? account.uid : undefined);
-      if (user === 'taken') return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: 'ldap: the name is another account\'s' };
-      // A right password of a user in no mapped group is not a guess (not counted), but no login.
-      if (user === 'no_mapped_group') return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: NO_MAPPED_GROUP };
-      await this.sameSettings(config);
-      return { outcome: 'success', user, rememberMs: config.cache_ttl * 1000 };
-    }, verdictOutcome);
+    return this.checked(
+      deadline,
+      async () => {
+        const entry = await this.directory(config).authenticate(name, proof.password, deadline);
+        if (!entry)
+          return {
+            outcome: 'refused',
+            error: new InvalidCredentialsError(),
+            guess: true,
+            reason: 'ldap: wrong password or no such entry',
+          };
+        const directoryKey = normalizeDn(entry.dn);
+        // The account this name found is another entry's (the directory moved the name): not this login's.
+        if (account?.directoryKey && account.directoryKey !== directoryKey) {
+          return {
+            outcome: 'refused',
+            error: new InvalidCredentialsError(),
+            guess: false,
+            reason: "ldap: the name is another entry's account",
+          };
+        }
+        const user = await this.withRoles(entry, name, account?.directoryKey === null ? account.uid : undefined);
+        if (user === 'taken')
+          return {
+            outcome: 'refused',
+            error: new InvalidCredentialsError(),
+            guess: false,
+            reason: "ldap: the name is another account's",
+          };
+        // A right password of a user in no mapped group is not a guess (not counted), but no login.
+        if (user === 'no_mapped_group')
+          return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: NO_MAPPED_GROUP };
+        await this.sameSettings(config);
+        return { outcome: 'success', user, rememberMs: config.cache_ttl * 1000 };
+      },
+      verdictOutcome,
+    );
   }
 
   /**
@@ -73,12 +95,16 @@ export class LdapRealm implements Realm {
   async refresh(user: User, deadline: Deadline): Promise<User | undefined> {
     const config = await this.active();
     if (!config) return undefined;
-    const result = await this.checked(deadline, async () => {
-      // Found again as its login found it (by its name), and still the same entry.
-      const entry = await this.directory(config).lookup(user.username, deadline);
-      if (!entry || (user.directoryKey && normalizeDn(entry.dn) !== user.directoryKey)) return undefined;
-      return this.withRoles(entry, user.username, user.directoryKey === null ? user.uid : undefined);
-    }, (r) => (typeof r === 'object' ? 'success' : r === 'no_mapped_group' ? r : 'invalid_credentials'));
+    const result = await this.checked(
+      deadline,
+      async () => {
+        // Found again as its login found it (by its name), and still the same entry.
+        const entry = await this.directory(config).lookup(user.username, deadline);
+        if (!entry || (user.directoryKey && normalizeDn(entry.dn) !== user.directoryKey)) return undefined;
+        return this.withRoles(entry, user.username, user.directoryKey === null ? user.uid : undefined);
+      },
+      (r) => (typeof r === 'object' ? 'success' : r === 'no_mapped_group' ? r : 'invalid_credentials'),
+    );
     if (typeof result === 'object') {
       await this.sameSettings(config);
       return result;
@@ -90,14 +116,18 @@ export class LdapRealm implements Realm {
   async account(proof: Proof, deadline: Deadline): Promise<User | undefined> {
     const config = proof.kind === 'password' ? await this.active() : undefined;
     if (!config || proof.kind !== 'password') return undefined;
-    const dn = await this.checked(deadline, () => this.directory(config).findDn(canonicalName(proof.username), deadline));
+    const dn = await this.checked(deadline, () =>
+      this.directory(config).findDn(canonicalName(proof.username), deadline),
+    );
     return dn === undefined ? undefined : this.users.findByDirectoryKey(normalizeDn(dn));
   }
 
   async lookup(name: string, deadline: Deadline): Promise<boolean> {
     const config = await this.active();
     if (!config) return false;
-    return (await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline))) !== undefined;
+    return (
+      (await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline))) !== undefined
+    );
   }
 
   /**
@@ -107,7 +137,8 @@ export class LdapRealm implements Realm {
    * settings may be a second old.
    */
   private async sameSettings(used: LdapConfig): Promise<void> {
-    if (!isDeepStrictEqual(await this.settings.reload(), used)) throw new TryAgainError('The LDAP settings changed during the login; try again');
+    if (!isDeepStrictEqual(await this.settings.reload(), used))
+      throw new TryAgainError('The LDAP settings changed during the login; try again');
   }
 
   /** The configuration while LDAP logins are on (control_plane), else undefined. */
@@ -121,15 +152,25 @@ export class LdapRealm implements Realm {
   }
 
   /** The entry's account with the roles of its groups now; made at its first login (`adopt`: a row of before 0005 that becomes it). */
-  private async withRoles(entry: DirectoryEntry, name: string, adopt?: number): Promise<User | 'no_mapped_group' | 'taken'> {
+  private async withRoles(
+    entry: DirectoryEntry,
+    name: string,
+    adopt?: number,
+  ): Promise<User | 'no_mapped_group' | 'taken'> {
     const roleUids = await this.mappings.rolesFor(entry.groups);
     const directoryKey = normalizeDn(entry.dn);
     if (roleUids.length === 0) {
       // Out of every mapped group: a user that had roles loses them, and its tokens end.
-      if (await this.users.findByDirectoryKey(directoryKey)) await this.users.upsertDirectoryUser({ directoryKey, name, roleUids }, new Date(this.clock()));
+      if (await this.users.findByDirectoryKey(directoryKey))
+        await this.users.upsertDirectoryUser({ directoryKey, name, roleUids }, new Date(this.clock()));
       return 'no_mapped_group';
     }
-    return (await this.users.upsertDirectoryUser({ directoryKey, name, roleUids, ...(adopt !== undefined && { adopt }) }, new Date(this.clock()))) ?? 'taken';
+    return (
+      (await this.users.upsertDirectoryUser(
+        { directoryKey, name, roleUids, ...(adopt !== undefined && { adopt }) },
+        new Date(this.clock()),
+      )) ?? 'taken'
+    );
   }
 
   /**
@@ -137,11 +178,16 @@ export class LdapRealm implements Realm {
    * of LDAP logins never opens more connections to the directory than that, and a check that
    * finds no place before its deadline answers 503 `try_again`. Its outcome is announced.
    */
-  private async checked<T>(deadline: Deadline, check: () => Promise<T>, outcomeOf?: (result: T) => DirectoryOutcome): Promise<T> {
+  private async checked<T>(
+    deadline: Deadline,
+    check: () => Promise<T>,
+    outcomeOf?: (result: T) => DirectoryOutcome,
+  ): Promise<T> {
     await this.place(deadline);
     const started = performance.now();
     // A lookup (no password checked) is no directory check of the metrics.
-    const announce = (outcome: DirectoryOutcome) => outcomeOf && this.events.emit('directoryChecked', outcome, (performance.now() - started) / 1000);
+    const announce = (outcome: DirectoryOutcome) =>
+      outcomeOf && this.events.emit('directoryChecked', outcome, (performance.now() - started) / 1000);
     try {
       const result = await check();
       if (outcomeOf) announce(outcomeOf(result));
@@ -178,5 +224,7 @@ export class LdapRealm implements Realm {
 /** How a login's check ended, for the metrics. */
 function verdictOutcome(verdict: Verdict): DirectoryOutcome {
   if (verdict.outcome === 'success') return 'success';
-  return verdict.outcome === 'refused' && verdict.reason === NO_MAPPED_GROUP ? 'no_mapped_group' : 'invalid_credentials';
+  return verdict.outcome === 'refused' && verdict.reason === NO_MAPPED_GROUP
+    ? 'no_mapped_group'
+    : 'invalid_credentials';
 }

@@ -1,14 +1,14 @@
-import { InvalidCredentialsError, SsoRequiredError, StoreUnavailableError } from '../../errors.js';
-import type { SsoSettings } from '../../sso/sso-settings.js';
 import type { Clock } from '../../clock.js';
+import { InvalidCredentialsError, SsoRequiredError, StoreUnavailableError } from '../../errors.js';
+import type { Policy } from '../../policy/policy.js';
 import type { PolicyService } from '../../policy/policy-service.js';
+import type { SsoSettings } from '../../sso/sso-settings.js';
 import { matchPassword } from '../../users/match-password.js';
+import type { PasswordHasher } from '../../users/password-hasher.js';
 import { checkNewPassword } from '../../users/password-rules.js';
 import { isPreHashedRecord } from '../../users/pre-hashed-password.js';
-import type { PasswordHasher } from '../../users/password-hasher.js';
 import { realmOf, type User } from '../../users/user.js';
 import type { CredentialStore, UserStore } from '../../users/user-store.js';
-import type { Policy } from '../../policy/policy.js';
 import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
 
 /**
@@ -20,7 +20,8 @@ export class LocalRealm implements Realm {
   readonly name = 'local';
 
   constructor(
-    private readonly credentials: Pick<CredentialStore, 'passwordsOf' | 'replaceHash'> & Pick<UserStore, 'expirePassword'>,
+    private readonly credentials: Pick<CredentialStore, 'passwordsOf' | 'replaceHash'> &
+      Pick<UserStore, 'expirePassword'>,
     private readonly hasher: PasswordHasher,
     private readonly sso: Pick<SsoSettings, 'get'>,
     private readonly policy: Pick<PolicyService, 'get'>,
@@ -33,7 +34,10 @@ export class LocalRealm implements Realm {
 
   async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {
     if (proof.kind !== 'password' || !account || realmOf(account) !== 'local') return NOT_MINE;
-    const passwords = await deadline.race(this.credentials.passwordsOf(account.uid), () => new StoreUnavailableError('no answer within the login deadline'));
+    const passwords = await deadline.race(
+      this.credentials.passwordsOf(account.uid),
+      () => new StoreUnavailableError('no answer within the login deadline'),
+    );
     const { stored, eachMs } = await matchPassword(this.hasher, passwords, proof.password, deadline);
     if (!stored) return { outcome: 'refused', error: new InvalidCredentialsError(), guess: true, eachMs };
     const moved = isPreHashedRecord(stored.hash);

@@ -8,7 +8,12 @@ import { realmOf, type User } from '../../users/user.js';
 import type { CredentialStore, UserStore } from '../../users/user-store.js';
 import { NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
 
-const refusedWith = (error: SsoRefusedError): Verdict => ({ outcome: 'refused', error, guess: false, reason: error.auditReason ?? error.code });
+const refusedWith = (error: SsoRefusedError): Verdict => ({
+  outcome: 'refused',
+  error,
+  guess: false,
+  reason: error.auditReason ?? error.code,
+});
 
 /**
  * SAML single sign-on (the product's SSO, 8.0.6+): an identity provider's signed answer,
@@ -47,7 +52,13 @@ export class SsoRealm implements Realm {
     if ('outcome' in user) return user;
     const realm = realmOf(user);
     if (realm !== 'local' && realm !== 'sso') {
-      return refusedWith(new SsoRefusedError('sso_refused', `${person.email} is a user who signs in another way (${realm === 'ldap' ? 'the LDAP directory' : 'a client certificate'}): ask an admin`, `the account of ${person.email} is in the ${realm} realm`));
+      return refusedWith(
+        new SsoRefusedError(
+          'sso_refused',
+          `${person.email} is a user who signs in another way (${realm === 'ldap' ? 'the LDAP directory' : 'a client certificate'}): ask an admin`,
+          `the account of ${person.email} is in the ${realm} realm`,
+        ),
+      );
     }
     await this.sessions.saveSession(user.uid, person.session);
     proof.browserHash = person.browserHash;

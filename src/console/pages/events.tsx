@@ -19,7 +19,12 @@ interface LoggedEvent {
   ip?: string;
 }
 
-const SINCE: Record<string, number> = { 'the last hour': 1, 'the last day': 24, 'the last week': 24 * 7, 'the last 90 days': 24 * 90 };
+const SINCE: Record<string, number> = {
+  'the last hour': 1,
+  'the last day': 24,
+  'the last week': 24 * 7,
+  'the last 90 days': 24 * 90,
+};
 
 /** Events: who did what and when, newest first, by time, type and user. */
 export function EventsPage(props: { call: Call }) {
@@ -30,7 +35,11 @@ export function EventsPage(props: { call: Call }) {
   const [problem, setProblem] = useState('');
   const load = () => {
     setProblem('');
-    const query = new URLSearchParams({ order: 'desc', limit: '200', stime: new Date(Date.now() - SINCE[since]! * 3_600_000).toISOString() });
+    const query = new URLSearchParams({
+      order: 'desc',
+      limit: '200',
+      stime: new Date(Date.now() - SINCE[since]! * 3_600_000).toISOString(),
+    });
     if (type.trim()) query.set('type', type.trim());
     if (uid.trim()) query.set('uid', uid.trim());
     return props.call<LoggedEvent[]>('GET', `/v1/logs?${query}`).then(setEvents, (err) => setProblem(explain(err)));
@@ -39,7 +48,10 @@ export function EventsPage(props: { call: Call }) {
   return (
     <section>
       <h1>Events</h1>
-      <p>Who did what and when, on every node: sign-ins and refusals, changes to users, roles and settings. The newest 200 that match.</p>
+      <p>
+        Who did what and when, on every node: sign-ins and refusals, changes to users, roles and settings. The newest
+        200 that match.
+      </p>
       <form
         aria-label="Filter events"
         class="card"
@@ -58,8 +70,20 @@ export function EventsPage(props: { call: Call }) {
             ))}
           </select>
         </label>
-        <Field label="Type" value={type} onInput={setType} hint="user_created, user_updated, user_deleted, authorize, lockout, role_update, …" autoComplete="off" />
-        <Field label="User uid" value={uid} onInput={setUid} hint="events about this user or by it" autoComplete="off" />
+        <Field
+          label="Type"
+          value={type}
+          onInput={setType}
+          hint="user_created, user_updated, user_deleted, authorize, lockout, role_update, …"
+          autoComplete="off"
+        />
+        <Field
+          label="User uid"
+          value={uid}
+          onInput={setUid}
+          hint="events about this user or by it"
+          autoComplete="off"
+        />
         <button type="submit">Show events</button>
       </form>
       <Problem>{problem}</Problem>
@@ -84,7 +108,16 @@ export function EventsPage(props: { call: Call }) {
               </th>
               <td>{e.username ? `${e.username}${e.uid ? ` (${e.uid})` : ''}` : (e.target ?? '')}</td>
               <td>{e.actor ?? ''}</td>
-              <td>{[e.realm && `realm ${e.realm}`, e.reason, e.changes?.length ? `changed ${e.changes.join(', ')}` : '', e.ip && `from ${e.ip}`].filter(Boolean).join('; ')}</td>
+              <td>
+                {[
+                  e.realm && `realm ${e.realm}`,
+                  e.reason,
+                  e.changes?.length ? `changed ${e.changes.join(', ')}` : '',
+                  e.ip && `from ${e.ip}`,
+                ]
+                  .filter(Boolean)
+                  .join('; ')}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -30,7 +30,9 @@ export function KeysPage(props: { call: Call }) {
     setDone('');
     try {
       const key = await props.call<{ kid: string; activates_at: string }>('POST', '/v1/keys/rotate', { alg });
-      setDone(`Staged ${alg} key ${key.kid}: published now, signs from ${new Date(key.activates_at).toLocaleString()}.`);
+      setDone(
+        `Staged ${alg} key ${key.kid}: published now, signs from ${new Date(key.activates_at).toLocaleString()}.`,
+      );
       await load();
     } catch (err) {
       setProblem(explain(err));

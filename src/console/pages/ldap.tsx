@@ -51,7 +51,11 @@ interface Draft {
   control_plane: boolean;
 }
 
-const query = (q: Query): Required<Query> => ({ base: q.base ?? '', filter: q.filter ?? '', scope: q.scope ?? 'subtree' });
+const query = (q: Query): Required<Query> => ({
+  base: q.base ?? '',
+  filter: q.filter ?? '',
+  scope: q.scope ?? 'subtree',
+});
 
 function draftOf(l: Ldap): Draft {
   return {
@@ -97,7 +101,11 @@ export function LdapPage(props: { call: Call }) {
   const [roles, setRoles] = useState<ClusterRole[]>([]);
   const { problem, setProblem, done, act } = useActions(() => load());
   const load = () =>
-    Promise.all([props.call<Ldap>('GET', '/v1/cluster/ldap'), props.call<Mapping[]>('GET', '/v1/ldap_mappings'), props.call<ClusterRole[]>('GET', '/v1/roles')]).then(
+    Promise.all([
+      props.call<Ldap>('GET', '/v1/cluster/ldap'),
+      props.call<Mapping[]>('GET', '/v1/ldap_mappings'),
+      props.call<ClusterRole[]>('GET', '/v1/roles'),
+    ]).then(
       ([ldap, m, r]) => {
         setDraft(draftOf(ldap));
         setMappings(m);
@@ -111,8 +119,8 @@ export function LdapPage(props: { call: Call }) {
     <section>
       <h1>LDAP</h1>
       <p>
-        Operators log in with their directory account: a bind as the user checks the password, and the roles of every mapped group it is in are its roles. A local
-        user of the same name wins.
+        Operators log in with their directory account: a bind as the user checks the password, and the roles of every
+        mapped group it is in are its roles. A local user of the same name wins.
       </p>
       <Problem>{problem}</Problem>
       <Done>{done}</Done>
@@ -122,55 +130,166 @@ export function LdapPage(props: { call: Call }) {
           class="card"
           onSubmit={(e) => {
             e.preventDefault();
-            void act(() => props.call('PUT', '/v1/cluster/ldap', bodyOf(draft)), 'Saved: the directory answered. Directory users log in again.');
+            void act(
+              () => props.call('PUT', '/v1/cluster/ldap', bodyOf(draft)),
+              'Saved: the directory answered. Directory users log in again.',
+            );
           }}
         >
           <h2>Directory</h2>
           <div class="field">
             <label for="ldap-uris">Server URIs</label>
-            <textarea id="ldap-uris" rows={2} aria-describedby="ldap-uris-hint" value={draft.uris} onInput={(e) => set({ uris: (e.target as HTMLTextAreaElement).value })} />
+            <textarea
+              id="ldap-uris"
+              rows={2}
+              aria-describedby="ldap-uris-hint"
+              value={draft.uris}
+              onInput={(e) => set({ uris: (e.target as HTMLTextAreaElement).value })}
+            />
             <small id="ldap-uris-hint" class="hint">
               one a line, tried in order: ldap://host:389 or ldaps://host:636
             </small>
           </div>
-          <Check id="ldap-starttls" label="Use StartTLS" checked={draft.starttls} onChange={(starttls) => set({ starttls })} />
+          <Check
+            id="ldap-starttls"
+            label="Use StartTLS"
+            checked={draft.starttls}
+            onChange={(starttls) => set({ starttls })}
+          />
           <div class="field">
             <label for="ldap-ca">CA certificate (PEM)</label>
-            <textarea id="ldap-ca" rows={3} value={draft.ca_cert} onInput={(e) => set({ ca_cert: (e.target as HTMLTextAreaElement).value })} />
+            <textarea
+              id="ldap-ca"
+              rows={3}
+              value={draft.ca_cert}
+              onInput={(e) => set({ ca_cert: (e.target as HTMLTextAreaElement).value })}
+            />
           </div>
-          <Field label="Bind DN" value={draft.bind_dn} onInput={(bind_dn) => set({ bind_dn })} hint="the service account that searches; empty: anonymous" autoComplete="off" />
-          <Field label="Bind password" type="password" value={draft.bind_pass} onInput={(bind_pass) => set({ bind_pass })} hint="*** keeps the one set" autoComplete="new-password" />
+          <Field
+            label="Bind DN"
+            value={draft.bind_dn}
+            onInput={(bind_dn) => set({ bind_dn })}
+            hint="the service account that searches; empty: anonymous"
+            autoComplete="off"
+          />
+          <Field
+            label="Bind password"
+            type="password"
+            value={draft.bind_pass}
+            onInput={(bind_pass) => set({ bind_pass })}
+            hint="*** keeps the one set"
+            autoComplete="new-password"
+          />
           <fieldset>
             <legend>A user name becomes a DN by</legend>
-            <Check id="ldap-user-template" radio name="userBy" label="a template" checked={draft.userBy === 'template'} onChange={() => set({ userBy: 'template' })} />
-            <Check id="ldap-user-query" radio name="userBy" label="a search" checked={draft.userBy === 'query'} onChange={() => set({ userBy: 'query' })} />
+            <Check
+              id="ldap-user-template"
+              radio
+              name="userBy"
+              label="a template"
+              checked={draft.userBy === 'template'}
+              onChange={() => set({ userBy: 'template' })}
+            />
+            <Check
+              id="ldap-user-query"
+              radio
+              name="userBy"
+              label="a search"
+              checked={draft.userBy === 'query'}
+              onChange={() => set({ userBy: 'query' })}
+            />
             {draft.userBy === 'template' ? (
-              <Field label="User DN template" value={draft.user_dn_template} onInput={(user_dn_template) => set({ user_dn_template })} hint="%u is the user name: uid=%u,ou=people,dc=example,dc=com" />
+              <Field
+                label="User DN template"
+                value={draft.user_dn_template}
+                onInput={(user_dn_template) => set({ user_dn_template })}
+                hint="%u is the user name: uid=%u,ou=people,dc=example,dc=com"
+              />
             ) : (
-              <QueryFields prefix="User search" value={draft.userQuery} hint="%u is the user name: (sAMAccountName=%u)" onChange={(userQuery) => set({ userQuery })} />
+              <QueryFields
+                prefix="User search"
+                value={draft.userQuery}
+                hint="%u is the user name: (sAMAccountName=%u)"
+                onChange={(userQuery) => set({ userQuery })}
+              />
             )}
           </fieldset>
           <fieldset>
             <legend>A user's groups come from</legend>
-            <Check id="ldap-groups-attr" radio name="groupsBy" label="an attribute of its entry" checked={draft.groupsBy === 'attr'} onChange={() => set({ groupsBy: 'attr' })} />
-            <Check id="ldap-groups-query" radio name="groupsBy" label="a search" checked={draft.groupsBy === 'query'} onChange={() => set({ groupsBy: 'query' })} />
+            <Check
+              id="ldap-groups-attr"
+              radio
+              name="groupsBy"
+              label="an attribute of its entry"
+              checked={draft.groupsBy === 'attr'}
+              onChange={() => set({ groupsBy: 'attr' })}
+            />
+            <Check
+              id="ldap-groups-query"
+              radio
+              name="groupsBy"
+              label="a search"
+              checked={draft.groupsBy === 'query'}
+              onChange={() => set({ groupsBy: 'query' })}
+            />
             {draft.groupsBy === 'attr' ? (
-              <Field label="Group attribute" value={draft.dn_group_attr} onInput={(dn_group_attr) => set({ dn_group_attr })} hint="memberOf" />
+              <Field
+                label="Group attribute"
+                value={draft.dn_group_attr}
+                onInput={(dn_group_attr) => set({ dn_group_attr })}
+                hint="memberOf"
+              />
             ) : (
-              <QueryFields prefix="Group search" value={draft.groupQuery} hint="%D is the user's DN: (member=%D)" onChange={(groupQuery) => set({ groupQuery })} />
+              <QueryFields
+                prefix="Group search"
+                value={draft.groupQuery}
+                hint="%D is the user's DN: (member=%D)"
+                onChange={(groupQuery) => set({ groupQuery })}
+              />
             )}
           </fieldset>
-          <Field label="Cache (seconds)" type="number" min={0} max={86_400} value={draft.cache_ttl} onInput={(cache_ttl) => set({ cache_ttl })} hint="how long a directory answer is trusted" />
-          <Field label="Directory timeout (seconds)" type="number" min={5} max={60} value={draft.directory_timeout_s} onInput={(directory_timeout_s) => set({ directory_timeout_s })} />
-          <Check id="ldap-control-plane" label="LDAP logins to the API and this console" checked={draft.control_plane} onChange={(control_plane) => set({ control_plane })} />
+          <Field
+            label="Cache (seconds)"
+            type="number"
+            min={0}
+            max={86_400}
+            value={draft.cache_ttl}
+            onInput={(cache_ttl) => set({ cache_ttl })}
+            hint="how long a directory answer is trusted"
+          />
+          <Field
+            label="Directory timeout (seconds)"
+            type="number"
+            min={5}
+            max={60}
+            value={draft.directory_timeout_s}
+            onInput={(directory_timeout_s) => set({ directory_timeout_s })}
+          />
+          <Check
+            id="ldap-control-plane"
+            label="LDAP logins to the API and this console"
+            checked={draft.control_plane}
+            onChange={(control_plane) => set({ control_plane })}
+          />
           <button type="submit">Save LDAP</button>{' '}
-          <button type="button" onClick={() => void act(() => props.call('DELETE', '/v1/cluster/ldap'), 'LDAP cleared: directory users can no longer log in.')}>
+          <button
+            type="button"
+            onClick={() =>
+              void act(
+                () => props.call('DELETE', '/v1/cluster/ldap'),
+                'LDAP cleared: directory users can no longer log in.',
+              )
+            }
+          >
             Clear LDAP
           </button>
         </form>
       )}
       <h2>Mappings</h2>
-      <NewMapping roles={roles} onCreate={(m) => act(() => props.call('POST', '/v1/ldap_mappings', m), `Mapped ${m.name}.`)} />
+      <NewMapping
+        roles={roles}
+        onCreate={(m) => act(() => props.call('POST', '/v1/ldap_mappings', m), `Mapped ${m.name}.`)}
+      />
       <table>
         <caption class="visually-hidden">LDAP mappings</caption>
         <thead>
@@ -188,7 +307,13 @@ export function LdapPage(props: { call: Call }) {
               <td>{m.dn}</td>
               <td>{m.role_uids.map((uid) => roles.find((r) => r.uid === uid)?.name ?? uid).join(', ')}</td>
               <td>
-                <button type="button" aria-label={`Delete mapping ${m.name}`} onClick={() => void act(() => props.call('DELETE', `/v1/ldap_mappings/${m.uid}`), `Deleted the mapping ${m.name}.`)}>
+                <button
+                  type="button"
+                  aria-label={`Delete mapping ${m.name}`}
+                  onClick={() =>
+                    void act(() => props.call('DELETE', `/v1/ldap_mappings/${m.uid}`), `Deleted the mapping ${m.name}.`)
+                  }
+                >
                   Delete
                 </button>
               </td>
@@ -200,7 +325,10 @@ export function LdapPage(props: { call: Call }) {
   );
 }
 
-function NewMapping(props: { roles: ClusterRole[]; onCreate: (m: { name: string; dn: string; role_uids: number[] }) => Promise<boolean> }) {
+function NewMapping(props: {
+  roles: ClusterRole[];
+  onCreate: (m: { name: string; dn: string; role_uids: number[] }) => Promise<boolean>;
+}) {
   const [name, setName] = useState('');
   const [dn, setDn] = useState('');
   const [roleUids, setRoleUids] = useState<number[]>([]);
@@ -219,22 +347,49 @@ function NewMapping(props: { roles: ClusterRole[]; onCreate: (m: { name: string;
       }}
     >
       <Field label="Mapping name" value={name} onInput={setName} required autoComplete="off" />
-      <Field label="Group DN" value={dn} onInput={setDn} required hint="cn=ops,ou=groups,dc=example,dc=com" autoComplete="off" />
+      <Field
+        label="Group DN"
+        value={dn}
+        onInput={setDn}
+        required
+        hint="cn=ops,ou=groups,dc=example,dc=com"
+        autoComplete="off"
+      />
       <RoleChoice legend="Roles its members get" roles={props.roles} value={roleUids} onChange={setRoleUids} />
       <button type="submit">Create mapping</button>
     </form>
   );
 }
 
-function QueryFields(props: { prefix: string; value: Required<Query>; hint: string; onChange: (q: Required<Query>) => void }) {
+function QueryFields(props: {
+  prefix: string;
+  value: Required<Query>;
+  hint: string;
+  onChange: (q: Required<Query>) => void;
+}) {
   const q = props.value;
   return (
     <>
-      <Field label={`${props.prefix} base`} value={q.base} onInput={(base) => props.onChange({ ...q, base })} hint="where the search starts: ou=people,dc=example,dc=com" />
-      <Field label={`${props.prefix} filter`} value={q.filter} onInput={(filter) => props.onChange({ ...q, filter })} hint={props.hint} />
+      <Field
+        label={`${props.prefix} base`}
+        value={q.base}
+        onInput={(base) => props.onChange({ ...q, base })}
+        hint="where the search starts: ou=people,dc=example,dc=com"
+      />
+      <Field
+        label={`${props.prefix} filter`}
+        value={q.filter}
+        onInput={(filter) => props.onChange({ ...q, filter })}
+        hint={props.hint}
+      />
       <label class="field">
         <span>{`${props.prefix} scope`}</span>
-        <select value={q.scope} onChange={(e) => props.onChange({ ...q, scope: (e.target as HTMLSelectElement).value as Query['scope'] & string })}>
+        <select
+          value={q.scope}
+          onChange={(e) =>
+            props.onChange({ ...q, scope: (e.target as HTMLSelectElement).value as Query['scope'] & string })
+          }
+        >
           <option value="base">base</option>
           <option value="one">one level</option>
           <option value="subtree">subtree</option>

@@ -14,14 +14,66 @@ type Home = typeof CLUSTER | typeof LOCKOUT;
  * where the product keeps it: the cluster object, or the cluster settings (lockout).
  */
 const SETTINGS: { key: string; home: Home; label: string; meaning: string; min?: number; max?: number }[] = [
-  { key: 'password_min_length', home: CLUSTER, label: 'Minimum password length', meaning: 'characters, 8 to 256', min: 8, max: 256 },
-  { key: 'password_complexity', home: CLUSTER, label: 'Require complex passwords', meaning: 'upper and lower case, a digit, a special character, not the user\'s name, email or email reversed' },
-  { key: 'password_expiration_duration', home: CLUSTER, label: 'Password lifetime (days)', meaning: '0 to 3650; 0: passwords never expire', min: 0, max: 3650 },
-  { key: 'cm_session_timeout_minutes', home: CLUSTER, label: 'Console idle sign-out (minutes)', meaning: '1 to 1440 minutes without a key or a click', min: 1, max: 1440 },
-  { key: 'control_plane_basic_authentication', home: CLUSTER, label: 'Accept Basic credentials on every route', meaning: 'off: only the login takes a password; every other call needs a token' },
-  { key: 'login_lockout_threshold', home: LOCKOUT, label: 'Failed logins before lockout', meaning: '0 to 1000; 0: never lock', min: 0, max: 1000 },
-  { key: 'login_lockout_counter_reset_after', home: LOCKOUT, label: 'Failure window (seconds)', meaning: '1 to 86400: failures older than this are forgotten', min: 1, max: 86_400 },
-  { key: 'login_lockout_duration', home: LOCKOUT, label: 'Lockout duration (seconds)', meaning: '0 to 86400; 0: until an admin unlocks', min: 0, max: 86_400 },
+  {
+    key: 'password_min_length',
+    home: CLUSTER,
+    label: 'Minimum password length',
+    meaning: 'characters, 8 to 256',
+    min: 8,
+    max: 256,
+  },
+  {
+    key: 'password_complexity',
+    home: CLUSTER,
+    label: 'Require complex passwords',
+    meaning: "upper and lower case, a digit, a special character, not the user's name, email or email reversed",
+  },
+  {
+    key: 'password_expiration_duration',
+    home: CLUSTER,
+    label: 'Password lifetime (days)',
+    meaning: '0 to 3650; 0: passwords never expire',
+    min: 0,
+    max: 3650,
+  },
+  {
+    key: 'cm_session_timeout_minutes',
+    home: CLUSTER,
+    label: 'Console idle sign-out (minutes)',
+    meaning: '1 to 1440 minutes without a key or a click',
+    min: 1,
+    max: 1440,
+  },
+  {
+    key: 'control_plane_basic_authentication',
+    home: CLUSTER,
+    label: 'Accept Basic credentials on every route',
+    meaning: 'off: only the login takes a password; every other call needs a token',
+  },
+  {
+    key: 'login_lockout_threshold',
+    home: LOCKOUT,
+    label: 'Failed logins before lockout',
+    meaning: '0 to 1000; 0: never lock',
+    min: 0,
+    max: 1000,
+  },
+  {
+    key: 'login_lockout_counter_reset_after',
+    home: LOCKOUT,
+    label: 'Failure window (seconds)',
+    meaning: '1 to 86400: failures older than this are forgotten',
+    min: 1,
+    max: 86_400,
+  },
+  {
+    key: 'login_lockout_duration',
+    home: LOCKOUT,
+    label: 'Lockout duration (seconds)',
+    meaning: '0 to 86400; 0: until an admin unlocks',
+    min: 0,
+    max: 86_400,
+  },
 ];
 
 export function PolicyPage(props: { call: Call }) {
@@ -44,13 +96,17 @@ export function PolicyPage(props: { call: Call }) {
     setProblem('');
     setDone('');
     const changes = Object.fromEntries(
-      SETTINGS.map(({ key }) => [key, typeof draft[key] === 'boolean' ? draft[key] : Number(draft[key])]).filter(([key, v]) => policy?.[key as string] !== v),
+      SETTINGS.map(({ key }) => [key, typeof draft[key] === 'boolean' ? draft[key] : Number(draft[key])]).filter(
+        ([key, v]) => policy?.[key as string] !== v,
+      ),
     );
     if (Object.keys(changes).length === 0) return setDone('Nothing changed.');
     try {
       let saved = { ...policy };
       for (const home of [CLUSTER, LOCKOUT]) {
-        const mine = Object.fromEntries(Object.entries(changes).filter(([key]) => SETTINGS.find((x) => x.key === key)?.home === home));
+        const mine = Object.fromEntries(
+          Object.entries(changes).filter(([key]) => SETTINGS.find((x) => x.key === key)?.home === home),
+        );
         if (Object.keys(mine).length > 0) saved = { ...saved, ...(await props.call<Policy>('PUT', home, mine)) };
       }
       setPolicy(saved);

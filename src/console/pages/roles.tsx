@@ -21,7 +21,9 @@ export function RolesPage(props: { call: Call; session: Session }) {
         class="card"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => props.call('POST', '/v1/roles', { name, management }), `Created the role ${name}.`).then(() => setName(''));
+          void act(() => props.call('POST', '/v1/roles', { name, management }), `Created the role ${name}.`).then(() =>
+            setName(''),
+          );
         }}
       >
         <h2>Create a role</h2>
@@ -51,11 +53,22 @@ export function RolesPage(props: { call: Call; session: Session }) {
                   label={`Management of ${r.name}`}
                   value={r.management}
                   hideLabel
-                  onChange={(level) => void act(() => props.call('PUT', `/v1/roles/${r.uid}`, { management: level }), `${r.name} now grants ${level}.`)}
+                  onChange={(level) =>
+                    void act(
+                      () => props.call('PUT', `/v1/roles/${r.uid}`, { management: level }),
+                      `${r.name} now grants ${level}.`,
+                    )
+                  }
                 />
               </td>
               <td>
-                <button type="button" aria-label={`Delete role ${r.name}`} onClick={() => void act(() => props.call('DELETE', `/v1/roles/${r.uid}`), `Deleted the role ${r.name}.`)}>
+                <button
+                  type="button"
+                  aria-label={`Delete role ${r.name}`}
+                  onClick={() =>
+                    void act(() => props.call('DELETE', `/v1/roles/${r.uid}`), `Deleted the role ${r.name}.`)
+                  }
+                >
                   Delete
                 </button>
               </td>

@@ -2,10 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, explain } from '../api.js';
 import { Field, Problem } from '../components.js';
 import { PasswordForm } from '../password-form.js';
-import { type Session, signIn, type SsoStatus, ssoStatus } from '../session.js';
+import { type Session, type SsoStatus, signIn, ssoStatus } from '../session.js';
 
 /** Sign in with a password or, where the cluster has it, through its identity provider (SSO); a right but expired password leads straight to choosing a new one. */
-export function SignIn(props: { notice?: string; problem?: string; onSignedIn: (session: Session, notice?: string) => void }) {
+export function SignIn(props: {
+  notice?: string;
+  problem?: string;
+  onSignedIn: (session: Session, notice?: string) => void;
+}) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<{ title?: string; text: string }>();
@@ -24,8 +28,10 @@ export function SignIn(props: { notice?: string; problem?: string; onSignedIn: (
       props.onSignedIn(await signIn(username, password));
     } catch (err) {
       if (err instanceof ApiError && err.code === 'password_expired') setExpired(true);
-      else if (err instanceof ApiError && err.code === 'account_locked') setProblem({ title: 'Account locked', text: err.message });
-      else if (err instanceof ApiError && err.status === 429) setProblem({ title: 'Too many attempts', text: explain(err) });
+      else if (err instanceof ApiError && err.code === 'account_locked')
+        setProblem({ title: 'Account locked', text: err.message });
+      else if (err instanceof ApiError && err.status === 429)
+        setProblem({ title: 'Too many attempts', text: explain(err) });
       else setProblem({ text: explain(err) });
     } finally {
       setBusy(false);
@@ -64,7 +70,14 @@ export function SignIn(props: { notice?: string; problem?: string; onSignedIn: (
       )}
       <form onSubmit={submit} aria-label="Sign in">
         <Field label="Username" autoComplete="username" value={username} onInput={setUsername} required />
-        <Field label="Password" type="password" autoComplete="current-password" value={password} onInput={setPassword} required />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onInput={setPassword}
+          required
+        />
         <Problem title={problem?.title}>{problem?.text}</Problem>
         <button type="submit" disabled={busy}>
           Sign in

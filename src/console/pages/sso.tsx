@@ -35,7 +35,10 @@ export function SsoPage(props: { call: Call; token: string }) {
   const [clearing, setClearing] = useState(false);
   const { problem, setProblem, done, act } = useActions(() => load());
   const load = () =>
-    Promise.all([props.call<Sso>('GET', '/v1/cluster/sso'), props.call<Certificates>('GET', '/v1/cluster/certificates')]).then(
+    Promise.all([
+      props.call<Sso>('GET', '/v1/cluster/sso'),
+      props.call<Certificates>('GET', '/v1/cluster/certificates'),
+    ]).then(
       ([s, c]) => {
         setSso(s);
         setCerts(c);
@@ -60,9 +63,10 @@ export function SsoPage(props: { call: Call; token: string }) {
     <section>
       <h1>SSO</h1>
       <p>
-        Operators sign in to this console through your company's SAML 2.0 identity provider. The first sign-in creates the user, named by its email, with the roles the
-        provider sends in <code>redisRoleMapping</code> (role uids); an existing user with that email keeps its own roles. A change of the provider or turning SSO off
-        ends the sessions SSO started.
+        Operators sign in to this console through your company's SAML 2.0 identity provider. The first sign-in creates
+        the user, named by its email, with the roles the provider sends in <code>redisRoleMapping</code> (role uids); an
+        existing user with that email keeps its own roles. A change of the provider or turning SSO off ends the sessions
+        SSO started.
       </p>
       <Problem>{problem}</Problem>
       <Done>{done}</Done>
@@ -88,7 +92,10 @@ export function SsoPage(props: { call: Call; token: string }) {
             class="card"
             onSubmit={(e) => {
               e.preventDefault();
-              void uploadCertificate({ name: 'sso_service', certificate: serviceCert, key: serviceKey }, 'Service certificate set.').then(() => setServiceKey(''));
+              void uploadCertificate(
+                { name: 'sso_service', certificate: serviceCert, key: serviceKey },
+                'Service certificate set.',
+              ).then(() => setServiceKey(''));
             }}
           >
             <h2>1. Service certificate {certs.sso_service_cert ? '(set)' : '(not set)'}</h2>
@@ -102,12 +109,20 @@ export function SsoPage(props: { call: Call; token: string }) {
             class="card"
             onSubmit={(e) => {
               e.preventDefault();
-              void uploadCertificate({ name: 'sso_issuer', certificate: issuerCert }, 'Identity provider certificate set.');
+              void uploadCertificate(
+                { name: 'sso_issuer', certificate: issuerCert },
+                'Identity provider certificate set.',
+              );
             }}
           >
             <h2>2. Identity provider certificate {certs.sso_issuer_cert ? '(set)' : '(not set)'}</h2>
             <p class="hint">the only signer whose answers are taken</p>
-            <PemArea id="sso-issuer-cert" label="Identity provider certificate (PEM)" value={issuerCert} onInput={setIssuerCert} />
+            <PemArea
+              id="sso-issuer-cert"
+              label="Identity provider certificate (PEM)"
+              value={issuerCert}
+              onInput={setIssuerCert}
+            />
             <button type="submit">Set identity provider certificate</button>
           </form>
           <form
@@ -115,14 +130,27 @@ export function SsoPage(props: { call: Call; token: string }) {
             class="card"
             onSubmit={(e) => {
               e.preventDefault();
-              if (metadata) void act(async () => props.call('POST', '/v1/cluster/sso/saml/metadata/idp', { idp_metadata: await base64Of(metadata) }), 'Identity provider metadata read.');
+              if (metadata)
+                void act(
+                  async () =>
+                    props.call('POST', '/v1/cluster/sso/saml/metadata/idp', { idp_metadata: await base64Of(metadata) }),
+                  'Identity provider metadata read.',
+                );
             }}
           >
             <h2>3. Identity provider metadata</h2>
             <div class="field">
               <label for="sso-idp-metadata">Metadata file (XML)</label>
-              <input id="sso-idp-metadata" type="file" accept=".xml,application/xml,application/samlmetadata+xml" onChange={(e) => setMetadata((e.target as HTMLInputElement).files?.[0])} />
-              <small class="hint">fills in the identity provider's entity ID and URLs in the settings below; its signing certificate is step 2</small>
+              <input
+                id="sso-idp-metadata"
+                type="file"
+                accept=".xml,application/xml,application/samlmetadata+xml"
+                onChange={(e) => setMetadata((e.target as HTMLInputElement).files?.[0])}
+              />
+              <small class="hint">
+                fills in the identity provider's entity ID and URLs in the settings below; its signing certificate is
+                step 2
+              </small>
             </div>
             <button type="submit" disabled={!metadata}>
               Upload metadata
@@ -134,14 +162,40 @@ export function SsoPage(props: { call: Call; token: string }) {
             onSubmit={(e) => {
               e.preventDefault();
               const { control_plane, enforce_control_plane, issuer, service } = sso;
-              void act(() => props.call('PUT', '/v1/cluster/sso', { control_plane, enforce_control_plane, issuer: { id: issuer.id, login_url: issuer.login_url, logout_url: issuer.logout_url }, service: { address: service.address } }), 'SSO settings saved.');
+              void act(
+                () =>
+                  props.call('PUT', '/v1/cluster/sso', {
+                    control_plane,
+                    enforce_control_plane,
+                    issuer: { id: issuer.id, login_url: issuer.login_url, logout_url: issuer.logout_url },
+                    service: { address: service.address },
+                  }),
+                'SSO settings saved.',
+              );
             }}
           >
             <h2>4. Settings</h2>
             <p class="hint">turn SSO on once the identity provider knows this cluster (the URLs above)</p>
-            <Field label="Identity provider entity ID" value={sso.issuer.id} onInput={(id) => setIssuer({ id })} autoComplete="off" />
-            <Field label="Identity provider sign-in URL" value={sso.issuer.login_url} onInput={(login_url) => setIssuer({ login_url })} hint="its single sign-on service (HTTP-Redirect)" autoComplete="off" />
-            <Field label="Identity provider sign-out URL" value={sso.issuer.logout_url} onInput={(logout_url) => setIssuer({ logout_url })} hint="its single logout service; empty: sign out here only" autoComplete="off" />
+            <Field
+              label="Identity provider entity ID"
+              value={sso.issuer.id}
+              onInput={(id) => setIssuer({ id })}
+              autoComplete="off"
+            />
+            <Field
+              label="Identity provider sign-in URL"
+              value={sso.issuer.login_url}
+              onInput={(login_url) => setIssuer({ login_url })}
+              hint="its single sign-on service (HTTP-Redirect)"
+              autoComplete="off"
+            />
+            <Field
+              label="Identity provider sign-out URL"
+              value={sso.issuer.logout_url}
+              onInput={(logout_url) => setIssuer({ logout_url })}
+              hint="its single logout service; empty: sign out here only"
+              autoComplete="off"
+            />
             <Field
               label="This cluster's address"
               value={sso.service.address}
@@ -149,7 +203,12 @@ export function SsoPage(props: { call: Call; token: string }) {
               hint="the base URL browsers reach this console at; empty: the server's --public-url"
               autoComplete="off"
             />
-            <Check id="sso-control-plane" label="Sign-in with SSO for this console" checked={sso.control_plane} onChange={(control_plane) => setSso({ ...sso, control_plane })} />
+            <Check
+              id="sso-control-plane"
+              label="Sign-in with SSO for this console"
+              checked={sso.control_plane}
+              onChange={(control_plane) => setSso({ ...sso, control_plane })}
+            />
             <Check
               id="sso-enforce"
               label="Require SSO of users who are not admins (no password sign-in for them)"
@@ -160,7 +219,16 @@ export function SsoPage(props: { call: Call; token: string }) {
             {clearing ? (
               <span role="group" aria-label="Clear SSO?">
                 Clear SSO: its settings and both certificates, and sign out everyone it signed in?{' '}
-                <button type="button" class="danger" onClick={() => void act(() => props.call('DELETE', '/v1/cluster/sso'), 'SSO cleared: no one signs in with it.').then(() => setClearing(false))}>
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() =>
+                    void act(
+                      () => props.call('DELETE', '/v1/cluster/sso'),
+                      'SSO cleared: no one signs in with it.',
+                    ).then(() => setClearing(false))
+                  }
+                >
                   Yes, clear SSO
                 </button>
                 <button type="button" onClick={() => setClearing(false)}>
@@ -183,7 +251,13 @@ function PemArea(props: { id: string; label: string; value: string; onInput: (va
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
-      <textarea id={props.id} rows={4} spellcheck={false} value={props.value} onInput={(e) => props.onInput((e.target as HTMLTextAreaElement).value)} />
+      <textarea
+        id={props.id}
+        rows={4}
+        spellcheck={false}
+        value={props.value}
+        onInput={(e) => props.onInput((e.target as HTMLTextAreaElement).value)}
+      />
     </div>
   );
 }

@@ -17,11 +17,18 @@ interface SessionRow {
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 /** A user's live sessions, each with where from and since when, ended one by one or all at once (the password stays). */
-export function UserSessions(props: { uid: number; who: string; call: Call; act: (what: () => Promise<unknown>, success: string) => Promise<boolean>; onClose: () => void }) {
+export function UserSessions(props: {
+  uid: number;
+  who: string;
+  call: Call;
+  act: (what: () => Promise<unknown>, success: string) => Promise<boolean>;
+  onClose: () => void;
+}) {
   const { uid, who, call, act } = props;
   const [sessions, setSessions] = useState<SessionRow[] | undefined>();
   const [problem, setProblem] = useState<string>();
-  const load = () => call<SessionRow[]>('GET', `/v1/users/${uid}/sessions`).then(setSessions, (err) => setProblem(explain(err)));
+  const load = () =>
+    call<SessionRow[]>('GET', `/v1/users/${uid}/sessions`).then(setSessions, (err) => setProblem(explain(err)));
   useEffect(() => void load(), [uid]);
   const end = (what: () => Promise<unknown>, success: string) =>
     void act(what, success).then((ok) => {
@@ -59,7 +66,14 @@ export function UserSessions(props: { uid: number; who: string; call: Call; act:
                 <td>{when(s.last_refreshed)}</td>
                 <td>{when(s.expires)}</td>
                 <td>
-                  <button type="button" class="danger" aria-label={`End session ${s.sid} of ${who}`} onClick={() => end(() => call('DELETE', `/v1/users/${uid}/sessions/${s.sid}`), `Ended a session of ${who}.`)}>
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`End session ${s.sid} of ${who}`}
+                    onClick={() =>
+                      end(() => call('DELETE', `/v1/users/${uid}/sessions/${s.sid}`), `Ended a session of ${who}.`)
+                    }
+                  >
                     End
                   </button>
                 </td>
@@ -69,7 +83,16 @@ export function UserSessions(props: { uid: number; who: string; call: Call; act:
         </table>
       )}
       {sessions !== undefined && sessions.length > 0 && (
-        <button type="button" class="danger" onClick={() => end(() => call('DELETE', `/v1/users/${uid}/sessions`), `Ended every session of ${who}; the password is unchanged.`)}>
+        <button
+          type="button"
+          class="danger"
+          onClick={() =>
+            end(
+              () => call('DELETE', `/v1/users/${uid}/sessions`),
+              `Ended every session of ${who}; the password is unchanged.`,
+            )
+          }
+        >
           End every session of {who}
         </button>
       )}

@@ -24,7 +24,11 @@ interface User {
 function generatePassword(): string {
   const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
   const bytes = crypto.getRandomValues(new Uint8Array(40));
-  return [...bytes].filter((b) => b < 4 * alphabet.length).slice(0, 20).map((b) => alphabet[b % alphabet.length]).join('');
+  return [...bytes]
+    .filter((b) => b < 4 * alphabet.length)
+    .slice(0, 20)
+    .map((b) => alphabet[b % alphabet.length])
+    .join('');
 }
 
 function RoleSelect(props: { label: string; value: Role; onChange: (role: Role) => void }) {
@@ -32,7 +36,11 @@ function RoleSelect(props: { label: string; value: Role; onChange: (role: Role) 
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
-      <select id={id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as Role)}>
+      <select
+        id={id}
+        value={props.value}
+        onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as Role)}
+      >
         {LEVELS.map((r) => (
           <option key={r} value={r}>
             {r}
@@ -81,7 +89,15 @@ export function UsersPage(props: { call: Call; session: Session }) {
         </thead>
         <tbody>
           {shown.map((u) => (
-            <UserRow key={u.uid} user={u} roles={roles} roleName={roleName} self={u.uid === props.session.uid} call={props.call} act={act} />
+            <UserRow
+              key={u.uid}
+              user={u}
+              roles={roles}
+              roleName={roleName}
+              self={u.uid === props.session.uid}
+              call={props.call}
+              act={act}
+            />
           ))}
         </tbody>
       </table>
@@ -143,13 +159,25 @@ function UserRow(props: {
               e.preventDefault();
               const changes = changesOf(u, draft);
               if (Object.keys(changes).length === 0) return setMode('view');
-              void act(() => call('PUT', `/v1/users/${u.uid}`, changes), `Saved ${who}.`).then((ok) => ok && setMode('view'));
+              void act(() => call('PUT', `/v1/users/${u.uid}`, changes), `Saved ${who}.`).then(
+                (ok) => ok && setMode('view'),
+              );
             }}
           >
             <Field label={`Name of ${who}`} value={draft.name} onInput={(name) => setDraft({ ...draft, name })} />
-            <Field label={`Email of ${who}`} type="email" value={draft.email} onInput={(email) => setDraft({ ...draft, email })} />
+            <Field
+              label={`Email of ${who}`}
+              type="email"
+              value={draft.email}
+              onInput={(email) => setDraft({ ...draft, email })}
+            />
             <RoleSelect label={`Role of ${who}`} value={draft.role} onChange={(role) => setDraft({ ...draft, role })} />
-            <RoleChoice legend={`Roles of ${who}`} roles={props.roles} value={draft.role_uids} onChange={(role_uids) => setDraft({ ...draft, role_uids })} />
+            <RoleChoice
+              legend={`Roles of ${who}`}
+              roles={props.roles}
+              value={draft.role_uids}
+              onChange={(role_uids) => setDraft({ ...draft, role_uids })}
+            />
             <button type="submit">Save</button>
             <button type="button" onClick={() => setMode('view')}>
               Cancel
@@ -160,12 +188,20 @@ function UserRow(props: {
             aria-label={`Set the password of ${who}`}
             onSubmit={(e) => {
               e.preventDefault();
-              void act(() => call('PUT', `/v1/users/${u.uid}`, { password }), `Set a new password for ${who}; their sessions have ended.`).then(
-                (ok) => ok && (setPassword(''), setMode('view')),
-              );
+              void act(
+                () => call('PUT', `/v1/users/${u.uid}`, { password }),
+                `Set a new password for ${who}; their sessions have ended.`,
+              ).then((ok) => ok && (setPassword(''), setMode('view')));
             }}
           >
-            <Field label={`New password of ${who}`} type="password" value={password} onInput={setPassword} required autoComplete="new-password" />
+            <Field
+              label={`New password of ${who}`}
+              type="password"
+              value={password}
+              onInput={setPassword}
+              required
+              autoComplete="new-password"
+            />
             <button type="submit">Set password</button>
             <button type="button" onClick={() => (setPassword(''), setMode('view'))}>
               Cancel
@@ -176,7 +212,13 @@ function UserRow(props: {
         ) : mode === 'delete' ? (
           <span role="group" aria-label={`Delete ${who}?`}>
             Delete {who}?{' '}
-            <button type="button" class="danger" onClick={() => void act(() => call('DELETE', `/v1/users/${u.uid}`), `Deleted ${who}.`).then(() => setMode('view'))}>
+            <button
+              type="button"
+              class="danger"
+              onClick={() =>
+                void act(() => call('DELETE', `/v1/users/${u.uid}`), `Deleted ${who}.`).then(() => setMode('view'))
+              }
+            >
               Yes, delete {who}
             </button>
             <button type="button" aria-label={`Keep ${who}`} onClick={() => setMode('view')}>
@@ -199,14 +241,23 @@ function UserRow(props: {
                 <button
                   type="button"
                   aria-label={`Expire password of ${who}`}
-                  onClick={() => void act(() => call('POST', `/v1/users/${u.uid}/expire-password`), `The password of ${who} has expired.`)}
+                  onClick={() =>
+                    void act(
+                      () => call('POST', `/v1/users/${u.uid}/expire-password`),
+                      `The password of ${who} has expired.`,
+                    )
+                  }
                 >
                   Expire password
                 </button>
               </>
             )}
             {u.status === 'locked' && (
-              <button type="button" aria-label={`Unlock ${who}`} onClick={() => void act(() => call('POST', `/v1/users/${u.uid}/unlock`), `Unlocked ${who}.`)}>
+              <button
+                type="button"
+                aria-label={`Unlock ${who}`}
+                onClick={() => void act(() => call('POST', `/v1/users/${u.uid}/unlock`), `Unlocked ${who}.`)}
+              >
                 Unlock
               </button>
             )}
@@ -239,7 +290,13 @@ function CreateUser(props: { call: Call; roles: ClusterRole[]; onCreated: () => 
     const password = byCertificate ? undefined : generatePassword();
     const secret = byCertificate ? { auth_method: 'certificate', certificate_subject_line: subject } : { password };
     try {
-      const user = await props.call<User>('POST', '/v1/users', { ...(name && { name }), ...(email && { email }), ...secret, role, ...(roleUids.length > 0 && { role_uids: roleUids }) });
+      const user = await props.call<User>('POST', '/v1/users', {
+        ...(name && { name }),
+        ...(email && { email }),
+        ...secret,
+        role,
+        ...(roleUids.length > 0 && { role_uids: roleUids }),
+      });
       setCreated({ username: user.username, password });
       setName('');
       setEmail('');
@@ -257,7 +314,12 @@ function CreateUser(props: { call: Call; roles: ClusterRole[]; onCreated: () => 
       <Field label="New user's name" value={name} onInput={setName} autoComplete="off" />
       <Field label="New user's email" type="email" value={email} onInput={setEmail} autoComplete="off" />
       <div class="field check">
-        <input id="new-user-certificate" type="checkbox" checked={byCertificate} onChange={(e) => setByCertificate((e.target as HTMLInputElement).checked)} />
+        <input
+          id="new-user-certificate"
+          type="checkbox"
+          checked={byCertificate}
+          onChange={(e) => setByCertificate((e.target as HTMLInputElement).checked)}
+        />
         <label for="new-user-certificate">Signs in with a client certificate (no password)</label>
       </div>
       {byCertificate && (
@@ -285,7 +347,15 @@ function CreateUser(props: { call: Call; roles: ClusterRole[]; onCreated: () => 
             Created <strong>{created.username}</strong>. Its password, shown this once only:
           </p>
           <output aria-label="Generated password">{created.password}</output>{' '}
-          <button type="button" onClick={() => navigator.clipboard.writeText(created.password!).then(() => setCopied(true), () => setCopied(false))}>
+          <button
+            type="button"
+            onClick={() =>
+              navigator.clipboard.writeText(created.password!).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              )
+            }
+          >
             Copy password
           </button>
           {copied && <span> Copied.</span>}

@@ -2,17 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { CertificateProof, PasswordProof } from '../../auth/realms/realm.js';
 import type { ApiLine } from '../../config/config.js';
-import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
-import { CERTIFICATE_REFUSALS } from '../error-schemas.js';
 import { publicUrlOf } from '../../config/config.js';
-import { crossSiteGuard } from '../cross-site.js';
-import { presentedReader } from '../presented.js';
+import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
 import { loginOutcomeOf } from '../../metrics/metrics.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { crossSiteGuard } from '../cross-site.js';
+import { CERTIFICATE_REFUSALS } from '../error-schemas.js';
+import { presentedReader } from '../presented.js';
 import { contextOf } from '../request-context.js';
 import { AccessToken, AuthorizeBody } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 type Body = Static<typeof AuthorizeBody>;
 
@@ -21,13 +21,34 @@ type Body = Static<typeof AuthorizeBody>;
 const CONSOLE_HEADER = 'x-requested-with';
 const CONSOLE_MARK = 'tessera-console';
 
-export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pick<HttpServices, 'logins' | 'config' | 'metrics'>): void {
+export function authorizeRoute(
+  app: TesseraApp,
+  { logins, config, metrics }: Pick<HttpServices, 'logins' | 'config' | 'metrics'>,
+): void {
   const presentedOf = presentedReader(config);
   const sameSite = crossSiteGuard(publicUrlOf(config));
   app.post(
     '/v1/users/authorize',
     {
-      config: { access: 'public', errors: ['missing_credentials', 'invalid_credentials', 'password_expired', 'sso_required', 'account_locked', 'too_many_requests', 'try_again', 'guard_unavailable', 'store_unavailable', 'directory_unavailable', 'issuer_moved', 'malformed_authorization_header', 'cross_site_request', ...CERTIFICATE_REFUSALS] },
+      config: {
+        access: 'public',
+        errors: [
+          'missing_credentials',
+          'invalid_credentials',
+          'password_expired',
+          'sso_required',
+          'account_locked',
+          'too_many_requests',
+          'try_again',
+          'guard_unavailable',
+          'store_unavailable',
+          'directory_unavailable',
+          'issuer_moved',
+          'malformed_authorization_header',
+          'cross_site_request',
+          ...CERTIFICATE_REFUSALS,
+        ],
+      },
       schema: {
         tags: ['tokens'],
         summary: 'Log in: a username and password for a token',
@@ -50,10 +71,17 @@ export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pic
       try {
         const proof = proofOf(request, request.body, config.apiLine, presentedOf);
         // Basic and certificates are what a browser sends by itself; a body's password a page must know.
-        if (proof && (proof.kind === 'certificate' || request.headers.authorization !== undefined)) sameSite(request, proof);
+        if (proof && (proof.kind === 'certificate' || request.headers.authorization !== undefined))
+          sameSite(request, proof);
         // The web console says so (on every call): its session is idled out by the server (a client that says so only gets the stricter session).
         const console = request.headers[CONSOLE_HEADER] === CONSOLE_MARK;
-        const token = await logins.authorize(proof ?? undefined, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request), proof === null ? noneFor(config.apiLine) : undefined, console);
+        const token = await logins.authorize(
+          proof ?? undefined,
+          request.body.ttl ?? TTL_DEFAULT_SECONDS,
+          contextOf(request),
+          proof === null ? noneFor(config.apiLine) : undefined,
+          console,
+        );
         metrics.login('success', line, seconds());
         reply.header('cache-control', 'no-store');
         return { access_token: token };
@@ -70,7 +98,12 @@ export function authorizeRoute(app: TesseraApp, { logins, config, metrics }: Pic
  * The proof a login presents: Basic credentials (7.22), the body's (7.4), or — with no
  * credentials at all — a client certificate; null when it presents none of them.
  */
-function proofOf(request: FastifyRequest, body: Body, line: ApiLine, presentedOf: ReturnType<typeof presentedReader>): PasswordProof | CertificateProof | null {
+function proofOf(
+  request: FastifyRequest,
+  body: Body,
+  line: ApiLine,
+  presentedOf: ReturnType<typeof presentedReader>,
+): PasswordProof | CertificateProof | null {
   const header = request.headers.authorization;
   if (header === undefined && body.username === undefined && body.password === undefined) {
     const presented = presentedOf(request, true);
@@ -82,7 +115,8 @@ function proofOf(request: FastifyRequest, body: Body, line: ApiLine, presentedOf
     if (presented?.kind !== 'password') throw new MissingCredentialsError('Only Basic credentials obtain a token here');
     return presented;
   }
-  if (body.username !== undefined && body.password !== undefined) return { kind: 'password', username: body.username, password: body.password };
+  if (body.username !== undefined && body.password !== undefined)
+    return { kind: 'password', username: body.username, password: body.password };
   throw new InvalidRequestError('A JSON body with both "username" and "password" is required');
 }
 
@@ -90,5 +124,7 @@ function proofOf(request: FastifyRequest, body: Body, line: ApiLine, presentedOf
 function noneFor(line: ApiLine) {
   if (line === '7.22') return new MissingCredentialsError('Send the credentials as "Authorization: Basic …"');
   if (line === '7.4') return new InvalidRequestError('A JSON body with both "username" and "password" is required');
-  return new MissingCredentialsError('Send credentials as "Authorization: Basic …" or as {"username", "password"} in the body');
+  return new MissingCredentialsError(
+    'Send credentials as "Authorization: Basic …" or as {"username", "password"} in the body',
+  );
 }

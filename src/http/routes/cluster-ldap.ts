@@ -1,17 +1,25 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { CACHE_TTL_MAX, DIRECTORY_TIMEOUT_RANGE, type LdapConfig } from '../../ldap/ldap-config.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, Ok, StringEnum } from '../schemas.js';
-import { CACHE_TTL_MAX, DIRECTORY_TIMEOUT_RANGE, type LdapConfig } from '../../ldap/ldap-config.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 const Query = Type.Union(
   [
     Type.Object(
       {
-        base: Type.String({ minLength: 1, maxLength: 1024, description: 'where the search starts, e.g. "ou=people,dc=example,dc=com"' }),
-        filter: Type.String({ minLength: 1, maxLength: 1024, description: 'RFC 4515; %u: the user name, %D: the user\'s DN (both escaped)' }),
+        base: Type.String({
+          minLength: 1,
+          maxLength: 1024,
+          description: 'where the search starts, e.g. "ou=people,dc=example,dc=com"',
+        }),
+        filter: Type.String({
+          minLength: 1,
+          maxLength: 1024,
+          description: "RFC 4515; %u: the user name, %D: the user's DN (both escaped)",
+        }),
         scope: StringEnum(['base', 'one', 'subtree'] as const),
       },
       { additionalProperties: false },
@@ -25,17 +33,28 @@ const text = (description: string, maxLength = 1024) => Type.String({ maxLength,
 
 /** The product's `ldap` object. */
 const LdapFields = {
-  uris: Type.Array(Type.String({ maxLength: 512 }), { maxItems: 16, description: 'LDAP servers, tried in order: scheme, host and port only (ldap://host:389, ldaps://host:636)' }),
+  uris: Type.Array(Type.String({ maxLength: 512 }), {
+    maxItems: 16,
+    description: 'LDAP servers, tried in order: scheme, host and port only (ldap://host:389, ldaps://host:636)',
+  }),
   starttls: Type.Boolean({ description: 'upgrade ldap:// connections with StartTLS' }),
-  ca_cert: text('PEM CA certificate(s) the directory\'s TLS certificate must chain to', 65_536),
+  ca_cert: text("PEM CA certificate(s) the directory's TLS certificate must chain to", 65_536),
   bind_dn: text('the service account that runs searches (empty: anonymous)'),
   bind_pass: text('its password; answered as "***", never as itself'),
   user_dn_template: text('a user name to its DN, %u the name: "uid=%u,ou=people,dc=example,dc=com"'),
   user_dn_query: Query,
-  dn_group_attr: text('the user entry\'s attribute that lists its groups (memberOf)', 256),
+  dn_group_attr: text("the user entry's attribute that lists its groups (memberOf)", 256),
   dn_group_query: Query,
-  cache_ttl: Type.Integer({ minimum: 0, maximum: CACHE_TTL_MAX, description: 'seconds a directory answer is trusted (default 300)' }),
-  directory_timeout_s: Type.Integer({ minimum: DIRECTORY_TIMEOUT_RANGE[0], maximum: DIRECTORY_TIMEOUT_RANGE[1], description: 'seconds to wait for the directory (default 5)' }),
+  cache_ttl: Type.Integer({
+    minimum: 0,
+    maximum: CACHE_TTL_MAX,
+    description: 'seconds a directory answer is trusted (default 300)',
+  }),
+  directory_timeout_s: Type.Integer({
+    minimum: DIRECTORY_TIMEOUT_RANGE[0],
+    maximum: DIRECTORY_TIMEOUT_RANGE[1],
+    description: 'seconds to wait for the directory (default 5)',
+  }),
   control_plane: Type.Boolean({ description: 'LDAP logins to the API and the console' }),
   data_plane: Type.Boolean({ description: 'kept as given: Tessera serves no data plane' }),
 };
@@ -48,16 +67,27 @@ export function clusterLdapRoutes(app: TesseraApp, { ldap }: Pick<HttpServices, 
   const doc = { tags: ['ldap'], security: CALLER };
   app.get(
     '/v1/cluster/ldap',
-    { config: { access: 'view_ldap_config' }, schema: { ...doc, summary: 'The LDAP configuration, bind_pass masked (view_ldap_config: admin)', response: { 200: LdapView } } },
+    {
+      config: { access: 'view_ldap_config' },
+      schema: {
+        ...doc,
+        summary: 'The LDAP configuration, bind_pass masked (view_ldap_config: admin)',
+        response: { 200: LdapView },
+      },
+    },
     () => ldap.get(),
   );
   app.put(
     '/v1/cluster/ldap',
     {
-      config: { access: 'config_ldap', errors: ['illegal_fields_combination', 'missing_field', 'ldap_connection_failed'] },
+      config: {
+        access: 'config_ldap',
+        errors: ['illegal_fields_combination', 'missing_field', 'ldap_connection_failed'],
+      },
       schema: {
         ...doc,
-        summary: 'Set LDAP: the fields given change, the rest stay; a change of uris, bind_dn, starttls or ca_cert needs bind_pass again; settings that cannot bind are refused (config_ldap: admin)',
+        summary:
+          'Set LDAP: the fields given change, the rest stay; a change of uris, bind_dn, starttls or ca_cert needs bind_pass again; settings that cannot bind are refused (config_ldap: admin)',
         body: LdapBody,
         response: { 200: LdapView },
       },
@@ -66,7 +96,14 @@ export function clusterLdapRoutes(app: TesseraApp, { ldap }: Pick<HttpServices, 
   );
   app.delete(
     '/v1/cluster/ldap',
-    { config: { access: 'config_ldap' }, schema: { ...doc, summary: 'Clear the LDAP configuration: LDAP logins end (config_ldap: admin)', response: { 200: Ok } } },
+    {
+      config: { access: 'config_ldap' },
+      schema: {
+        ...doc,
+        summary: 'Clear the LDAP configuration: LDAP logins end (config_ldap: admin)',
+        response: { 200: Ok },
+      },
+    },
     async (request) => {
       await ldap.delete(callerOf(request), contextOf(request));
       return {};

@@ -1,13 +1,16 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { ClusterSettingsSchema } from '../../policy/policy.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER } from '../schemas.js';
-import { ClusterSettingsSchema } from '../../policy/policy.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** GET and PUT /v1/cluster/policy: the lockout settings (the product's cluster_settings); a change is effective at once. */
-export function clusterPolicyRoutes(app: TesseraApp, { cluster, policy }: Pick<HttpServices, 'cluster' | 'policy'>): void {
+export function clusterPolicyRoutes(
+  app: TesseraApp,
+  { cluster, policy }: Pick<HttpServices, 'cluster' | 'policy'>,
+): void {
   const doc = { tags: ['cluster'], security: CALLER };
   const settings = async () => {
     const { login_lockout_threshold, login_lockout_duration, login_lockout_counter_reset_after } = await policy.get();

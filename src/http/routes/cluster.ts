@@ -1,12 +1,12 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
 import { publicUrlOf } from '../../config/config.js';
 import type { Policy } from '../../policy/policy.js';
 import { ClusterFieldsSchema, clusterNameOf } from '../../policy/policy.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, StringEnum } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /**
  * GET and PUT /v1/cluster: the fields of the product's cluster object that Tessera keeps —
@@ -14,7 +14,10 @@ import { CALLER, StringEnum } from '../schemas.js';
  * credentials are taken beside tokens, and client certificate authentication (mtls_*): a
  * change of those ends certificate users' tokens. Other fields of the product's object are refused.
  */
-export function clusterRoutes(app: TesseraApp, { cluster, config, policy }: Pick<HttpServices, 'cluster' | 'config' | 'policy'>): void {
+export function clusterRoutes(
+  app: TesseraApp,
+  { cluster, config, policy }: Pick<HttpServices, 'cluster' | 'config' | 'policy'>,
+): void {
   const doc = { tags: ['cluster'], security: CALLER };
   const view = (p: Policy) => ({
     name: clusterNameOf(p, publicUrlOf(config)),
@@ -30,7 +33,10 @@ export function clusterRoutes(app: TesseraApp, { cluster, config, policy }: Pick
   });
   app.get(
     '/v1/cluster',
-    { config: { access: 'view_cluster_info' }, schema: { ...doc, summary: 'The cluster (view_cluster_info)', response: { 200: ClusterFieldsSchema } } },
+    {
+      config: { access: 'view_cluster_info' },
+      schema: { ...doc, summary: 'The cluster (view_cluster_info)', response: { 200: ClusterFieldsSchema } },
+    },
     async () => view(await policy.get()),
   );
   app.put(
@@ -39,7 +45,8 @@ export function clusterRoutes(app: TesseraApp, { cluster, config, policy }: Pick
       config: { access: 'update_cluster' },
       schema: {
         ...doc,
-        summary: 'Change the fields named in the body, at once on this node and within a second on others (update_cluster: admin)',
+        summary:
+          'Change the fields named in the body, at once on this node and within a second on others (update_cluster: admin)',
         body: Type.Partial(ClusterFieldsSchema, { additionalProperties: false }),
         response: { 200: ClusterFieldsSchema },
       },

@@ -1,10 +1,10 @@
-import { issuerOf, publicUrlOf } from '../../config/config.js';
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { issuerOf, publicUrlOf } from '../../config/config.js';
+import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 import { cacheable, NOT_MODIFIED } from '../cacheable.js';
 import { ANYONE } from '../schemas.js';
-import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
 
 /**
@@ -30,7 +30,9 @@ export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<HttpServ
   const Discovery = Type.Object({
     issuer: Type.String(),
     jwks_uri: Type.String(),
-    tessera_login_endpoint: Type.String({ description: 'POST /v1/users/authorize: Tessera\'s login, not an OAuth 2.0 token endpoint' }),
+    tessera_login_endpoint: Type.String({
+      description: "POST /v1/users/authorize: Tessera's login, not an OAuth 2.0 token endpoint",
+    }),
     introspection_endpoint: Type.String(),
     id_token_signing_alg_values_supported: Type.Array(Type.Enum(SIGNING_ALGS)),
     subject_types_supported: Type.Array(Type.String()),
@@ -42,10 +44,14 @@ export function discoveryRoutes(app: TesseraApp, { config, keys }: Pick<HttpServ
     security: ANYONE,
     response: { 200: Discovery, 304: NOT_MODIFIED },
   });
-  app.get('/.well-known/openid-configuration', { schema: schema('Discovery (OpenID Connect): the issuer, its keys and its tokens') }, (request, reply) =>
-    cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS),
+  app.get(
+    '/.well-known/openid-configuration',
+    { schema: schema('Discovery (OpenID Connect): the issuer, its keys and its tokens') },
+    (request, reply) => cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS),
   );
-  app.get('/.well-known/oauth-authorization-server', { schema: schema('The same document as RFC 8414 metadata') }, (request, reply) =>
-    cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS),
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    { schema: schema('The same document as RFC 8414 metadata') },
+    (request, reply) => cacheable(request, reply, document(), JWKS_MAX_AGE_SECONDS),
   );
 }

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import type { TesseraApp } from '../tessera-app.js';
 import { ANYONE } from '../schemas.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** GET /healthz: the process is up and answering. */
 export function healthzRoute(app: TesseraApp): void {

@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
 import { InvalidTokenError } from '../../errors.js';
 import { CALLER } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 const Introspection = Type.Object({
   active: Type.Boolean(),
@@ -31,18 +31,25 @@ export function introspectRoute(app: TesseraApp, { callers }: Pick<HttpServices,
     summary: 'Is this token good now? (RFC 7662; token_verifier or admin)',
     security: CALLER,
     consumes: ['application/x-www-form-urlencoded', 'application/json'],
-    body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 8192 }), token_type_hint: Type.Optional(Type.String()) }),
+    body: Type.Object({
+      token: Type.String({ minLength: 1, maxLength: 8192 }),
+      token_type_hint: Type.Optional(Type.String()),
+    }),
     response: { 200: Introspection },
   };
-  app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens' } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    try {
-      const { token: claims } = await callers.checkToken(request.body.token);
-      const { iss, aud, sub, uid, username, roles, iat, exp, jti, ver } = claims!;
-      return { active: true, iss, aud, sub, uid, username, roles, iat, exp, jti, ver, token_type: 'Bearer' as const };
-    } catch (err) {
-      if (err instanceof InvalidTokenError) return { active: false };
-      throw err;
-    }
-  });
+  app.post(
+    '/v1/introspect',
+    { schema, config: { formBody: true, access: 'verify_tokens' } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      try {
+        const { token: claims } = await callers.checkToken(request.body.token);
+        const { iss, aud, sub, uid, username, roles, iat, exp, jti, ver } = claims!;
+        return { active: true, iss, aud, sub, uid, username, roles, iat, exp, jti, ver, token_type: 'Bearer' as const };
+      } catch (err) {
+        if (err instanceof InvalidTokenError) return { active: false };
+        throw err;
+      }
+    },
+  );
 }

@@ -1,9 +1,9 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 import { cacheable, NOT_MODIFIED } from '../cacheable.js';
 import { ANYONE } from '../schemas.js';
-import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** Verifiers may cache the key set this long; a rotated key is published longer before it signs. */
 export const JWKS_MAX_AGE_SECONDS = 300;
@@ -30,5 +30,7 @@ export function jwksRoute(app: TesseraApp, { keys }: Pick<HttpServices, 'keys'>)
     security: ANYONE,
     response: { 200: Type.Object({ keys: Type.Array(Jwk) }), 304: NOT_MODIFIED },
   };
-  app.get('/.well-known/jwks.json', { schema }, (request, reply) => cacheable(request, reply, keys.jwks(), JWKS_MAX_AGE_SECONDS));
+  app.get('/.well-known/jwks.json', { schema }, (request, reply) =>
+    cacheable(request, reply, keys.jwks(), JWKS_MAX_AGE_SECONDS),
+  );
 }

@@ -1,8 +1,8 @@
 import Type from 'typebox';
+import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
+import { CALLER, StringEnum } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { CALLER, StringEnum } from '../schemas.js';
-import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 
 /** GET /v1/keys: the key ring — kid, algorithm, state and activation time of each key (admin). */
 export function keysListRoute(app: TesseraApp, { keys }: Pick<HttpServices, 'keys'>): void {
@@ -10,7 +10,9 @@ export function keysListRoute(app: TesseraApp, { keys }: Pick<HttpServices, 'key
     kid: Type.String(),
     alg: StringEnum(SIGNING_ALGS),
     state: StringEnum(['next', 'active', 'retired'] as const),
-    activates_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 date-time a staged key starts signing, or null' }),
+    activates_at: Type.Union([Type.String(), Type.Null()], {
+      description: 'ISO 8601 date-time a staged key starts signing, or null',
+    }),
   });
   const schema = {
     tags: ['keys'],
@@ -19,6 +21,8 @@ export function keysListRoute(app: TesseraApp, { keys }: Pick<HttpServices, 'key
     response: { 200: Type.Array(Key) },
   };
   app.get('/v1/keys', { config: { access: 'view_signing_keys' }, schema }, async () => {
-    return keys.list().map(({ kid, alg, state, activateAt }) => ({ kid, alg, state, activates_at: activateAt?.toISOString() ?? null }));
+    return keys
+      .list()
+      .map(({ kid, alg, state, activateAt }) => ({ kid, alg, state, activates_at: activateAt?.toISOString() ?? null }));
   });
 }

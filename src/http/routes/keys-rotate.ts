@@ -1,11 +1,11 @@
 import Type from 'typebox';
 import { actorOf } from '../../audit/audit-log.js';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { SIGNING_ALGS } from '../../tokens/signing-alg.js';
 import { CALLER, StringEnum } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** POST /v1/keys/rotate `{"alg"?}`: stages a new signing key; it is published now and signs later. */
 export function keysRotateRoute(app: TesseraApp, { audit, keys }: Pick<HttpServices, 'audit' | 'keys'>): void {

@@ -1,15 +1,15 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, Ok, UidParams } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** The product's `ldap_mapping`. */
 const LdapMappingView = Type.Object({
   uid: Type.Integer(),
   name: Type.String(),
-  dn: Type.String({ description: 'the directory group\'s DN' }),
+  dn: Type.String({ description: "the directory group's DN" }),
   role_uids: Type.Array(Type.Integer()),
   email: Type.String(),
   email_alerts: Type.Boolean(),
@@ -22,7 +22,11 @@ const MappingBody = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 256 })),
     dn: Type.Optional(Type.String({ maxLength: 1024 })),
     // The product's own examples send uids as strings ("1") as well as numbers.
-    role_uids: Type.Optional(Type.Array(Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,9}$' })]), { maxItems: 100 })),
+    role_uids: Type.Optional(
+      Type.Array(Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,9}$' })]), {
+        maxItems: 100,
+      }),
+    ),
     email: Type.Optional(Type.String({ maxLength: 256 })),
     email_alerts: Type.Optional(Type.Boolean()),
     cluster_email_alerts: Type.Optional(Type.Boolean()),
@@ -36,22 +40,48 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
   const doc = { tags: ['ldap'], security: CALLER };
   app.get(
     '/v1/ldap_mappings',
-    { config: { access: 'view_all_ldap_mappings_info' }, schema: { ...doc, summary: 'Every LDAP mapping (view_all_ldap_mappings_info: admin)', response: { 200: Type.Array(LdapMappingView) } } },
+    {
+      config: { access: 'view_all_ldap_mappings_info' },
+      schema: {
+        ...doc,
+        summary: 'Every LDAP mapping (view_all_ldap_mappings_info: admin)',
+        response: { 200: Type.Array(LdapMappingView) },
+      },
+    },
     () => ldapMappings.list(),
   );
   app.get(
     '/v1/ldap_mappings/:uid',
     {
       config: { access: 'view_ldap_mapping_info', errors: ['ldap_mapping_not_exist'] },
-      schema: { ...doc, summary: 'One LDAP mapping (view_ldap_mapping_info: admin)', params: UidParams, response: { 200: LdapMappingView } },
+      schema: {
+        ...doc,
+        summary: 'One LDAP mapping (view_ldap_mapping_info: admin)',
+        params: UidParams,
+        response: { 200: LdapMappingView },
+      },
     },
     (request) => ldapMappings.get(Number(request.params.uid)),
   );
   app.post(
     '/v1/ldap_mappings',
     {
-      config: { access: 'create_ldap_mapping', errors: ['missing_field', 'name_already_exists', 'invalid_dn_param', 'invalid_name_param', 'invalid_role_uids_param'] },
-      schema: { ...doc, summary: 'Map a directory group to roles: name, dn, role_uids (create_ldap_mapping: admin)', body: MappingBody, response: { 200: LdapMappingView } },
+      config: {
+        access: 'create_ldap_mapping',
+        errors: [
+          'missing_field',
+          'name_already_exists',
+          'invalid_dn_param',
+          'invalid_name_param',
+          'invalid_role_uids_param',
+        ],
+      },
+      schema: {
+        ...doc,
+        summary: 'Map a directory group to roles: name, dn, role_uids (create_ldap_mapping: admin)',
+        body: MappingBody,
+        response: { 200: LdapMappingView },
+      },
     },
     (request) => ldapMappings.create(callerOf(request), request.body, contextOf(request)),
   );
@@ -60,11 +90,18 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
     {
       config: {
         access: 'update_ldap_mapping',
-        errors: ['ldap_mapping_not_exist', 'name_already_exists', 'invalid_dn_param', 'invalid_name_param', 'invalid_role_uids_param'],
+        errors: [
+          'ldap_mapping_not_exist',
+          'name_already_exists',
+          'invalid_dn_param',
+          'invalid_name_param',
+          'invalid_role_uids_param',
+        ],
       },
       schema: {
         ...doc,
-        summary: 'Change a mapping: the fields given change; every directory user logs in again (update_ldap_mapping: admin)',
+        summary:
+          'Change a mapping: the fields given change; every directory user logs in again (update_ldap_mapping: admin)',
         params: UidParams,
         body: MappingBody,
         response: { 200: LdapMappingView },
@@ -76,7 +113,12 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
     '/v1/ldap_mappings/:uid',
     {
       config: { access: 'delete_ldap_mapping', errors: ['ldap_mapping_not_exist'] },
-      schema: { ...doc, summary: 'Delete a mapping; every directory user logs in again (delete_ldap_mapping: admin)', params: UidParams, response: { 200: Ok } },
+      schema: {
+        ...doc,
+        summary: 'Delete a mapping; every directory user logs in again (delete_ldap_mapping: admin)',
+        params: UidParams,
+        response: { 200: Ok },
+      },
     },
     async (request) => {
       await ldapMappings.delete(callerOf(request), Number(request.params.uid), contextOf(request));

@@ -1,13 +1,14 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
-import { CALLER, StringEnum } from '../schemas.js';
 import { holds } from '../../access/permissions.js';
 import { InvalidRequestError } from '../../errors.js';
 import { withoutPeople } from '../../event-log/event-log.js';
 import { callerOf } from '../authenticate.js';
+import { CALLER, StringEnum } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
-const Time = (what: string) => Type.Optional(Type.String({ format: 'date-time', description: `${what} (ISO 8601, like 2026-11-25T09:00:00Z)` }));
+const Time = (what: string) =>
+  Type.Optional(Type.String({ format: 'date-time', description: `${what} (ISO 8601, like 2026-11-25T09:00:00Z)` }));
 
 /** A whole number in a query string (query strings are text). */
 const Whole = (description: string) => Type.String({ pattern: '^[0-9]{1,9}$', description });
@@ -15,10 +16,17 @@ const Whole = (description: string) => Type.String({ pattern: '^[0-9]{1,9}$', de
 const Event = Type.Object(
   {
     time: Type.String({ description: 'when, ISO 8601 to the second' }),
-    type: Type.String({ description: 'user_created, user_updated, user_deleted as the product; otherwise the audit event: authorize, authenticate, lockout, role_update, policy_update, …' }),
+    type: Type.String({
+      description:
+        'user_created, user_updated, user_deleted as the product; otherwise the audit event: authorize, authenticate, lockout, role_update, policy_update, …',
+    }),
     severity: StringEnum(['INFO', 'WARNING'] as const),
   },
-  { additionalProperties: true, description: 'and the record\'s fields: outcome, actor_uid, actor, uid, username, target, realm, reason, changes, ip, request_id — never a secret' },
+  {
+    additionalProperties: true,
+    description:
+      "and the record's fields: outcome, actor_uid, actor, uid, username, target, realm, reason, changes, ip, request_id — never a secret",
+  },
 );
 
 /**
@@ -26,7 +34,10 @@ const Event = Type.Object(
  * every node, by time (stime, etime, order, limit, offset), and by Tessera's own filters
  * (type, uid: events about or by a user).
  */
-export function logsRoute(app: TesseraApp, { eventLog, eventWriter }: Pick<HttpServices, 'eventLog' | 'eventWriter'>): void {
+export function logsRoute(
+  app: TesseraApp,
+  { eventLog, eventWriter }: Pick<HttpServices, 'eventLog' | 'eventWriter'>,
+): void {
   app.get(
     '/v1/logs',
     {
@@ -42,9 +53,11 @@ export function logsRoute(app: TesseraApp, { eventLog, eventWriter }: Pick<HttpS
             etime: Time('until'),
             order: Type.Optional(StringEnum(['asc', 'desc'] as const)),
             limit: Type.Optional(Whole('at most this many events, 1 to 10000 (default 1000)')),
-            offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', description: 'skip this many first (at most 999999)' })),
-            type: Type.Optional(Type.String({ maxLength: 64, description: 'Tessera\'s: events of this type only' })),
-            uid: Type.Optional(Whole('Tessera\'s: events about this user or by it')),
+            offset: Type.Optional(
+              Type.String({ pattern: '^[0-9]{1,6}$', description: 'skip this many first (at most 999999)' }),
+            ),
+            type: Type.Optional(Type.String({ maxLength: 64, description: "Tessera's: events of this type only" })),
+            uid: Type.Optional(Whole("Tessera's: events about this user or by it")),
           },
           { additionalProperties: false },
         ),
@@ -53,7 +66,9 @@ export function logsRoute(app: TesseraApp, { eventLog, eventWriter }: Pick<HttpS
     },
     async (request) => {
       const q = request.query;
-      for (const time of [q.stime, q.etime]) if (time !== undefined && Number.isNaN(Date.parse(time))) throw new InvalidRequestError(`${time} is no time: give one like 2026-11-25T09:00:00Z`);
+      for (const time of [q.stime, q.etime])
+        if (time !== undefined && Number.isNaN(Date.parse(time)))
+          throw new InvalidRequestError(`${time} is no time: give one like 2026-11-25T09:00:00Z`);
       await eventWriter.flush(); // this node's latest events too
       // Who may not see users (cluster_member, cluster_viewer, db_member) reads what happened, not to or by whom.
       const seesPeople = holds(callerOf(request).rights, 'view_all_users_info');

@@ -1,8 +1,8 @@
 import Type from 'typebox';
+import { passwordRulesInWords } from '../../users/password-rules.js';
+import { ANYONE } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { ANYONE } from '../schemas.js';
-import { passwordRulesInWords } from '../../users/password-rules.js';
 
 /**
  * GET /v1/password-rules: what a new password must be, for anyone choosing one — also a
@@ -15,11 +15,14 @@ export function passwordRulesRoute(app: TesseraApp, { policy }: Pick<HttpService
     security: ANYONE,
     response: {
       200: Type.Object({ min_length: Type.Integer(), complexity: Type.Boolean(), rules: Type.Array(Type.String()) }),
-
     },
   };
   app.get('/v1/password-rules', { config: { access: 'public', errors: ['store_unavailable'] }, schema }, async () => {
     const rules = await policy.get();
-    return { min_length: rules.password_min_length, complexity: rules.password_complexity, rules: passwordRulesInWords(rules) };
+    return {
+      min_length: rules.password_min_length,
+      complexity: rules.password_complexity,
+      rules: passwordRulesInWords(rules),
+    };
   });
 }

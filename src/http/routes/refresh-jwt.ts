@@ -1,16 +1,26 @@
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { AccessToken, CALLER, TtlBody } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** POST /v1/users/refresh_jwt: a valid token in, a new one out. */
 export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 'logins'>): void {
   app.post(
     '/v1/users/refresh_jwt',
     {
-      config: { access: 'token', errors: ['account_locked', 'password_expired', 'session_expired', 'store_unavailable', 'directory_unavailable', 'issuer_moved'] },
+      config: {
+        access: 'token',
+        errors: [
+          'account_locked',
+          'password_expired',
+          'session_expired',
+          'store_unavailable',
+          'directory_unavailable',
+          'issuer_moved',
+        ],
+      },
       schema: {
         tags: ['tokens'],
         summary: 'A valid token in, a new one out',
@@ -20,7 +30,11 @@ export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 
       },
     },
     async (request, reply) => {
-      const token = await logins.refresh(callerOf(request), request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
+      const token = await logins.refresh(
+        callerOf(request),
+        request.body.ttl ?? TTL_DEFAULT_SECONDS,
+        contextOf(request),
+      );
       reply.header('cache-control', 'no-store');
       return { access_token: token };
     },

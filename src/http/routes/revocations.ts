@@ -1,7 +1,7 @@
 import Type from 'typebox';
+import { CALLER } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
-import { CALLER } from '../schemas.js';
 
 /** Events a page; a reader whose page comes back full asks again at once. */
 const PAGE = 1000;
@@ -26,7 +26,9 @@ export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<HttpS
     tags: ['verification'],
     summary: 'What services that verify tokens themselves must stop accepting (token_verifier or admin)',
     security: CALLER,
-    querystring: Type.Object({ after: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'a cursor from an earlier answer' })) }),
+    querystring: Type.Object({
+      after: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'a cursor from an earlier answer' })),
+    }),
     response: { 200: Feed },
   };
   app.get('/v1/revocations', { config: { access: 'verify_tokens' }, schema }, async (request, reply) => {

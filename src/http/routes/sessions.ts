@@ -1,10 +1,10 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { toSessionView } from '../../sessions/session.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, Ok, UidParams } from '../schemas.js';
-import { toSessionView } from '../../sessions/session.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 const SessionView = Type.Object({
   sid: Type.String({ description: 'the id its tokens carry as "sid"' }),
@@ -12,11 +12,16 @@ const SessionView = Type.Object({
   realm: Type.String({ description: 'how it logged in: local, ldap, certificate, sso' }),
   client_ip: Type.String(),
   user_agent: Type.String(),
-  console: Type.Boolean({ description: "the web console's: ended by the server after cm_session_timeout_minutes without a request" }),
+  console: Type.Boolean({
+    description: "the web console's: ended by the server after cm_session_timeout_minutes without a request",
+  }),
   started: Type.String({ description: 'the login, ISO 8601' }),
   last_refreshed: Type.String({ description: 'the last refresh_jwt (the login until then)' }),
   last_seen: Type.String({ description: "a console session's last request, within 15 s; else its last refresh" }),
-  expires: Type.String({ description: 'no token of it lives past it: login + session_max_lifetime_minutes (or the login token\'s ttl when longer); refresh_jwt issues none past login + session_max_lifetime_minutes' }),
+  expires: Type.String({
+    description:
+      "no token of it lives past it: login + session_max_lifetime_minutes (or the login token's ttl when longer); refresh_jwt issues none past login + session_max_lifetime_minutes",
+  }),
   current: Type.Boolean({ description: 'the request that lists it carries one of its tokens' }),
 });
 const Ended = Type.Object({ ended: Type.Integer({ description: 'sessions ended' }) });
@@ -32,7 +37,15 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
   const doc = { tags: ['sessions'], security: CALLER };
   app.get(
     '/v1/users/:uid/sessions',
-    { config: { access: 'caller', errors: ['forbidden', 'user_not_found'] }, schema: { ...doc, summary: "A user's live sessions, newest first (yourself, or view_user_info)", params: UidParams, response: { 200: Type.Array(SessionView) } } },
+    {
+      config: { access: 'caller', errors: ['forbidden', 'user_not_found'] },
+      schema: {
+        ...doc,
+        summary: "A user's live sessions, newest first (yourself, or view_user_info)",
+        params: UidParams,
+        response: { 200: Type.Array(SessionView) },
+      },
+    },
     async (request, reply) => {
       const caller = callerOf(request);
       reply.header('cache-control', 'no-store');
@@ -43,7 +56,12 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
     '/v1/users/:uid/sessions/:sid',
     {
       config: { access: 'caller', errors: ['session_not_found', 'unauthorized_action', 'forbidden', 'user_not_found'] },
-      schema: { ...doc, summary: 'End one session: its tokens are refused and cannot be refreshed (yourself, or update_user)', params: SessionParams, response: { 200: Ok } },
+      schema: {
+        ...doc,
+        summary: 'End one session: its tokens are refused and cannot be refreshed (yourself, or update_user)',
+        params: SessionParams,
+        response: { 200: Ok },
+      },
     },
     async (request) => {
       await sessions.end(callerOf(request), Number(request.params.uid), request.params.sid, contextOf(request));
@@ -54,13 +72,28 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
     '/v1/users/:uid/sessions',
     {
       config: { access: 'caller', errors: ['unauthorized_action', 'forbidden', 'user_not_found', 'session_not_found'] },
-      schema: { ...doc, summary: "End every session of a user, without a password change: Basic credentials go on working (yourself, or update_user)", params: UidParams, response: { 200: Ended } },
+      schema: {
+        ...doc,
+        summary:
+          'End every session of a user, without a password change: Basic credentials go on working (yourself, or update_user)',
+        params: UidParams,
+        response: { 200: Ended },
+      },
     },
-    async (request) => ({ ended: await sessions.endAllOf(callerOf(request), Number(request.params.uid), contextOf(request)) }),
+    async (request) => ({
+      ended: await sessions.endAllOf(callerOf(request), Number(request.params.uid), contextOf(request)),
+    }),
   );
   app.delete(
     '/v1/sessions',
-    { config: { access: 'end_all_sessions' }, schema: { ...doc, summary: 'End every session of every user: each logs in again (end_all_sessions: admin)', response: { 200: Ended } } },
+    {
+      config: { access: 'end_all_sessions' },
+      schema: {
+        ...doc,
+        summary: 'End every session of every user: each logs in again (end_all_sessions: admin)',
+        response: { 200: Ended },
+      },
+    },
     async (request) => ({ ended: await sessions.endEverySession(callerOf(request), contextOf(request)) }),
   );
 }

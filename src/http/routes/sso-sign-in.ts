@@ -2,13 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { DomainError, SsoConfirmError, SsoRefusedError } from '../../errors.js';
 import { REQUEST_MS } from '../../sso/service-provider.js';
-import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import { SIGN_IN_CODE_MS } from '../../sso/sso-sign-in.js';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { AccessToken, ANYONE, CALLER, TtlBody } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** The cookie that carries a sign-in's one-time code from the consumer to the console's exchange, and nowhere else. */
 const COOKIE = 'tessera_sso';
@@ -17,7 +17,8 @@ const START_COOKIE = 'tessera_sso_start';
 const COOKIE_PATH = '/v1/sso';
 
 /** Where the browser lands after a step: the console, told what happened by a code (never a secret, never a token). */
-const toConsole = (reply: FastifyReply, query: string) => reply.header('cache-control', 'no-store').redirect(`/?${query}`, 303);
+const toConsole = (reply: FastifyReply, query: string) =>
+  reply.header('cache-control', 'no-store').redirect(`/?${query}`, 303);
 
 function codeOf(error: unknown): string {
   return error instanceof DomainError ? error.code : 'internal_error';
@@ -54,8 +55,15 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
       schema: {
         ...doc,
         security: ANYONE,
-        summary: 'Whether the console offers SSO sign-in (and requires it of users who are not admins), and where it starts',
-        response: { 200: Type.Object({ control_plane: Type.Boolean(), enforce_control_plane: Type.Boolean(), login_url: Type.String() }) },
+        summary:
+          'Whether the console offers SSO sign-in (and requires it of users who are not admins), and where it starts',
+        response: {
+          200: Type.Object({
+            control_plane: Type.Boolean(),
+            enforce_control_plane: Type.Boolean(),
+            login_url: Type.String(),
+          }),
+        },
       },
     },
     async () => {
@@ -64,20 +72,30 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
     },
   );
   const addressOf = async () => (await sso.get()).service.address;
-  app.get('/cluster/sso/saml/login', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
-    try {
-      const { url, nonce } = await ssoSignIn.start();
-      reply.header('set-cookie', cookie(request, await addressOf(), START_COOKIE, nonce, REQUEST_MS / 1000));
-      return reply.header('cache-control', 'no-store').redirect(url, 302);
-    } catch (err) {
-      return toConsole(reply, `sso_error=${codeOf(err)}`);
-    }
-  });
+  app.get(
+    '/cluster/sso/saml/login',
+    { config: { access: 'public' }, schema: { hide: true } },
+    async (request, reply) => {
+      try {
+        const { url, nonce } = await ssoSignIn.start();
+        reply.header('set-cookie', cookie(request, await addressOf(), START_COOKIE, nonce, REQUEST_MS / 1000));
+        return reply.header('cache-control', 'no-store').redirect(url, 302);
+      } catch (err) {
+        return toConsole(reply, `sso_error=${codeOf(err)}`);
+      }
+    },
+  );
   app.post(
     '/cluster/sso/saml/acs',
     {
       config: { access: 'public', formBody: true },
-      schema: { hide: true, body: Type.Object({ SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }), RelayState: Type.Optional(Type.String({ maxLength: 1024 })) }) },
+      schema: {
+        hide: true,
+        body: Type.Object({
+          SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }),
+          RelayState: Type.Optional(Type.String({ maxLength: 1024 })),
+        }),
+      },
       // An answer of an identity provider is often tens of KiB: more than an API body, far less than this.
       bodyLimit: 300_000,
       attachValidation: true,
@@ -104,7 +122,15 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
         summary:
           "The console's last step of an SSO sign-in: the one-time code of its cookie (HttpOnly, set by the consumer) for a token, once, in the browser that asked for the sign-in; " +
           'one that nobody asked for (IdP-initiated) answers 409 sso_confirm, naming the account, until sent again with confirm: true',
-        body: Type.Object({ ...TtlBody.properties, confirm: Type.Optional(Type.Boolean({ description: 'the person confirmed an IdP-initiated sign-in as the account named' })) }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            ...TtlBody.properties,
+            confirm: Type.Optional(
+              Type.Boolean({ description: 'the person confirmed an IdP-initiated sign-in as the account named' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: AccessToken },
       },
     },
@@ -114,8 +140,15 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
       reply.header('cache-control', 'no-store');
       const code = cookieOf(request, COOKIE);
       try {
-        if (!code) throw new SsoRefusedError('sso_refused', 'No SSO sign-in to take: sign in again', 'no sign-in cookie');
-        const token = await ssoSignIn.exchange(code, cookieOf(request, START_COOKIE), request.body.confirm === true, request.body.ttl ?? TTL_DEFAULT_SECONDS, contextOf(request));
+        if (!code)
+          throw new SsoRefusedError('sso_refused', 'No SSO sign-in to take: sign in again', 'no sign-in cookie');
+        const token = await ssoSignIn.exchange(
+          code,
+          cookieOf(request, START_COOKIE),
+          request.body.confirm === true,
+          request.body.ttl ?? TTL_DEFAULT_SECONDS,
+          contextOf(request),
+        );
         reply.header('set-cookie', [clear(COOKIE), clear(START_COOKIE)]);
         return { access_token: token };
       } catch (err) {
@@ -131,8 +164,15 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
       schema: {
         ...doc,
         security: CALLER.slice(0, 2),
-        summary: 'Sign out: the token ends, and where it came from an SSO sign-in, the URL that ends the session at the identity provider',
-        response: { 200: Type.Object({ logout_url: Type.Optional(Type.String({ description: 'where to send the browser (a signed LogoutRequest)' })) }) },
+        summary:
+          'Sign out: the token ends, and where it came from an SSO sign-in, the URL that ends the session at the identity provider',
+        response: {
+          200: Type.Object({
+            logout_url: Type.Optional(
+              Type.String({ description: 'where to send the browser (a signed LogoutRequest)' }),
+            ),
+          }),
+        },
       },
     },
     async (request) => {
@@ -142,7 +182,11 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
   );
   app.get(
     '/cluster/sso/saml/slo',
-    { config: { access: 'public' }, schema: { hide: true, querystring: Type.Record(Type.String(), Type.String()) }, attachValidation: true },
+    {
+      config: { access: 'public' },
+      schema: { hide: true, querystring: Type.Record(Type.String(), Type.String()) },
+      attachValidation: true,
+    },
     async (request, reply) => {
       const query = request.validationError ? {} : (request.query as Record<string, string>);
       if (typeof query.SAMLRequest === 'string') return toConsole(reply, 'sso_error=idp_logout_unsupported'); // as the product: SP-initiated logout only
@@ -151,7 +195,10 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
         return toConsole(reply, 'sso=signed_out');
       } catch (err) {
         // Signed out here already (the token ended before the browser left); the IdP's answer is what failed.
-        request.log.warn({ reason: err instanceof SsoRefusedError ? err.auditReason : codeOf(err) }, 'an identity provider\'s logout answer was refused');
+        request.log.warn(
+          { reason: err instanceof SsoRefusedError ? err.auditReason : codeOf(err) },
+          "an identity provider's logout answer was refused",
+        );
         return toConsole(reply, 'sso_error=idp_logout_refused');
       }
     },

@@ -1,25 +1,45 @@
 import Type from 'typebox';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { toUserView } from '../../users/user-view.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, CreateUserBody, DryRunQuery, UserView } from '../schemas.js';
-import { toUserView } from '../../users/user-view.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** POST /v1/users: a user with a name and/or an email, a role and/or role_uids (create_new_user). */
-export function usersCreateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>): void {
-  app.post('/v1/users', {
-      config: { access: 'create_new_user', errors: ['password_not_complex', 'name_already_exists', 'email_already_exists', 'unauthorized_action', 'certificate_user'] },
+export function usersCreateRoute(
+  app: TesseraApp,
+  { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>,
+): void {
+  app.post(
+    '/v1/users',
+    {
+      config: {
+        access: 'create_new_user',
+        errors: [
+          'password_not_complex',
+          'name_already_exists',
+          'email_already_exists',
+          'unauthorized_action',
+          'certificate_user',
+        ],
+      },
       schema: {
         tags: ['users'],
         summary: 'Add a user (create_new_user: admin, user_manager); ?dry_run=true checks and adds nothing',
         security: CALLER,
         querystring: DryRunQuery,
         body: CreateUserBody,
-        response: { 200: Type.Union([UserView, Type.Object({}, { description: 'dry_run: the request would succeed' })]) },
+        response: {
+          200: Type.Union([UserView, Type.Object({}, { description: 'dry_run: the request would succeed' })]),
+        },
       },
-    }, async (request) => {
-    const user = await accounts.create(callerOf(request), request.body, contextOf(request), { dryRun: request.query.dry_run === 'true' });
-    return user ? toUserView(user, await policy.get(), new Date(clock())) : {};
-  });
+    },
+    async (request) => {
+      const user = await accounts.create(callerOf(request), request.body, contextOf(request), {
+        dryRun: request.query.dry_run === 'true',
+      });
+      return user ? toUserView(user, await policy.get(), new Date(clock())) : {};
+    },
+  );
 }

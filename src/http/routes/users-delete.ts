@@ -1,13 +1,15 @@
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
-import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { callerOf } from '../authenticate.js';
+import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, Ok, UidParams } from '../schemas.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** DELETE /v1/users/{uid}: admin and user_manager; never the last admin. */
 export function usersDeleteRoute(app: TesseraApp, { accounts }: Pick<HttpServices, 'accounts'>): void {
-  app.delete('/v1/users/:uid', {
+  app.delete(
+    '/v1/users/:uid',
+    {
       config: { access: 'delete_user', errors: [...USER_CHANGE_ERRORS, 'delete_last_admin_not_allowed'] },
       schema: {
         tags: ['users'],
@@ -16,8 +18,10 @@ export function usersDeleteRoute(app: TesseraApp, { accounts }: Pick<HttpService
         params: UidParams,
         response: { 200: Ok },
       },
-    }, async (request) => {
-    await accounts.delete(callerOf(request), Number(request.params.uid), contextOf(request));
-    return {};
-  });
+    },
+    async (request) => {
+      await accounts.delete(callerOf(request), Number(request.params.uid), contextOf(request));
+      return {};
+    },
+  );
 }

@@ -1,22 +1,29 @@
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import type { Policy } from '../../policy/policy.js';
+import type { User } from '../../users/user.js';
+import { toUserView } from '../../users/user-view.js';
 import { callerOf } from '../authenticate.js';
 import { CALLER, UidParams, UserView } from '../schemas.js';
-import { toUserView } from '../../users/user-view.js';
-import type { User } from '../../users/user.js';
-import type { Policy } from '../../policy/policy.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** GET /v1/users/{uid}: the user itself, or anyone for view_user_info. */
-export function usersGetRoute(app: TesseraApp, { accounts, clock, policy, userReads }: Pick<HttpServices, 'accounts' | 'clock' | 'policy' | 'userReads'>): void {
+export function usersGetRoute(
+  app: TesseraApp,
+  { accounts, clock, policy, userReads }: Pick<HttpServices, 'accounts' | 'clock' | 'policy' | 'userReads'>,
+): void {
   const read = (uid: number) => userReads.get(uid);
   // The answer as JSON, made once for each user read (kept a second) and policy: a user's
   // status may then change a second late, as its other fields may.
   const answers = new WeakMap<User, { policy: Policy; json: string }>();
   const answerOf = (user: User, current: Policy) => {
     let answer = answers.get(user);
-    if (answer?.policy !== current) answers.set(user, (answer = { policy: current, json: JSON.stringify(toUserView(user, current, new Date(clock()))) }));
+    if (answer?.policy !== current)
+      answers.set(
+        user,
+        (answer = { policy: current, json: JSON.stringify(toUserView(user, current, new Date(clock()))) }),
+      );
     return answer.json;
   };
   app.get(

@@ -1,9 +1,9 @@
 import type { ErrorCode } from '../../errors.js';
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
+import { newPassword } from '../../users/account-service.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, DeletePasswordBody, Ok, PasswordBody } from '../schemas.js';
-import { newPassword } from '../../users/account-service.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /**
  * PUT (replace all), POST (add one) and DELETE (remove one) /v1/users/password, for the
@@ -16,29 +16,76 @@ export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServ
   const config = {
     access: 'optional' as const,
     errors: [
-      ...['invalid_request', 'password_not_complex', 'new_password_same_as_current', 'cannot_delete_last_password', 'too_many_passwords'],
+      ...[
+        'invalid_request',
+        'password_not_complex',
+        'new_password_same_as_current',
+        'cannot_delete_last_password',
+        'too_many_passwords',
+      ],
       ...['unauthorized_action', 'user_not_exist', 'user_not_found', 'directory_user', 'certificate_user'],
     ] as ErrorCode[],
   };
   const schema = { ...doc, body: PasswordBody, response: { 200: Ok } };
-  app.put('/v1/users/password', { config, schema: { ...schema, summary: 'Replace every password with new_password' } }, async (request) => {
-    const ctx = contextOf(request);
-    const { actor, target } = await accounts.passwordTarget(request.principal ?? null, request.body.username, request.body.old_password, ctx);
-    await accounts.replacePasswords(actor, target, newPassword(request.body.new_password, request.body.password_hash_method), ctx);
-    return {};
-  });
-  app.post('/v1/users/password', { config, schema: { ...schema, summary: 'Add new_password beside the current one (a rotation, two at most)' } }, async (request) => {
-    const ctx = contextOf(request);
-    const { actor, target } = await accounts.passwordTarget(request.principal ?? null, request.body.username, request.body.old_password, ctx);
-    await accounts.addPassword(actor, target, newPassword(request.body.new_password, request.body.password_hash_method), ctx);
-    return {};
-  });
-  app.delete(
+  app.put(
     '/v1/users/password',
-    { config, schema: { ...doc, summary: 'Remove old_password, one of two in a rotation', body: DeletePasswordBody, response: { 200: Ok } } },
+    { config, schema: { ...schema, summary: 'Replace every password with new_password' } },
     async (request) => {
       const ctx = contextOf(request);
-      const { actor, target } = await accounts.passwordTarget(request.principal ?? null, request.body.username, request.body.old_password, ctx);
+      const { actor, target } = await accounts.passwordTarget(
+        request.principal ?? null,
+        request.body.username,
+        request.body.old_password,
+        ctx,
+      );
+      await accounts.replacePasswords(
+        actor,
+        target,
+        newPassword(request.body.new_password, request.body.password_hash_method),
+        ctx,
+      );
+      return {};
+    },
+  );
+  app.post(
+    '/v1/users/password',
+    { config, schema: { ...schema, summary: 'Add new_password beside the current one (a rotation, two at most)' } },
+    async (request) => {
+      const ctx = contextOf(request);
+      const { actor, target } = await accounts.passwordTarget(
+        request.principal ?? null,
+        request.body.username,
+        request.body.old_password,
+        ctx,
+      );
+      await accounts.addPassword(
+        actor,
+        target,
+        newPassword(request.body.new_password, request.body.password_hash_method),
+        ctx,
+      );
+      return {};
+    },
+  );
+  app.delete(
+    '/v1/users/password',
+    {
+      config,
+      schema: {
+        ...doc,
+        summary: 'Remove old_password, one of two in a rotation',
+        body: DeletePasswordBody,
+        response: { 200: Ok },
+      },
+    },
+    async (request) => {
+      const ctx = contextOf(request);
+      const { actor, target } = await accounts.passwordTarget(
+        request.principal ?? null,
+        request.body.username,
+        request.body.old_password,
+        ctx,
+      );
       await accounts.deletePassword(actor, target, request.body.old_password, ctx);
       return {};
     },

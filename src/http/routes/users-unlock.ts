@@ -1,13 +1,16 @@
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
-import { USER_CHANGE_ERRORS } from '../error-schemas.js';
+import { toUserView } from '../../users/user-view.js';
 import { callerOf } from '../authenticate.js';
+import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, UidParams, UserView } from '../schemas.js';
-import { toUserView } from '../../users/user-view.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** POST /v1/users/{uid}/unlock: lifts a lockout at once. */
-export function usersUnlockRoute(app: TesseraApp, { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>): void {
+export function usersUnlockRoute(
+  app: TesseraApp,
+  { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>,
+): void {
   app.post(
     '/v1/users/:uid/unlock',
     {
@@ -21,7 +24,7 @@ export function usersUnlockRoute(app: TesseraApp, { accounts, clock, policy }: P
       },
     },
     async (request) => {
-            const user = await accounts.unlock(callerOf(request), Number(request.params.uid), contextOf(request));
+      const user = await accounts.unlock(callerOf(request), Number(request.params.uid), contextOf(request));
       return toUserView(user, await policy.get(), new Date(clock()));
     },
   );

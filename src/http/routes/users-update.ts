@@ -1,17 +1,30 @@
-import type { HttpServices } from '../services.js';
-import type { TesseraApp } from '../tessera-app.js';
-import { USER_CHANGE_ERRORS } from '../error-schemas.js';
+import { toUserView } from '../../users/user-view.js';
 import { callerOf } from '../authenticate.js';
+import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, DryRunQuery, UidParams, UpdateUserBody, UserView } from '../schemas.js';
-import { toUserView } from '../../users/user-view.js';
+import type { HttpServices } from '../services.js';
+import type { TesseraApp } from '../tessera-app.js';
 
 /** PUT /v1/users/{uid}: who may manage users changes anyone; users their own password and alerts. */
-export function usersUpdateRoute(app: TesseraApp, { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>): void {
+export function usersUpdateRoute(
+  app: TesseraApp,
+  { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>,
+): void {
   app.put(
     '/v1/users/:uid',
     {
-      config: { access: 'caller', errors: [...USER_CHANGE_ERRORS, 'password_not_complex', 'new_password_same_as_current', 'name_already_exists', 'email_already_exists', 'change_last_admin_role_not_allowed'] },
+      config: {
+        access: 'caller',
+        errors: [
+          ...USER_CHANGE_ERRORS,
+          'password_not_complex',
+          'new_password_same_as_current',
+          'name_already_exists',
+          'email_already_exists',
+          'change_last_admin_role_not_allowed',
+        ],
+      },
       schema: {
         tags: ['users'],
         summary: 'Change a user: anyone for update_user (admin, user_manager); yourself: password and alerts',
@@ -27,7 +40,13 @@ export function usersUpdateRoute(app: TesseraApp, { accounts, clock, policy }: P
     },
     async (request) => {
       const uid = Number(request.params.uid);
-      const user = await accounts.update(callerOf(request), uid, request.body, contextOf(request), request.query.dry_run === 'true');
+      const user = await accounts.update(
+        callerOf(request),
+        uid,
+        request.body,
+        contextOf(request),
+        request.query.dry_run === 'true',
+      );
       return toUserView(user, await policy.get(), new Date(clock()));
     },
   );

@@ -28,13 +28,18 @@ export function rolesAndUserObject(dialect: Dialect): Migration {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('roles')
-        .addColumn('uid', dialect === 'postgres' ? 'serial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('uid', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('name_key', 'text', (c) => c.notNull().unique())
         .addColumn('management', 'text', (c) => c.notNull())
         .execute();
       for (const role of BUILT_IN_ROLES) {
-        await db.insertInto('roles').values({ ...role, name_key: key(role.name) }).execute();
+        await db
+          .insertInto('roles')
+          .values({ ...role, name_key: key(role.name) })
+          .execute();
       }
       // Roles made later start at 101: room for built-in roles to come.
       if (dialect === 'postgres') await sql`select setval(pg_get_serial_sequence('roles', 'uid'), 100)`.execute(db);
@@ -49,9 +54,18 @@ export function rolesAndUserObject(dialect: Dialect): Migration {
       await db.schema.alterTable('users').addColumn('name_key', 'text').execute();
       await db.schema.alterTable('users').addColumn('email', 'text').execute();
       await db.schema.alterTable('users').addColumn('email_key', 'text').execute();
-      await db.schema.alterTable('users').addColumn('auth_method', 'text', (c) => c.notNull().defaultTo('regular')).execute();
-      await db.schema.alterTable('users').addColumn('email_alerts', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-      await db.schema.alterTable('users').addColumn('cluster_email_alerts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('auth_method', 'text', (c) => c.notNull().defaultTo('regular'))
+        .execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('email_alerts', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('cluster_email_alerts', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable('users').addColumn('bdbs_email_alerts', 'text').execute();
 
       const rows: { uid: number; username: string; name: string | null }[] = await db
@@ -68,12 +82,21 @@ export function rolesAndUserObject(dialect: Dialect): Migration {
           if (free) names.add(key(name!));
           await db
             .updateTable('users')
-            .set({ email: row.username, email_key: key(row.username), name: free ? name : null, name_key: free ? key(name!) : null })
+            .set({
+              email: row.username,
+              email_key: key(row.username),
+              name: free ? name : null,
+              name_key: free ? key(name!) : null,
+            })
             .where('uid', '=', row.uid)
             .execute();
         } else {
           names.add(key(row.username));
-          await db.updateTable('users').set({ name: row.username, name_key: key(row.username) }).where('uid', '=', row.uid).execute();
+          await db
+            .updateTable('users')
+            .set({ name: row.username, name_key: key(row.username) })
+            .where('uid', '=', row.uid)
+            .execute();
         }
       }
       await db.schema.createIndex('users_name_key').on('users').column('name_key').unique().execute();

@@ -10,10 +10,15 @@ import type { Dialect } from './dialect.js';
 export function ldap(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('users').addColumn('realm', 'text', (c) => c.notNull().defaultTo('local')).execute();
+      await db.schema
+        .alterTable('users')
+        .addColumn('realm', 'text', (c) => c.notNull().defaultTo('local'))
+        .execute();
       await db.schema
         .createTable('ldap_mappings')
-        .addColumn('uid', dialect === 'postgres' ? 'serial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('uid', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('name_key', 'text', (c) => c.notNull().unique())
         .addColumn('dn', 'text', (c) => c.notNull())

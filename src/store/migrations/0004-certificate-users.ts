@@ -5,7 +5,12 @@ export function certificateUsers(): Migration {
   return {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('users').addColumn('certificate_subject_line', 'text').execute();
-      await db.schema.createIndex('users_certificate_subject_line').on('users').column('certificate_subject_line').unique().execute();
+      await db.schema
+        .createIndex('users_certificate_subject_line')
+        .on('users')
+        .column('certificate_subject_line')
+        .unique()
+        .execute();
     },
   };
 }

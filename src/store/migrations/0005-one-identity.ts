@@ -53,8 +53,21 @@ export function oneIdentity(): Migration {
           .execute();
         for (const row of rows) {
           const name = row.realm === 'ldap' && row.name !== null ? canonical(row.name) : row.name;
-          const change = { uid: row.uid, realm: row.realm, name, name_key: name === null ? null : key(name), email_key: row.email === null ? null : key(row.email), old: row };
-          if (change.name_key !== row.name_key || change.email_key !== row.email_key || name !== row.name || (change.name_key ?? change.email_key) !== row.username_key) changes.push(change);
+          const change = {
+            uid: row.uid,
+            realm: row.realm,
+            name,
+            name_key: name === null ? null : key(name),
+            email_key: row.email === null ? null : key(row.email),
+            old: row,
+          };
+          if (
+            change.name_key !== row.name_key ||
+            change.email_key !== row.email_key ||
+            name !== row.name ||
+            (change.name_key ?? change.email_key) !== row.username_key
+          )
+            changes.push(change);
         }
         if (rows.length < BATCH) break;
         after = rows.at(-1)!.uid;
@@ -63,11 +76,17 @@ export function oneIdentity(): Migration {
       const changing = new Set(changes.map((c) => c.uid));
       const claimed = new Set<string>();
       // What changing rows keep as it was is theirs already.
-      for (const c of changes) for (const field of ['name_key', 'email_key'] as const) if (c[field] !== null && c[field] === c.old[field]) claimed.add(c[field]!);
+      for (const c of changes)
+        for (const field of ['name_key', 'email_key'] as const)
+          if (c[field] !== null && c[field] === c.old[field]) claimed.add(c[field]!);
       /** Whether a row that keeps its keys, or a changed row before this one, holds `k`. */
       const held = async (k: string) => {
         if (claimed.has(k)) return true;
-        const rows = await db.selectFrom('users').select('uid').where((eb) => eb.or([eb('name_key', '=', k), eb('email_key', '=', k)])).execute();
+        const rows = await db
+          .selectFrom('users')
+          .select('uid')
+          .where((eb) => eb.or([eb('name_key', '=', k), eb('email_key', '=', k)]))
+          .execute();
         return rows.some((r: { uid: number }) => !changing.has(r.uid));
       };
       const removed: number[] = [];
@@ -90,7 +109,11 @@ export function oneIdentity(): Migration {
       }
       // Two passes, so that no row's new key meets another's old one in the unique indexes.
       for (const { uid } of final) {
-        await db.updateTable('users').set({ name_key: null, email_key: null, username_key: `~${uid}` }).where('uid', '=', uid).execute();
+        await db
+          .updateTable('users')
+          .set({ name_key: null, email_key: null, username_key: `~${uid}` })
+          .where('uid', '=', uid)
+          .execute();
       }
       for (const { uid, name, name_key, email_key, old } of final) {
         await db

@@ -12,7 +12,12 @@ export function roleNames(): Migration {
   return {
     async up(db: Kysely<any>) {
       const rows: { uid: number; name: string }[] = await db.selectFrom('roles').select(['uid', 'name']).execute();
-      for (const row of rows) await db.updateTable('roles').set({ name_key: key(row.name) }).where('uid', '=', row.uid).execute();
+      for (const row of rows)
+        await db
+          .updateTable('roles')
+          .set({ name_key: key(row.name) })
+          .where('uid', '=', row.uid)
+          .execute();
     },
   };
 }
