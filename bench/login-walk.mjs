@@ -31,7 +31,7 @@ async function walk(work) {
   await session.post('Profiler.takePreciseCoverage'); // resets the counts
   await work(3);
   const { result } = await session.post('Profiler.takePreciseCoverage');
-  const prefix = pathToFileURL(path.join(ROOT, 'dist')).href + '/';
+  const prefix = `${pathToFileURL(path.join(ROOT, 'dist')).href}/`;
   return result
     .filter((s) => s.url.startsWith(prefix) && s.functions.some((f) => f.ranges[0].count > 0))
     .map((s) => s.url.slice(prefix.length).replace(/\.js$/, '.ts'))

@@ -33,10 +33,10 @@ const MAX_DEPTH = 8;
 /** The certificate of a TLS connection's client, verified by nothing yet; undefined when none was sent. */
 export function fromTlsSocket(socket: TLSSocket): PresentedCertificate | undefined {
   const peer = socket.getPeerCertificate(true);
-  if (!peer || !peer.raw) return undefined;
+  if (!peer?.raw) return undefined;
   const chain: X509Certificate[] = [];
   let link = peer.issuerCertificate;
-  for (let i = 0; link && link.raw && i < MAX_DEPTH && link !== link.issuerCertificate; i++) {
+  for (let i = 0; link?.raw && i < MAX_DEPTH && link !== link.issuerCertificate; i++) {
     chain.push(new X509Certificate(link.raw));
     link = link.issuerCertificate;
   }

@@ -55,6 +55,7 @@ export const addServeOptions = (command: Command) => addSettings(command, 'store
 
 /** The config of what a command was given: each setting it takes from its option, the defaults for the rest. */
 export function configFromOptions(options: SettingOptions): Config {
+  // biome-ignore lint/suspicious/noExplicitAny: filled key by key, then checked as a whole by the config schema
   const given: Record<string, any> = {};
   for (const key of SETTING_KEYS) {
     const s: Setting = SETTINGS[key];

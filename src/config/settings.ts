@@ -390,6 +390,7 @@ export function configSchema(): TSchema {
 
 /** The defaults of every setting that has one, as a config. */
 export function defaults(): ConfigShape {
+  // biome-ignore lint/suspicious/noExplicitAny: filled key by key; its shape is the schema's
   const config: Record<string, any> = {};
   for (const key of SETTING_KEYS) {
     const value = (SETTINGS[key] as Setting).default;
@@ -399,6 +400,7 @@ export function defaults(): ConfigShape {
 }
 
 /** Sets "a.b" of an object. */
+// biome-ignore lint/suspicious/noExplicitAny: a config under construction
 export function setAt(target: Record<string, any>, key: string, value: unknown): void {
   const [head, field] = key.split('.') as [string, string?];
   if (field) (target[head] ??= {})[field] = value;

@@ -38,6 +38,7 @@ export async function api<T>(
   }
   const text = await res.text();
   if (res.ok && options.text) return text as T;
+  // biome-ignore lint/suspicious/noExplicitAny: the server's JSON, read by the caller as T
   let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;

@@ -16,7 +16,7 @@ export function cacheable(request: FastifyRequest, reply: FastifyReply, body: ob
   const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
   reply.header('cache-control', `public, max-age=${maxAgeSeconds}`).header('etag', etag);
   const asked = request.headers['if-none-match'];
-  if (asked && asked.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+  if (asked?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
     reply.code(304).send();
     return;
   }

@@ -10,4 +10,5 @@ declare module 'fastify' {
 }
 
 /** The Fastify instance (or scope) every route is added to: typed bodies, `app.services`. */
+// biome-ignore lint/suspicious/noExplicitAny: any server type (HTTP, HTTPS, injected), any logger
 export type TesseraApp = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;

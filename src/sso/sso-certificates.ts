@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { ClusterCertificateError } from '../errors.js';
 import type { Db } from '../store/database.js';
@@ -67,7 +67,7 @@ export class SsoCertificates {
         'invalid_certificate',
         'sso_service needs its private key ("key", PEM): it signs Tessera\'s requests',
       );
-    let privateKey;
+    let privateKey: KeyObject;
     try {
       privateKey = createPrivateKey(key);
     } catch {

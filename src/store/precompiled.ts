@@ -5,8 +5,8 @@ import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
  * was built with. For the hot paths: building a Kysely query costs more than running it
  * on SQLite. The SQL is the dialect's own, since `db` is.
  */
-export function precompiled<Row>(
-  db: Kysely<any>,
+export function precompiled<DB, Row>(
+  db: Kysely<DB>,
   query: Compilable<Row>,
 ): (...parameters: unknown[]) => Promise<Row[]> {
   const { sql } = query.compile();

@@ -42,7 +42,12 @@ export class HashingThreads {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.threads.splice(0).map((t) => (clearTimeout(t.idleTimer), t.worker.terminate())));
+    await Promise.all(
+      this.threads.splice(0).map((t) => {
+        clearTimeout(t.idleTimer);
+        return t.worker.terminate();
+      }),
+    );
   }
 
   private start(): Thread {

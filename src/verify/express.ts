@@ -26,7 +26,10 @@ function refuse(res: Res, status: number, body: ErrorBody): void {
 export function tesseraExpress(verifier: Verifier) {
   return (req: Req, res: Res, next: Next): void => {
     const token = tokenOf(req.headers.authorization);
-    if (!token) return refuse(res, 401, UNAUTHORIZED);
+    if (!token) {
+      refuse(res, 401, UNAUTHORIZED);
+      return;
+    }
     verifier.verify(token).then(
       (claims) => {
         req.tessera = claims;
@@ -45,8 +48,8 @@ export function tesseraExpress(verifier: Verifier) {
 /** Express middleware after tesseraExpress: 403 `forbidden` unless the token holds one of `roles`. */
 export function requireRole(...roles: string[]) {
   return (req: Req, res: Res, next: Next): void => {
-    if (!req.tessera) return refuse(res, 401, UNAUTHORIZED);
-    if (!hasRole(req.tessera, roles)) return refuse(res, 403, FORBIDDEN);
-    next();
+    if (!req.tessera) refuse(res, 401, UNAUTHORIZED);
+    else if (!hasRole(req.tessera, roles)) refuse(res, 403, FORBIDDEN);
+    else next();
   };
 }

@@ -15,7 +15,7 @@ describe('tessera keys', () => {
     const first = await runCli(['keys', 'list', '--create'], { env });
     expect(first.code).toBe(0);
     const [oldKid] = first.stdout.trim().split(/\s+/);
-    expect(first.stdout).toMatch(/ ES256  active\n$/);
+    expect(first.stdout).toMatch(/ ES256 {2}active\n$/);
 
     const staged = await runCli(['keys', 'rotate'], { env });
     expect(staged.code).toBe(0);

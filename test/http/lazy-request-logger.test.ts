@@ -8,7 +8,12 @@ describe("a request's lazy logger", () => {
     const lines: Record<string, unknown>[] = [];
     const parent = pino(
       { level: 'info' },
-      new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }),
+      new Writable({
+        write: (chunk, _enc, done) => {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
     );
     const child = vi.spyOn(parent, 'child');
     const log = lazyRequestLogger(parent, { reqId: 'req-7' }, {});

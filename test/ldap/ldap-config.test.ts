@@ -33,7 +33,12 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
   afterAll(() => dir?.stop());
   beforeEach(async () => {
     logged = '';
-    const sink = new Writable({ write: (chunk, _enc, done) => ((logged += chunk), done()) });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        logged += chunk;
+        done();
+      },
+    });
     t = await testTessera({ masterKey }, { logger: pino({ level: 'debug' }, sink) });
     await t.addUser('root', 'root-password', 'admin');
     await t.addUser('viewer', 'viewer-password', 'cluster_viewer');

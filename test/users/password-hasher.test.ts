@@ -5,7 +5,10 @@ import { Argon2Hasher } from '../../src/users/password-hasher.js';
 import { checkPreHashed, preHashedRecord } from '../../src/users/pre-hashed-password.js';
 
 const hashers: Argon2Hasher[] = [];
-const made = (hasher: Argon2Hasher) => (hashers.push(hasher), hasher);
+const made = (hasher: Argon2Hasher) => {
+  hashers.push(hasher);
+  return hasher;
+};
 afterEach(async () => {
   for (const h of hashers.splice(0)) await h.close();
 });

@@ -217,6 +217,7 @@ export function SsoPage(props: { call: Call; token: string }) {
             />
             <button type="submit">Save SSO</button>{' '}
             {clearing ? (
+              // biome-ignore lint/a11y/useSemanticElements: a question and its two buttons inline, not a form section
               <span role="group" aria-label="Clear SSO?">
                 Clear SSO: its settings and both certificates, and sign out everyone it signed in?{' '}
                 <button

@@ -191,7 +191,11 @@ function UserRow(props: {
               void act(
                 () => call('PUT', `/v1/users/${u.uid}`, { password }),
                 `Set a new password for ${who}; their sessions have ended.`,
-              ).then((ok) => ok && (setPassword(''), setMode('view')));
+              ).then((ok) => {
+                if (!ok) return;
+                setPassword('');
+                setMode('view');
+              });
             }}
           >
             <Field
@@ -203,13 +207,20 @@ function UserRow(props: {
               autoComplete="new-password"
             />
             <button type="submit">Set password</button>
-            <button type="button" onClick={() => (setPassword(''), setMode('view'))}>
+            <button
+              type="button"
+              onClick={() => {
+                setPassword('');
+                setMode('view');
+              }}
+            >
               Cancel
             </button>
           </form>
         ) : mode === 'sessions' ? (
           <UserSessions uid={u.uid} who={who} call={call} act={act} onClose={() => setMode('view')} />
         ) : mode === 'delete' ? (
+          // biome-ignore lint/a11y/useSemanticElements: a question and its two buttons inline, not a form section
           <span role="group" aria-label={`Delete ${who}?`}>
             Delete {who}?{' '}
             <button
