@@ -30,7 +30,7 @@ export function startProcess(args, env = {}, command = process.execPath) {
         resolve({
           url: m[1],
           /** The management listener (metrics and probes), when the server has one. */
-          managementUrl: /Metrics for Prometheus at (\S+)\/metrics/.exec(output)?.[1],
+          managementUrl: /Management listener at (\S+) /.exec(output)?.[1],
           pid: child.pid,
           startupMs: performance.now() - started,
           rssMb: () => rssMb(child.pid),

@@ -47,6 +47,7 @@ Examples:
         if (admin.generatedPassword) {
           say('Its password, shown this once only (keep it: `read -rs PASSWORD`, then paste it):');
           say(`\n    ${admin.generatedPassword}\n`);
+          if (!process.stderr.isTTY) say(SUPERVISED_PASSWORD_NOTE);
         }
         await admin.shown();
       } else {
@@ -66,9 +67,14 @@ Examples:
       }
       const issuerNotice = settledNotice(server.tessera.issuer, issuerOf(server.tessera.config));
       if (issuerNotice) say(issuerNotice);
-      if (server.metricsUrl) say(`Metrics for Prometheus at ${server.metricsUrl}`);
+      if (server.metricsUrl) {
+        const management = new URL(server.metricsUrl).origin;
+        say(
+          `Management listener at ${management} (/metrics for Prometheus, /healthz, /readyz; move it: --metrics-listen)`,
+        );
+      }
       say(`Web console at ${server.url}/, API reference at ${server.url}/docs`);
-      say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${config.dataDir})`);
+      say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${whereDataIs(config)})`);
       const stop = (signal: string) => {
         say(`${signal}: finishing in-flight requests, then stopping`);
         server.close().then(
@@ -80,6 +86,23 @@ Examples:
       process.once('SIGINT', () => stop('SIGINT'));
       stopWhenNpmShellExits(stop);
     });
+}
+
+/** Under systemd or Kubernetes standard error is the service's log, where the password now is. */
+const SUPERVISED_PASSWORD_NOTE =
+  "Standard error is not a terminal, so this password is now in the service's log (journalctl, kubectl logs):" +
+  ' change it once signed in, or set TESSERA_ADMIN_USERNAME and TESSERA_ADMIN_PASSWORD before a first start.';
+
+/** Where the users are, without the URL's credentials: "PostgreSQL db.example:5432/tessera" or the data dir. */
+export function whereDataIs(config: Config): string {
+  if (!config.databaseUrl) return config.dataDir;
+  try {
+    const url = new URL(config.databaseUrl);
+    const database = decodeURIComponent(url.pathname.slice(1)) || url.searchParams.get('dbname') || '(default)';
+    return `PostgreSQL ${url.host || url.searchParams.get('host') || 'localhost'}/${database}`;
+  } catch {
+    return 'PostgreSQL';
+  }
 }
 
 /**

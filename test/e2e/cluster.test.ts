@@ -63,6 +63,8 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
       await client.end();
     }
     expect((await request(`${a.url}/readyz`)).json).toEqual({ status: 'ready', store: true, redis: true });
+    const { host, pathname } = new URL(db.url);
+    expect(a.stderr()).toContain(`(API line both, data in PostgreSQL ${host}/${pathname.slice(1)})`);
   });
 
   it('accepts on B a token from A, and lets a user made on A log in on B', async () => {

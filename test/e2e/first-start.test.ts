@@ -41,6 +41,9 @@ describe('the first start of tessera serve (subprocess)', () => {
     try {
       const password = /shown this once only.*\n\n {4}(\S+)\n/.exec(server.stderr())?.[1] ?? '';
       expect((await login(server.url, 'admin@tessera.local', password)).status).toBe(200);
+      // Its standard error is a pipe here, as under a supervisor: it says where the password went.
+      expect(server.stderr()).toContain("this password is now in the service's log");
+      expect(server.stderr()).toContain(`data in ${dataDir})`);
     } finally {
       await server.stop();
     }

@@ -40,7 +40,7 @@ describe('a burst of logins against the real server', () => {
 
   /** Verifications of passwords the server made so far, from its metrics. */
   async function verifications(): Promise<number> {
-    const metricsUrl = /Metrics for Prometheus at (\S+)/.exec(server.stderr())![1]!;
+    const metricsUrl = `${/Management listener at (\S+) /.exec(server.stderr())![1]!}/metrics`;
     const text = await (await fetch(metricsUrl)).text();
     return Number(/^tessera_password_verify_duration_seconds_count (\d+)/m.exec(text)![1]);
   }

@@ -55,11 +55,12 @@ describe('tessera serve --no-tls (subprocess)', () => {
   });
 
   it('serves Prometheus metrics on a listener of their own, not on the API port', async () => {
-    const metricsUrl = /Metrics for Prometheus at (\S+)/.exec(server.stderr())?.[1];
-    expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const management = /Management listener at (\S+) /.exec(server.stderr())?.[1];
+    expect(management).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const metricsUrl = `${management}/metrics`;
     expect(metricsUrl).not.toContain(new URL(server.url).port);
     const successes = async () => {
-      const text = await (await fetch(metricsUrl!)).text();
+      const text = await (await fetch(metricsUrl)).text();
       const count = (line: string) =>
         Number(
           new RegExp(`^tessera_logins_total\\{outcome="success",api_line="${line}"\\} (\\d+)$`, 'm').exec(text)?.[1] ??
