@@ -28,6 +28,13 @@ const program = new Command('tessera')
   .description('Tessera: users, passwords and JWTs for a cluster management REST API')
   .version(version)
   .showHelpAfterError('(add --help for usage)')
+  .addHelpText(
+    'after',
+    `
+From a checkout, run it as \`npm run tessera -- <command>\` (\`npm run -s …\` when its output is read
+by \`$( … )\`), or \`node dist/cli/main.js <command>\`; it runs what \`npm install\` built and never builds.
+Each command's --help has examples: npm run tessera -- users add --help`,
+  )
   .addCommand(serveCommand())
   .addCommand(
     new Command('users')

@@ -3,6 +3,7 @@ import { type Config, issuerOf } from '../config/config.js';
 import { startServer } from '../server.js';
 import { settledNotice } from '../tokens/store-issuer.js';
 import { CliError } from './cli-error.js';
+import { cliName } from './cli-name.js';
 import { addServeOptions, configFromOptions, type SettingOptions } from './options.js';
 import { explainStartFailure } from './start-failure.js';
 
@@ -129,5 +130,5 @@ function setPasswordCommand(username: string, config: Config, databaseUrlFromEnv
     : databaseUrlFromEnv
       ? '' // the command reads the same variable
       : ' --database-url <the URL given to this server>';
-  return `tessera users set-password --username ${quoted(username)}${store}`;
+  return `${cliName()} users set-password --username ${quoted(username)}${store}`;
 }

@@ -7,6 +7,7 @@ import { SQLITE_FILE } from '../store/database.js';
 import { type Accounts, openAccounts } from '../tessera.js';
 import type { User } from '../users/user.js';
 import { CliError } from './cli-error.js';
+import { cliName } from './cli-name.js';
 import { configFromOptions, type SettingOptions } from './options.js';
 
 export { CLI_CONTEXT };
@@ -37,7 +38,7 @@ export function storeConfig(options: SettingOptions): Config {
   const file = path.resolve(config.dataDir, SQLITE_FILE);
   if (!config.databaseUrl && options.create !== true && !existsSync(file)) {
     throw new CliError(
-      `no store in ${path.dirname(file)} (it has no ${SQLITE_FILE}): give the --data-dir (TESSERA_DATA_DIR) that \`tessera serve\` uses, or add --create to make a new, empty store there`,
+      `no store in ${path.dirname(file)} (it has no ${SQLITE_FILE}): give the --data-dir (TESSERA_DATA_DIR) that \`${cliName()} serve\` uses, or add --create to make a new, empty store there`,
     );
   }
   return config;

@@ -56,12 +56,16 @@ describe('the first start of tessera serve (subprocess)', () => {
     await ensureFirstAdmin(accounts.users, accounts.accounts, new KyselyUnshownPasswordMark(accounts.db), {});
     await accounts.close();
 
-    let server = await startServe(['--no-tls', '--data-dir', dataDir], FAST_ARGON2_ENV);
+    // Started as `npm start` starts it: the command is said as the README runs the CLI.
+    let server = await startServe(['--no-tls', '--data-dir', dataDir], {
+      ...FAST_ARGON2_ENV,
+      npm_lifecycle_event: 'start',
+    });
     await server.stop();
     expect(server.stderr()).toContain(
       'admin@tessera.local got a generated password that an earlier start never showed',
     );
-    const command = /\n {4}tessera (users set-password .*)\n/.exec(server.stderr())?.[1];
+    const command = /\n {4}npm run tessera -- (users set-password .*)\n/.exec(server.stderr())?.[1];
     expect(command).toBe(`users set-password --username 'admin@tessera.local' --data-dir '${dataDir}'`);
     const args = command!.split(' ').map((a) => a.replace(/^'|'$/g, ''));
     const set = await runCli([...args, '--password-stdin'], { env: FAST_ARGON2_ENV, input: 'a-password-I-chose-1\n' });
