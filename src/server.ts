@@ -33,19 +33,24 @@ export async function startServer(
   given: Config,
   firstAdmin: { username?: string; password?: string } = {},
 ): Promise<RunningServer> {
-  const config = await withChosenPort(given);
+  const { config, releasePort } = await withChosenPort(given);
   // One server a SQLite data directory (PostgreSQL is shared by design); held until it closes.
   const dirLock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
   try {
-    const server = await start(config, firstAdmin);
+    const server = await start(config, firstAdmin, releasePort);
     return { ...server, close: () => server.close().finally(() => dirLock?.release()) };
   } catch (err) {
+    await releasePort();
     dirLock?.release();
     throw err;
   }
 }
 
-async function start(config: Config, firstAdmin: { username?: string; password?: string }): Promise<RunningServer> {
+async function start(
+  config: Config,
+  firstAdmin: { username?: string; password?: string },
+  releasePort: () => Promise<void>,
+): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
   // The TLS files are read and the port bound before the first admin is made: a start that
   // fails on either must not make an admin whose generated password nobody saw.
@@ -72,6 +77,7 @@ async function start(config: Config, firstAdmin: { username?: string; password?:
           readiness: tessera.readiness,
         })
       : undefined;
+    await releasePort();
     await app.listen({ host: config.listen.host, port: config.listen.port }).catch(async (err: unknown) => {
       await management?.close();
       throw err;
@@ -108,13 +114,17 @@ async function start(config: Config, firstAdmin: { username?: string; password?:
 
 /**
  * Port 0 (any free port) without --public-url: the port is chosen before the store opens,
- * so that the tokens' issuer and the discovery document name the port the server has.
+ * so that the tokens' issuer and the discovery document name the port the server has. The
+ * port stays held until the moment the server binds it (`releasePort`): while the store
+ * opens, nothing else on the machine (an outgoing connection's ephemeral port, another
+ * server's port 0) can be given it.
  */
-async function withChosenPort(config: Config): Promise<Config> {
-  if (config.listen.port !== 0 || config.publicUrl) return config;
+async function withChosenPort(config: Config): Promise<{ config: Config; releasePort: () => Promise<void> }> {
+  if (config.listen.port !== 0 || config.publicUrl) return { config, releasePort: async () => {} };
   const probe = createServer();
   await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, config.listen.host, resolve));
   const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return makeConfig({ ...config, listen: { ...config.listen, port } });
+  let released: Promise<void> | undefined;
+  const releasePort = () => (released ??= new Promise<void>((resolve) => probe.close(() => resolve())));
+  return { config: makeConfig({ ...config, listen: { ...config.listen, port } }), releasePort };
 }
