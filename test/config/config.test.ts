@@ -170,11 +170,11 @@ describe('parseListen', () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/configuration.md', () => {
   it("lists every setting's flag and variable in its configuration table", async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Security notes'));
+    const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const table = page.slice(page.indexOf('## Flags and environment variables'), page.indexOf('## The cluster'));
     const command = addServeOptions(new Command('serve'));
     for (const option of command.options) {
       expect(table, option.long).toContain(`\`${option.long}`);
