@@ -1,0 +1,53 @@
+import { createRequire } from 'node:module';
+import { Command } from 'commander';
+import { eventsCommand } from './events.js';
+import { issuerCommand } from './issuer.js';
+import { keysCommand } from './keys.js';
+import { passwdCommand } from './passwd.js';
+import { rolesCommand } from './roles-list.js';
+import { serveCommand } from './serve.js';
+import { sessionsCommand } from './sessions.js';
+import { tokenCommand } from './token.js';
+import { usersAddCommand } from './users-add.js';
+import { usersDeleteCommand } from './users-delete.js';
+import { usersExpirePasswordCommand } from './users-expire-password.js';
+import { usersImportCommand } from './users-import.js';
+import { usersListCommand } from './users-list.js';
+import { usersSetPasswordCommand } from './users-set-password.js';
+import { usersUnlockCommand } from './users-unlock.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** The whole CLI: every command with its options and help (main.ts parses the process's arguments with it). */
+export function tesseraProgram(): Command {
+  return new Command('tessera')
+    .description('Tessera: users, passwords and JWTs for a cluster management REST API')
+    .version(version)
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText(
+      'after',
+      `
+From a checkout, run it as \`npm run tessera -- <command>\` (\`npm run -s …\` when its output is read
+by \`$( … )\`), or \`node dist/cli/main.js <command>\`; it runs what \`npm install\` built and never builds.
+Each command's --help has examples: npm run tessera -- users add --help`,
+    )
+    .addCommand(serveCommand())
+    .addCommand(
+      new Command('users')
+        .description('Manage the users of the store, SQLite or PostgreSQL (works while the server runs)')
+        .addCommand(usersAddCommand())
+        .addCommand(usersListCommand())
+        .addCommand(usersSetPasswordCommand())
+        .addCommand(usersExpirePasswordCommand())
+        .addCommand(usersUnlockCommand())
+        .addCommand(usersDeleteCommand())
+        .addCommand(usersImportCommand()),
+    )
+    .addCommand(sessionsCommand())
+    .addCommand(rolesCommand())
+    .addCommand(keysCommand())
+    .addCommand(issuerCommand())
+    .addCommand(eventsCommand())
+    .addCommand(tokenCommand())
+    .addCommand(passwdCommand());
+}
