@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'user_not_exist'
   | 'role_not_found'
   | 'role_in_use'
+  | 'delete_builtin_role_not_allowed'
   | 'change_last_admin_role_not_allowed'
   | 'delete_last_admin_not_allowed'
   | 'name_already_exists'
@@ -315,6 +316,16 @@ export class SessionExpiredError extends DomainError {
 export class RoleInUseError extends DomainError {
   constructor(holders: number, what = 'user') {
     super('role_in_use', `The role is given to ${holders} ${what}${holders === 1 ? '' : 's'}; take it from them first`);
+  }
+}
+
+/** DELETE of one of the roles every cluster starts with (uids 1..8): clients and mappings count on them. */
+export class BuiltInRoleError extends DomainError {
+  constructor(name: string) {
+    super(
+      'delete_builtin_role_not_allowed',
+      `"${name}" is a built-in role: it cannot be deleted (take it from its users, or make a role of your own)`,
+    );
   }
 }
 

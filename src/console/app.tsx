@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, explain } from './api.js';
 import { Done } from './components.js';
+import { CertificatesPage } from './pages/certificates.js';
 import { EventsPage } from './pages/events.js';
 import { KeysPage } from './pages/keys.js';
 import { LdapPage } from './pages/ldap.js';
@@ -165,6 +166,7 @@ export function App(props: { idleMinutes: number }) {
           ['policy', 'Policy'],
           ['ldap', 'LDAP'],
           ['sso', 'SSO'],
+          ['certificates', 'Certificates'],
           ['keys', 'Keys'],
         ]
       : []),
@@ -197,6 +199,7 @@ export function App(props: { idleMinutes: number }) {
         {shown === 'policy' && <PolicyPage call={call} />}
         {shown === 'ldap' && <LdapPage call={call} />}
         {shown === 'sso' && <SsoPage call={call} token={session.token} />}
+        {shown === 'certificates' && <CertificatesPage call={call} />}
         {shown === 'events' && <EventsPage call={call} />}
         {shown === 'keys' && <KeysPage call={call} />}
         {shown === 'password' && (

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, explain } from './api.js';
 import type { ClusterRole } from './roles.js';
 
@@ -135,8 +135,8 @@ export function Check(props: {
 }
 
 /**
- * A page's actions: each clears the last outcome, runs, says it is done and reloads the page's
- * data, or shows the refusal in the server's words (and answers whether it went through).
+ * A page's actions: each clears the last outcome, runs, reloads the page's data and says it is
+ * done, or shows the refusal in the server's words (and answers whether it went through).
  */
 export function useActions(reload: () => Promise<unknown>) {
   const [problem, setProblem] = useState('');
@@ -146,13 +146,212 @@ export function useActions(reload: () => Promise<unknown>) {
     setDone('');
     try {
       await what();
-      setDone(success);
+      // Said once the page shows the outcome: what a person (or a test) reads next is already there.
       await reload();
+      setDone(success);
       return true;
     } catch (err) {
       setProblem(explain(err));
       return false;
     }
   };
-  return { problem, setProblem, done, act };
+  return { problem, setProblem, done, setDone, act };
+}
+
+/** Where focus goes back to when a dialog closes: the control that opened it, or one that stands for it. */
+export type FocusTarget = () => HTMLElement | null | undefined;
+
+/**
+ * A modal dialog: the browser's own <dialog> opened with showModal (the page behind is inert,
+ * Escape closes it). Focus moves into it — to the element marked data-autofocus, else the
+ * first control — and back to `returnFocus` (default: what had it) when it closes.
+ */
+export function Dialog(props: {
+  title: string;
+  onClose: () => void;
+  returnFocus?: FocusTarget;
+  wide?: boolean;
+  children: ComponentChildren;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
+  const returnFocus = useRef(props.returnFocus);
+  returnFocus.current = props.returnFocus;
+  // Opened before the browser paints: a key pressed at once already reaches the dialog.
+  useLayoutEffect(() => {
+    const dialog = ref.current!;
+    const opener = document.activeElement as HTMLElement | null;
+    const closed = () => onClose.current();
+    dialog.addEventListener('close', closed);
+    dialog.showModal();
+    dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    return () => {
+      dialog.removeEventListener('close', closed);
+      if (dialog.open) dialog.close();
+      const back = returnFocus.current?.() ?? opener;
+      if (back?.isConnected) back.focus();
+    };
+  }, []);
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} class={props.wide ? 'wide' : undefined}>
+      <h2 id={titleId}>{props.title}</h2>
+      {props.children}
+    </dialog>
+  );
+}
+
+/**
+ * "Are you sure?", saying what happens: a dialog whose safe answer (Cancel, Escape) has the
+ * focus, and whose other answer runs `onConfirm` and closes it.
+ */
+export function Confirm(props: {
+  title: string;
+  confirm: string;
+  cancel?: string;
+  onConfirm: () => Promise<unknown>;
+  onClose: () => void;
+  returnFocus?: FocusTarget;
+  children: ComponentChildren;
+}) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Dialog title={props.title} onClose={props.onClose} returnFocus={props.returnFocus}>
+      <div class="consequence">{props.children}</div>
+      <div class="buttons">
+        <button
+          type="button"
+          class="danger"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            void props.onConfirm().finally(props.onClose);
+          }}
+        >
+          {props.confirm}
+        </button>
+        <button type="button" data-autofocus onClick={props.onClose}>
+          {props.cancel ?? 'Cancel'}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+export interface MenuItem {
+  label: string;
+  onSelect: () => void;
+}
+
+/**
+ * A menu button (WAI-ARIA APG): Enter, Space or ArrowDown open it on its first item, ArrowUp on
+ * its last; the arrows, Home and End move; Escape closes it back to the button; Tab or a click
+ * elsewhere closes it.
+ */
+export function ActionMenu(props: {
+  label: string;
+  items: MenuItem[];
+  buttonRef?: (button: HTMLButtonElement | null) => void;
+}) {
+  const [open, setOpen] = useState<false | 'first' | 'last'>(false);
+  const menuId = useId();
+  const wrap = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement | null>(null);
+  const items = () => [...(wrap.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
+  useEffect(() => {
+    if (!open) return;
+    const all = items();
+    (open === 'last' ? all[all.length - 1] : all[0])?.focus();
+    const outside = (e: PointerEvent) => {
+      if (!wrap.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [open]);
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) button.current?.focus();
+  };
+  const onMenuKey = (e: KeyboardEvent) => {
+    const all = items();
+    const at = all.indexOf(document.activeElement as HTMLElement);
+    const go = (i: number) => all[(i + all.length) % all.length]?.focus();
+    if (e.key === 'ArrowDown') go(at + 1);
+    else if (e.key === 'ArrowUp') go(at - 1);
+    else if (e.key === 'Home') go(0);
+    else if (e.key === 'End') go(all.length - 1);
+    else if (e.key === 'Escape') close(true);
+    else if (e.key === 'Tab') return setOpen(false);
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  };
+  return (
+    <div class="menu" ref={wrap}>
+      <button
+        type="button"
+        ref={(el) => {
+          button.current = el;
+          props.buttonRef?.(el);
+        }}
+        aria-label={props.label}
+        aria-haspopup="menu"
+        aria-expanded={open ? 'true' : 'false'}
+        aria-controls={open ? menuId : undefined}
+        onClick={() => setOpen(open ? false : 'first')}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+            e.preventDefault();
+            setOpen(e.key === 'ArrowUp' ? 'last' : 'first');
+          }
+        }}
+      >
+        Actions <span aria-hidden="true">▾</span>
+      </button>
+      {open && (
+        <div role="menu" id={menuId} aria-label={props.label} tabIndex={-1} onKeyDown={onMenuKey}>
+          {props.items.map((item) => (
+            <button
+              key={item.label}
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              onClick={() => {
+                close(true);
+                item.onSelect();
+              }}
+            >
+              {item.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** A password shown this once: focused when it appears (its label and value are read out), with a copy button. */
+export function OneTimeSecret(props: { intro: ComponentChildren; password: string; label?: string }) {
+  const [copied, setCopied] = useState<boolean>();
+  return (
+    <div class="secret">
+      <p>{props.intro}</p>
+      <output aria-label={props.label ?? 'Generated password'} tabIndex={-1} data-autofocus>
+        {props.password}
+      </output>{' '}
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard.writeText(props.password).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        Copy password
+      </button>
+      <span role="status">{copied === true ? ' Copied.' : copied === false ? ' Copy it by hand.' : ''}</span>
+    </div>
+  );
 }

@@ -1,15 +1,22 @@
 import type { Actor } from '../access/actor.js';
 import type { Role as Management } from '../access/management.js';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
-import { LastAdminError, RoleNotFoundError, UnauthorizedActionError, UserAlreadyExistsError } from '../errors.js';
+import {
+  BuiltInRoleError,
+  LastAdminError,
+  RoleNotFoundError,
+  UnauthorizedActionError,
+  UserAlreadyExistsError,
+} from '../errors.js';
 import type { UserStore } from '../users/user-store.js';
 import { validateRoleName } from '../users/username.js';
+import { isBuiltInRole } from './built-in.js';
 import type { Role } from './role.js';
 import type { RoleStore } from './role-store.js';
 
 /**
  * Roles: names unique with their case (as the product: "admin" is not the built-in "Admin"), only an admin makes or changes a role that grants
- * admin, a role in use is not deleted, the last admin is never lost through a role, and a
+ * admin, a built-in role or one in use is not deleted, the last admin is never lost through a role, and a
  * role whose management changes ends its holders' tokens (their rights changed).
  */
 export class RoleService {
@@ -87,6 +94,7 @@ export class RoleService {
       if (r.management === 'admin') this.assertMayGrant(actor, 'admin');
     };
     mayDelete(role);
+    if (isBuiltInRole(uid)) throw new BuiltInRoleError(role.name);
     // In use by a user or an LDAP mapping: refused by the store, in the transaction that deletes it.
     for (const holder of await this.roles.delete(uid, mayDelete)) await this.users.revokeTokens(holder); // directory users who held it
     this.record(ctx, actor, 'role_delete', role);

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, browserAvailable, launchBrowser } from '../helpers/browser.js';
+import { makeCa } from '../helpers/certificates.js';
 import { FAST_ARGON2_ENV, request, type ServeProcess, startServe } from '../helpers/cli.js';
 import {
   BASE_DN,
@@ -85,9 +86,49 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await page.getByLabel(username.includes('@') ? "New user's email" : "New user's name").fill(username);
     await page.getByLabel('Role', { exact: true }).selectOption(role);
     await page.getByRole('button', { name: 'Create user' }).click();
-    const output = page.getByLabel('Generated password');
+    const output = page.getByRole('dialog').getByLabel('Generated password');
     await output.waitFor();
-    return (await output.textContent())!.trim();
+    const password = (await output.textContent())!.trim();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    return password;
+  }
+
+  /** One of a user's actions, from the row's Actions menu. */
+  async function rowAction(page: Page, who: string, action: string) {
+    await page.getByRole('button', { name: `Actions for ${who}`, exact: true }).click();
+    await page
+      .getByRole('menu', { name: `Actions for ${who}` })
+      .getByRole('menuitem', { name: action, exact: true })
+      .click();
+  }
+
+  /** What has the focus: its aria-label, else its label, else its text. */
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const el = document.activeElement as HTMLInputElement | null;
+      return el?.getAttribute('aria-label') ?? el?.labels?.[0]?.textContent ?? el?.textContent?.trim();
+    });
+
+  /**
+   * At 1280 and 800 px wide: no serious accessibility violation, nothing wider than the window
+   * (no sideways scroll), and a screenshot under the temp dir (console-shots/) to look at.
+   */
+  async function checkPage(page: Page, name: string) {
+    const shots = path.join(tmpdir(), 'console-shots');
+    mkdirSync(shots, { recursive: true });
+    const before = page.viewportSize();
+    for (const width of [1280, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForLoadState('networkidle');
+      expect(await accessibilityViolations(page), `${name} at ${width}`).toEqual([]);
+      const [scrollWidth, innerWidth] = await page.evaluate(() => [
+        document.scrollingElement!.scrollWidth,
+        window.innerWidth,
+      ]);
+      expect(scrollWidth, `${name} at ${width}: scrollWidth`).toBeLessThanOrEqual(innerWidth);
+      await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
+    }
+    if (before) await page.setViewportSize(before);
   }
 
   const api = async (method: string, url: string, token?: string, body?: unknown) =>
@@ -113,7 +154,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signedInAs(page, ADMIN);
     expect(await page.locator('header').textContent()).toContain('(admin)');
     expect(await accessibilityViolations(page)).toEqual([]);
-    for (const name of ['Users', 'Roles', 'Events', 'Policy', 'LDAP', 'SSO', 'Keys', 'My password']) {
+    for (const name of ['Users', 'Roles', 'Events', 'Policy', 'LDAP', 'SSO', 'Certificates', 'Keys', 'My password']) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
@@ -162,12 +203,13 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect(await mia.getByRole('link', { name: 'Policy' }).count()).toBe(0); // admin pages are the admin's
 
     // A user_manager may not make an admin: the API's refusal, in words.
-    await mia.getByRole('button', { name: 'Edit mia@example.com' }).click();
+    await rowAction(mia, 'mia@example.com', 'Edit');
     await mia.getByLabel('Role of mia@example.com').selectOption('admin');
     await mia.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => mia.getByRole('alert').textContent()).toMatch(/admin/i);
+    await expect.poll(() => mia.getByRole('dialog').getByRole('alert').textContent()).toMatch(/admin/i);
+    await mia.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
 
-    await admin.getByRole('button', { name: 'Edit mia@example.com' }).click();
+    await rowAction(admin, 'mia@example.com', 'Edit');
     await admin.getByLabel('Role of mia@example.com').selectOption('cluster_viewer');
     await admin.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Saved mia@example.com');
@@ -196,21 +238,23 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       ).json.access_token as string;
     const [laptop, script] = [await loginAs('laptop-browser/1.0'), await loginAs('backup-script/2.0')];
 
-    await admin.getByRole('button', { name: 'Sessions of sid@example.com' }).click();
+    await rowAction(admin, 'sid@example.com', 'Sessions');
     const table = admin.getByRole('table', { name: 'Sessions of sid@example.com' });
     await expect.poll(() => table.getByRole('row').count()).toBe(3); // the header and two sessions
     expect(await table.textContent()).toContain('backup-script/2.0');
     const sid = JSON.parse(Buffer.from(script.split('.')[1]!, 'base64url').toString()).sid as string;
     await admin.getByRole('button', { name: `End session ${sid} of sid@example.com` }).click();
     await expect
-      .poll(() => admin.getByRole('status').last().textContent())
+      .poll(() => admin.getByRole('dialog').getByRole('status').textContent())
       .toContain('Ended a session of sid@example.com');
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
     expect((await api('GET', '/v1/users/permissions', script)).status).toBe(401);
     expect((await api('GET', '/v1/users/permissions', laptop)).status).toBe(200);
 
     await admin.getByRole('button', { name: 'End every session of sid@example.com' }).click();
-    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('the password is unchanged');
+    await expect
+      .poll(() => admin.getByRole('dialog').getByRole('status').textContent())
+      .toContain('the password is unchanged');
     await admin.getByText('sid@example.com has no live session.').waitFor();
     expect((await api('GET', '/v1/users/permissions', laptop)).status).toBe(401);
     expect(await accessibilityViolations(admin)).toEqual([]);
@@ -221,8 +265,10 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signIn(admin, ADMIN, ADMIN_PASSWORD);
     await signedInAs(admin, ADMIN);
     const password = await createUser(admin, 'noah', 'cluster_member');
-    await admin.getByRole('button', { name: 'Expire password of noah' }).click();
-    await expect.poll(() => admin.getByRole('row', { name: /noah/ }).textContent()).toContain('password expired');
+    await rowAction(admin, 'noah', 'Expire password');
+    await expect
+      .poll(() => admin.getByRole('row', { name: /noah/ }).locator('.badge').textContent())
+      .toBe('Password expired');
 
     const noah = await newPage();
     await signIn(noah, 'noah', password);
@@ -264,8 +310,11 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
 
     await admin.getByRole('link', { name: 'Policy' }).click();
     await admin.getByRole('link', { name: 'Users' }).click();
-    await admin.getByRole('button', { name: 'Unlock olga' }).click();
-    await expect.poll(() => admin.getByRole('row', { name: /olga/ }).textContent()).toContain('active');
+    const olgaRow = admin.getByRole('row', { name: /olga/ });
+    expect(await olgaRow.locator('.badge').textContent()).toBe('Locked');
+    await rowAction(admin, 'olga', 'Unlock');
+    await expect.poll(() => olgaRow.textContent()).toContain('active');
+    expect(await olgaRow.locator('.badge').count()).toBe(0);
     await signIn(olga, 'olga', password);
     await signedInAs(olga, 'olga');
   });
@@ -331,15 +380,32 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
         .status,
     ).toBe(200);
 
-    await admin.getByRole('button', { name: `Delete ${ADMIN}` }).click();
-    await admin.getByRole('button', { name: `Yes, delete ${ADMIN}` }).click();
+    await rowAction(admin, ADMIN, 'Delete');
+    await admin
+      .getByRole('dialog')
+      .getByRole('button', { name: `Delete ${ADMIN}` })
+      .click();
     await expect.poll(() => admin.getByRole('alert').textContent()).toMatch(/admin/);
-    await admin.getByRole('button', { name: 'Delete pia' }).click();
-    await admin.getByRole('button', { name: 'Keep pia' }).click();
+    // The confirmation names who and what follows; Cancel and Escape keep the user.
+    const piaUid = (await api('GET', '/v1/users', await adminToken())).json.find(
+      (u: { name: string }) => u.name === 'pia',
+    ).uid as number;
+    await rowAction(admin, 'pia', 'Delete');
+    const dialog = admin.getByRole('dialog', { name: 'Delete pia?' });
+    expect(await dialog.textContent()).toMatch(/pia.*can no longer sign in.*every session.*cannot be undone/s);
+    expect(await focused(admin)).toBe('Cancel'); // the safe answer has the focus
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await focused(admin)).toBe('Actions for pia');
+    await rowAction(admin, 'pia', 'Delete');
+    await dialog.waitFor();
+    await admin.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
     expect(await admin.getByRole('rowheader', { name: 'pia', exact: true }).count()).toBe(1);
-    await admin.getByRole('button', { name: 'Delete pia' }).click();
-    await admin.getByRole('button', { name: 'Yes, delete pia' }).click();
+    expect((await api('GET', `/v1/users/${piaUid}`, await adminToken())).status).toBe(200);
+    await rowAction(admin, 'pia', 'Delete');
+    await dialog.getByRole('button', { name: 'Delete pia' }).click();
     await expect.poll(() => admin.getByRole('rowheader', { name: 'pia', exact: true }).count()).toBe(0);
+    expect((await api('GET', `/v1/users/${piaUid}`, await adminToken())).status).toBe(404);
   });
 
   it('renews the token of a person at work before it ends', async () => {
@@ -443,10 +509,10 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     );
     const quinn = async () => (await api('GET', `/v1/users/${uid}`, await adminToken())).json;
     // Edit → choose admin → Cancel → Edit → change only the name → Save: quinn is no admin.
-    await admin.getByRole('button', { name: 'Edit quinn' }).click();
+    await rowAction(admin, 'quinn', 'Edit');
     await admin.getByLabel('Role of quinn').selectOption('admin');
     await admin.getByRole('button', { name: 'Cancel' }).click();
-    await admin.getByRole('button', { name: 'Edit quinn' }).click();
+    await rowAction(admin, 'quinn', 'Edit');
     expect(await admin.getByLabel('Role of quinn').inputValue()).toBe('db_viewer'); // the form opens with the current values
     const sent = admin.waitForRequest((r) => r.method() === 'PUT' && r.url().includes('/v1/users/'));
     await admin.getByLabel('Name of quinn').fill('quinn-renamed');
@@ -455,7 +521,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await expect.poll(quinn).toMatchObject({ name: 'quinn-renamed', role: 'db_viewer' });
     // A role changed through the API after the page loaded survives a name-only save from that page.
     await api('PUT', `/v1/users/${uid}`, await adminToken(), { role: 'cluster_member' });
-    await admin.getByRole('button', { name: 'Edit quinn-renamed' }).click();
+    await rowAction(admin, 'quinn-renamed', 'Edit');
     await admin.getByLabel('Name of quinn-renamed').fill('quinn');
     await admin.getByRole('button', { name: 'Save' }).click();
     await expect.poll(quinn).toMatchObject({ name: 'quinn', role: 'cluster_member' });
@@ -472,7 +538,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await admin.getByRole('button', { name: 'Create role' }).click();
     await admin.getByRole('rowheader', { name: 'Operators' }).waitFor();
     const password = await createUser(admin, 'rhea', 'none');
-    await admin.getByRole('button', { name: 'Edit rhea' }).click();
+    await rowAction(admin, 'rhea', 'Edit');
     await admin.getByRole('group', { name: 'Roles of rhea' }).getByLabel('Operators (cluster_member)').check();
     await admin.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => admin.getByRole('row', { name: /rhea/ }).textContent()).toContain('Operators');
@@ -480,10 +546,11 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     // In use: refused in the server's words.
     await admin.getByRole('link', { name: 'Roles' }).click();
     await admin.getByRole('button', { name: 'Delete role Operators' }).click();
+    await admin.getByRole('dialog').getByRole('button', { name: 'Delete role Operators' }).click();
     await expect.poll(() => admin.getByRole('alert').textContent()).toContain('given to 1 user');
     // A new password set by the admin: the old one stops working, the new one works.
     await admin.getByRole('link', { name: 'Users' }).click();
-    await admin.getByRole('button', { name: 'Set password of rhea' }).click();
+    await rowAction(admin, 'rhea', 'Set password');
     await admin.getByLabel('New password of rhea').fill('Rhea-set-by-admin-1');
     await admin.getByRole('button', { name: 'Set password', exact: true }).click();
     await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Set a new password for rhea');
@@ -552,22 +619,397 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await page.getByLabel('Role', { exact: true }).selectOption('db_viewer');
     await page.getByRole('button', { name: 'Create user' }).click();
     await expect
-      .poll(() => page.getByRole('status').first().textContent())
+      .poll(() => page.getByRole('status').filter({ hasText: 'console-bot' }).textContent())
       .toContain('signs in with its client certificate');
     const row = page.getByRole('row', { name: /console-bot/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('certificate CN=console-bot,OU=automation,O=Example');
-    expect(await page.getByRole('button', { name: 'Set password of console-bot' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Actions for console-bot' }).click();
+    const menu = page.getByRole('menu', { name: 'Actions for console-bot' });
+    expect(await menu.getByRole('menuitem').allTextContents()).toEqual(['Edit', 'Sessions', 'Delete']);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => menu.count()).toBe(0);
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
-  it('takes the README screenshot when asked (UPDATE_SCREENSHOT=1)', async () => {
-    if (!process.env.UPDATE_SCREENSHOT) return;
+  it("changes a role's management only after Save and a confirmation naming its holders; Cancel and Escape change nothing", async () => {
+    const token = await adminToken();
+    const role = (await api('POST', '/v1/roles', token, { name: 'Auditors', management: 'db_viewer' })).json;
+    await api('POST', '/v1/users', token, { name: 'ulla', password: 'Ulla-password-1', role_uids: [role.uid] });
+    const ulla = async () =>
+      (await api('POST', '/v1/users/authorize', undefined, { username: 'ulla', password: 'Ulla-password-1' })).json
+        .access_token as string;
+    const ullaToken = await ulla();
+    const management = async () => (await api('GET', `/v1/roles/${role.uid}`, await adminToken())).json.management;
+
+    const admin = await newPage();
+    const puts: string[] = [];
+    admin.on('request', (r) => r.method() === 'PUT' && puts.push(r.url()));
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Roles' }).click();
+    const row = admin.getByRole('row', { name: /Auditors/ });
+    await expect.poll(() => row.textContent()).toContain('1 user');
+    // Choosing a level applies nothing; Save asks first, naming the holders and what happens to their tokens.
+    await admin.getByRole('button', { name: 'Edit role Auditors' }).click();
+    await admin.getByLabel('Management of Auditors').selectOption('cluster_viewer');
+    expect(puts).toEqual([]);
+    await admin.getByRole('button', { name: 'Save' }).click();
+    const confirm = admin.getByRole('dialog', { name: 'Change what Auditors grants?' });
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toMatch(
+      /cluster_viewer instead of db_viewer.*The 1 user who holds it is signed out: their tokens end/s,
+    );
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => confirm.count()).toBe(0);
+    expect(await focused(admin)).toBe('Edit role Auditors');
+    expect(puts).toEqual([]);
+    expect(await management()).toBe('db_viewer');
+    expect(await row.textContent()).toContain('db_viewer');
+    // Escape, in the form or in the confirmation: nothing either.
+    await admin.getByRole('button', { name: 'Edit role Auditors' }).click();
+    await admin.getByLabel('Management of Auditors').selectOption('admin');
+    await admin.keyboard.press('Escape');
+    await admin.getByRole('button', { name: 'Edit role Auditors' }).click();
+    expect(await admin.getByLabel('Management of Auditors').inputValue()).toBe('db_viewer'); // opens with the current value
+    await admin.getByLabel('Management of Auditors').selectOption('cluster_viewer');
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await confirm.waitFor();
+    await admin.keyboard.press('Escape');
+    await expect.poll(() => confirm.count()).toBe(0);
+    expect(puts).toEqual([]);
+    expect((await api('GET', '/v1/users/permissions', ullaToken)).status).toBe(200);
+    // Confirmed: changed, and the holder's token ends.
+    await admin.getByRole('button', { name: 'Edit role Auditors' }).click();
+    await admin.getByLabel('Management of Auditors').selectOption('cluster_viewer');
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await confirm.getByRole('button', { name: 'Change management' }).click();
+    await expect
+      .poll(() => admin.getByRole('status').last().textContent())
+      .toContain('Auditors now grants cluster_viewer');
+    expect(await management()).toBe('cluster_viewer');
+    expect((await api('GET', '/v1/users/permissions', ullaToken)).status).toBe(401);
+    expect(puts).toHaveLength(1);
+    expect(await accessibilityViolations(admin)).toEqual([]);
+  });
+
+  it('keeps the built-in roles: marked, with no Delete, and the server refuses to delete one; other roles are deleted once confirmed', async () => {
+    const role = (await api('POST', '/v1/roles', await adminToken(), { name: 'Temporary', management: 'none' })).json;
+    const refused = await api('DELETE', '/v1/roles/6', await adminToken());
+    expect([refused.status, refused.json.error_code]).toEqual([406, 'delete_builtin_role_not_allowed']);
+    expect(refused.json.message).toContain('"None" is a built-in role');
+
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Roles' }).click();
+    await admin.getByRole('rowheader', { name: /Temporary/ }).waitFor();
+    const builtIn = [
+      'Admin',
+      'Cluster Member',
+      'Cluster Viewer',
+      'DB Member',
+      'DB Viewer',
+      'None',
+      'User Manager',
+      'Token Verifier',
+    ];
+    for (const name of builtIn) {
+      expect(await admin.getByRole('rowheader', { name: `${name} built-in`, exact: true }).count(), name).toBe(1);
+      expect(await admin.getByRole('button', { name: `Delete role ${name}`, exact: true }).count(), name).toBe(0);
+      expect(await admin.getByRole('button', { name: `Edit role ${name}`, exact: true }).count(), name).toBe(1);
+    }
+    expect(await admin.getByRole('rowheader', { name: 'Temporary', exact: true }).count()).toBe(1); // no mark
+    await admin.getByRole('button', { name: 'Delete role Temporary' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Delete the role Temporary?' });
+    expect(await dialog.textContent()).toContain('deleted for good');
+    await admin.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect((await api('GET', `/v1/roles/${role.uid}`, await adminToken())).status).toBe(200);
+    await admin.getByRole('button', { name: 'Delete role Temporary' }).click();
+    await dialog.getByRole('button', { name: 'Delete role Temporary' }).click();
+    await expect.poll(async () => (await api('GET', `/v1/roles/${role.uid}`, await adminToken())).status).toBe(404);
+    await expect.poll(() => admin.getByRole('rowheader', { name: 'Temporary' }).count()).toBe(0);
+  });
+
+  it("edits a user in a modal dialog (focus in, Escape, focus back to the row's menu); the row menu works from the keyboard", async () => {
+    await api('POST', '/v1/users', await adminToken(), {
+      name: 'tess',
+      password: 'Tess-password-1',
+      role: 'db_viewer',
+    });
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Users' }).click();
+    const button = admin.getByRole('button', { name: 'Actions for tess' });
+    const menu = admin.getByRole('menu', { name: 'Actions for tess' });
+    expect([await button.getAttribute('aria-haspopup'), await button.getAttribute('aria-expanded')]).toEqual([
+      'menu',
+      'false',
+    ]);
+    // The menu button pattern: Enter opens on the first item, the arrows move and wrap, Home/End, Escape goes back.
+    await button.focus();
+    await admin.keyboard.press('Enter');
+    await menu.waitFor();
+    expect(await button.getAttribute('aria-expanded')).toBe('true');
+    expect(await menu.getByRole('menuitem').allTextContents()).toEqual([
+      'Edit',
+      'Set password',
+      'Expire password',
+      'Sessions',
+      'Delete',
+    ]);
+    expect(await focused(admin)).toBe('Edit');
+    await admin.keyboard.press('ArrowDown');
+    expect(await focused(admin)).toBe('Set password');
+    await admin.keyboard.press('End');
+    expect(await focused(admin)).toBe('Delete');
+    await admin.keyboard.press('ArrowDown');
+    expect(await focused(admin)).toBe('Edit');
+    await admin.keyboard.press('ArrowUp');
+    expect(await focused(admin)).toBe('Delete');
+    await admin.keyboard.press('Home');
+    expect(await focused(admin)).toBe('Edit');
+    await admin.keyboard.press('Escape');
+    await expect.poll(() => menu.count()).toBe(0);
+    expect(await focused(admin)).toBe('Actions for tess');
+    expect(await button.getAttribute('aria-expanded')).toBe('false');
+    // ArrowUp opens on the last item; a click elsewhere closes.
+    await admin.keyboard.press('ArrowUp');
+    await expect.poll(() => focused(admin)).toBe('Delete');
+    await admin.getByRole('heading', { name: 'Users', level: 1 }).click();
+    await expect.poll(() => menu.count()).toBe(0);
+
+    // Edit: a real modal <dialog>, focus in it, Escape closes, focus back on the row's Actions button.
+    await button.focus();
+    await admin.keyboard.press('ArrowDown');
+    await expect.poll(() => focused(admin)).toBe('Edit');
+    await admin.keyboard.press('Enter');
+    const dialog = admin.getByRole('dialog', { name: 'Edit tess' });
+    await dialog.waitFor();
+    expect(await dialog.evaluate((d) => d.tagName === 'DIALOG' && d.matches(':modal'))).toBe(true);
+    expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+    expect(await focused(admin)).toBe('Name of tess'); // the first field
+    await admin.keyboard.type('-x');
+    await admin.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await focused(admin)).toBe('Actions for tess');
+    expect(await admin.getByRole('rowheader', { name: 'tess', exact: true }).count()).toBe(1); // nothing saved
+    // Save: the dialog closes, the row shows the change, focus is back on its button.
+    await rowAction(admin, 'tess', 'Edit');
+    await dialog.getByLabel('Role of tess').selectOption('cluster_viewer');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    await expect.poll(() => admin.getByRole('row', { name: /tess/ }).textContent()).toContain('cluster_viewer');
+    expect(await focused(admin)).toBe('Actions for tess');
+    // The row is one line of buttons' height, not a stack of them.
+    const height = (await admin.getByRole('row', { name: /tess/ }).boundingBox())!.height;
+    expect(height).toBeLessThan(60);
+  });
+
+  it("shows a new user's one-time password in a dialog with the focus on it, and a generated reset the same way", async () => {
+    const admin = await newPage();
+    await admin.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByLabel("New user's name").fill('vera');
+    await admin.getByRole('button', { name: 'Create user' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Created vera' });
+    await dialog.waitFor();
+    await expect.poll(() => focused(admin)).toBe('Generated password');
+    const output = dialog.getByLabel('Generated password');
+    const password = (await output.textContent())!.trim();
+    const box = (await output.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(admin.viewportSize()!.height); // where the eye is, not below the fold
+    await dialog.getByRole('button', { name: 'Copy password' }).click();
+    await dialog.getByText('Copied.').waitFor();
+    await checkPage(admin, 'users-one-time-password');
+    expect(await admin.evaluate(() => navigator.clipboard.readText())).toBe(password);
+    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'vera', password })).status).toBe(200);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    expect(await focused(admin)).toBe('Create user');
+
+    await rowAction(admin, 'vera', 'Set password');
+    await admin.getByRole('button', { name: 'Generate a password' }).click();
+    await admin.getByRole('button', { name: 'Set password', exact: true }).click();
+    const shown = admin.getByRole('dialog', { name: 'New password of vera' });
+    await shown.waitFor();
+    await expect.poll(() => focused(admin)).toBe('Generated password');
+    const reset = (await shown.getByLabel('Generated password').textContent())!.trim();
+    expect(reset).toMatch(/^[A-Za-z0-9]{20}$/);
+    expect(reset).not.toBe(password);
+    expect((await api('POST', '/v1/users/authorize', undefined, { username: 'vera', password: reset })).status).toBe(
+      200,
+    );
+    await shown.getByRole('button', { name: 'Close' }).click();
+    expect(await focused(admin)).toBe('Actions for vera');
+    await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Set a new password for vera');
+  });
+
+  it('marks locked and expired accounts in the list, in words', async () => {
+    const token = await adminToken();
+    await api('POST', '/v1/users', token, { name: 'lars', password: 'Lars-password-1', role: 'db_viewer' });
+    const eve = (await api('POST', '/v1/users', token, { name: 'eve', password: 'Eve-password-1', role: 'db_viewer' }))
+      .json;
+    const threshold = (await api('GET', '/v1/cluster/policy', token)).json.login_lockout_threshold as number;
+    for (let i = 0; i < threshold; i++)
+      await api('POST', '/v1/users/authorize', undefined, { username: 'lars', password: `wrong-${i}` });
+    expect((await api('POST', `/v1/users/${eve.uid}/expire-password`, token)).status).toBe(200);
+    const users = (await api('GET', '/v1/users', token)).json as { name: string; status: string }[];
+    expect(users.filter((u) => ['lars', 'eve'].includes(u.name)).map((u) => [u.name, u.status])).toEqual([
+      ['lars', 'locked'],
+      ['eve', 'password_expired'],
+    ]);
+
+    const admin = await newPage();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(admin, ADMIN);
+    await admin.getByRole('link', { name: 'Users' }).click();
+    const badge = (name: string) => admin.getByRole('row', { name: new RegExp(`^${name} `) }).locator('.badge');
+    await expect.poll(() => badge('lars').textContent()).toBe('Locked');
+    expect(await badge('eve').textContent()).toBe('Password expired');
+    expect(await badge('tess').count()).toBe(0); // an active user has none
+    expect(await badge('lars').isVisible()).toBe(true);
+    await admin.getByRole('button', { name: 'Actions for lars' }).click();
+    expect(await admin.getByRole('menuitem', { name: 'Unlock' }).count()).toBe(1);
+    await admin.keyboard.press('Escape');
+    expect(await accessibilityViolations(admin)).toEqual([]);
+  });
+
+  it('sets the trusted client CA (pasted or from a file) and turns certificate login on, each once confirmed; read back through the API', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tessera-console-ca-'));
+    try {
+      const ca = makeCa(dir, 'console-test-ca');
+      const other = makeCa(dir, 'console-other-ca');
+      const admin = await newPage();
+      await signIn(admin, ADMIN, ADMIN_PASSWORD);
+      await signedInAs(admin, ADMIN);
+      await admin.getByRole('link', { name: 'Certificates' }).click();
+      await admin.getByText('No CA is trusted').waitFor();
+      // Pasted, then Cancel: nothing set.
+      await admin.getByLabel('CA certificate (PEM)').fill(ca.pem);
+      await admin.getByRole('button', { name: 'Save CA' }).click();
+      const trust = admin.getByRole('dialog', { name: 'Trust this CA?' });
+      expect(await trust.textContent()).toMatch(
+        /\d+ users? who signs? in with a client certificate (is|are) signed out now|No user signs in with a client certificate now/,
+      );
+      await trust.getByRole('button', { name: 'Cancel' }).click();
+      expect((await api('GET', '/v1/cluster/certificates', await adminToken())).json.mtls_trusted_ca_cert).toBe(
+        undefined,
+      );
+      await admin.getByRole('button', { name: 'Save CA' }).click();
+      await trust.getByRole('button', { name: 'Trust CA' }).click();
+      await admin.getByRole('definition').filter({ hasText: 'CN=console-test-ca' }).first().waitFor();
+      await checkPage(admin, 'certificates-ca-set');
+      const certs = (await api('GET', '/v1/cluster/certificates', await adminToken())).json;
+      expect(certs.mtls_trusted_ca_cert.trim()).toBe(ca.pem.trim());
+      expect(await admin.getByRole('definition').allTextContents()).toContain('itself (a root)');
+      // From a file: replaces it.
+      await admin.getByLabel('Or a PEM file').setInputFiles(other.certFile);
+      await expect.poll(() => admin.getByLabel('CA certificate (PEM)').inputValue()).toBe(other.pem);
+      await admin.getByRole('button', { name: 'Save CA' }).click();
+      await admin
+        .getByRole('dialog', { name: 'Replace the trusted CA?' })
+        .getByRole('button', { name: 'Replace CA' })
+        .click();
+      await admin.getByRole('definition').filter({ hasText: 'CN=console-other-ca' }).first().waitFor();
+      expect((await api('GET', '/v1/cluster/certificates', await adminToken())).json.mtls_trusted_ca_cert.trim()).toBe(
+        other.pem.trim(),
+      );
+
+      // Certificate login on, only CN=ops-bot let in: Cancel first, then confirmed.
+      const login = admin.getByLabel('Certificate login: client certificates sign their users in');
+      await login.check();
+      await admin.getByLabel('Certificates let in').selectOption('san_cn');
+      await admin.getByLabel('Authorized subjects').fill('CN=ops-bot,OU=automation,OU=ci,O=Example\\, Inc.');
+      await admin.getByRole('button', { name: 'Save certificate login' }).click();
+      const change = admin.getByRole('dialog', { name: 'Change certificate login?' });
+      await change.getByRole('button', { name: 'Cancel' }).click();
+      expect((await api('GET', '/v1/cluster', await adminToken())).json.mtls_certificate_authentication).toBe(false);
+      await admin.getByRole('button', { name: 'Save certificate login' }).click();
+      await change.getByRole('button', { name: 'Save and sign them out' }).click();
+      await expect.poll(() => admin.getByRole('status').last().textContent()).toContain('Saved certificate login');
+      expect((await api('GET', '/v1/cluster', await adminToken())).json).toMatchObject({
+        mtls_certificate_authentication: true,
+        mtls_client_cert_subject_validation_type: 'san_cn',
+        mtls_authorized_subjects: [{ CN: 'ops-bot', OU: ['automation', 'ci'], O: 'Example, Inc.' }],
+      });
+      expect(await login.isChecked()).toBe(true);
+      expect(await admin.getByLabel('Authorized subjects').inputValue()).toBe(
+        'CN=ops-bot,OU=automation,OU=ci,O=Example\\, Inc.',
+      );
+      // Removing the CA is confirmed too.
+      await admin.getByRole('button', { name: 'Remove CA' }).click();
+      await admin
+        .getByRole('dialog', { name: 'Remove the trusted CA?' })
+        .getByRole('button', { name: 'Remove CA' })
+        .click();
+      await admin.getByText('No CA is trusted').waitFor();
+      expect((await api('GET', '/v1/cluster/certificates', await adminToken())).json.mtls_trusted_ca_cert).toBe(
+        undefined,
+      );
+      expect(await accessibilityViolations(admin)).toEqual([]);
+    } finally {
+      await api('PUT', '/v1/cluster', await adminToken(), {
+        mtls_certificate_authentication: false,
+        mtls_client_cert_subject_validation_type: 'disabled',
+        mtls_authorized_subjects: [],
+      });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('every page, and the dialogs, is axe-clean with no horizontal scroll at 1280 and 800 px (screenshots in the temp dir)', async () => {
+    const page = await newPage();
+    const check = (name: string) => checkPage(page, name);
+    await page.goto(server.url);
+    await page.getByLabel('Username').waitFor();
+    await check('sign-in');
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await signedInAs(page, ADMIN);
+    await check('home');
+    for (const name of ['Users', 'Roles', 'Events', 'Policy', 'LDAP', 'SSO', 'Certificates', 'Keys', 'My password']) {
+      await page.getByRole('link', { name }).click();
+      await page
+        .getByRole('heading', { level: 1, name: name === 'My password' ? 'Change your password' : name })
+        .waitFor();
+      await check(name.toLowerCase().replace(' ', '-'));
+    }
+    await page.getByRole('link', { name: 'Users' }).click();
+    await rowAction(page, ADMIN, 'Edit');
+    await page.getByRole('dialog').waitFor();
+    await check('users-edit-dialog');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: `Actions for ${ADMIN}` }).click();
+    await check('users-action-menu');
+    await page.keyboard.press('Escape');
+    await page.getByRole('link', { name: 'Roles' }).click();
+    await page.getByRole('button', { name: 'Edit role DB Member' }).click();
+    await page.getByLabel('Management of DB Member').selectOption('db_viewer');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('dialog', { name: 'Change what DB Member grants?' }).waitFor();
+    await check('roles-confirm');
+    await page.keyboard.press('Escape');
+    expect((await api('GET', '/v1/roles/4', await adminToken())).json.management).toBe('db_member');
+  });
+
+  it('shows the users list in one screen width: no sideways scroll, one line of actions a row (README screenshot: UPDATE_SCREENSHOT=1)', async () => {
     const page = await newPage();
     await signIn(page, ADMIN, ADMIN_PASSWORD);
     await signedInAs(page, ADMIN);
     await page.getByRole('link', { name: 'Users' }).click();
-    await page.getByRole('rowheader', { name: 'olga' }).waitFor();
-    await page.screenshot({ path: path.resolve(import.meta.dirname, '../../docs/console-users.png') });
+    await page.getByRole('rowheader', { name: ADMIN, exact: true }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth <= window.innerWidth)).toBe(true);
+    const table = (await page.getByRole('table', { name: 'Users' }).boundingBox())!;
+    expect(table.x + table.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+    const header = (await page.locator('header').boundingBox())!;
+    expect(header.height).toBeLessThan(80); // one line (64 px): nothing pushed it to wrap
+    // A row is a line or two of text, never a stack of buttons (~150 px before the Actions menu).
+    for (const row of await page.getByRole('row').all()) expect((await row.boundingBox())!.height).toBeLessThan(80);
+    if (process.env.UPDATE_SCREENSHOT)
+      await page.screenshot({ path: path.resolve(import.meta.dirname, '../../docs/console-users.png') });
   });
 });

@@ -112,7 +112,7 @@ describe('GET /v1/openapi.json', () => {
       'password_expired',
       'sso_required',
     ]);
-    expect(codes('/v1/roles/{uid}', 'delete', '406')).toEqual(['role_in_use']);
+    expect(codes('/v1/roles/{uid}', 'delete', '406')).toEqual(['delete_builtin_role_not_allowed', 'role_in_use']);
     expect(codes('/v1/users/authorize', 'post', '403')).toEqual(['cross_site_request']); // Basic or a certificate from a page of another site
     expect(codes('/readyz', 'get', '503')).toEqual(['not_ready', 'starting']);
     expect(doc.paths['/healthz']!.get!.responses['503']).toBeUndefined(); // alive while starting too

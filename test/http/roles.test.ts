@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILT_IN_ROLE_UIDS } from '../../src/roles/built-in.js';
+import { BUILT_IN_ROLES } from '../../src/store/migrations/0002-roles-and-user-object.js';
 import { call, login } from '../helpers/http.js';
 import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
@@ -100,13 +102,43 @@ describe('/v1/roles', () => {
   });
 
   it('refuses to delete a role in use (406 role_in_use)', async () => {
+    const { body: role } = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { name: 'Readers', management: 'db_viewer' },
+    });
     await call(t, 'POST', '/v1/users', {
       auth: admin,
-      body: { name: 'vault', password: 'vault-password-1', role_uids: [5] },
+      body: { name: 'vault', password: 'vault-password-1', role_uids: [role.uid] },
     });
-    const res = await call(t, 'DELETE', '/v1/roles/5', { auth: admin });
+    const res = await call(t, 'DELETE', `/v1/roles/${role.uid}`, { auth: admin });
     expect([res.status, res.body.error_code]).toEqual([406, 'role_in_use']);
-    expect((await call(t, 'GET', '/v1/roles/5', { auth: admin })).status).toBe(200);
+    expect((await call(t, 'GET', `/v1/roles/${role.uid}`, { auth: admin })).status).toBe(200);
+  });
+
+  it('never deletes a built-in role, used or not (406 delete_builtin_role_not_allowed); its management may change', async () => {
+    expect(BUILT_IN.map((r) => r.uid)).toEqual(BUILT_IN_ROLE_UIDS);
+    expect(BUILT_IN_ROLES.map((r) => r.uid)).toEqual(BUILT_IN_ROLE_UIDS); // what the store made, the rule names
+    for (const { uid, name } of BUILT_IN) {
+      const res = await call(t, 'DELETE', `/v1/roles/${uid}`, { auth: admin });
+      expect([res.status, res.body], name).toEqual([
+        406,
+        {
+          error_code: 'delete_builtin_role_not_allowed',
+          message: expect.stringContaining(`"${name}" is a built-in role`),
+        },
+      ]);
+    }
+    // A user_manager is refused the admin role first, as before; the others are refused as built-in.
+    expect((await call(t, 'DELETE', '/v1/roles/1', { auth: manager })).body.error_code).toBe('unauthorized_action');
+    expect((await call(t, 'DELETE', '/v1/roles/6', { auth: manager })).body.error_code).toBe(
+      'delete_builtin_role_not_allowed',
+    );
+    expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toEqual(BUILT_IN);
+    // Renamed, a built-in role is still one.
+    await call(t, 'PUT', '/v1/roles/6', { auth: admin, body: { name: 'Nobody' } });
+    expect((await call(t, 'DELETE', '/v1/roles/6', { auth: admin })).status).toBe(406);
+    const changed = await call(t, 'PUT', '/v1/roles/5', { auth: admin, body: { management: 'db_member' } });
+    expect([changed.status, changed.body]).toEqual([200, { uid: 5, name: 'DB Viewer', management: 'db_member' }]);
   });
 
   it('keeps a user_manager away from admin: no role with admin management made, changed, deleted or given', async () => {

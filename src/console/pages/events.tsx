@@ -106,9 +106,9 @@ export function EventsPage(props: { call: Call }) {
                 {e.type}
                 {e.severity === 'WARNING' && ' (refused)'}
               </th>
-              <td>{e.username ? `${e.username}${e.uid ? ` (${e.uid})` : ''}` : (e.target ?? '')}</td>
-              <td>{e.actor ?? ''}</td>
-              <td>
+              <td class="long">{e.username ? `${e.username}${e.uid ? ` (${e.uid})` : ''}` : (e.target ?? '')}</td>
+              <td class="long">{e.actor ?? ''}</td>
+              <td class="long">
                 {[
                   e.realm && `realm ${e.realm}`,
                   e.reason,

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Check, Done, Field, Problem, RoleChoice, useActions } from '../components.js';
+import { Check, Confirm, Done, Field, Problem, RoleChoice, useActions } from '../components.js';
 import type { ClusterRole } from '../roles.js';
 
 interface Query {
@@ -99,6 +99,8 @@ export function LdapPage(props: { call: Call }) {
   const [draft, setDraft] = useState<Draft>();
   const [mappings, setMappings] = useState<Mapping[]>([]);
   const [roles, setRoles] = useState<ClusterRole[]>([]);
+  const [deleting, setDeleting] = useState<Mapping>();
+  const [clearing, setClearing] = useState(false);
   const { problem, setProblem, done, act } = useActions(() => load());
   const load = () =>
     Promise.all([
@@ -272,15 +274,7 @@ export function LdapPage(props: { call: Call }) {
             onChange={(control_plane) => set({ control_plane })}
           />
           <button type="submit">Save LDAP</button>{' '}
-          <button
-            type="button"
-            onClick={() =>
-              void act(
-                () => props.call('DELETE', '/v1/cluster/ldap'),
-                'LDAP cleared: directory users can no longer log in.',
-              )
-            }
-          >
+          <button type="button" onClick={() => setClearing(true)}>
             Clear LDAP
           </button>
         </form>
@@ -307,13 +301,7 @@ export function LdapPage(props: { call: Call }) {
               <td>{m.dn}</td>
               <td>{m.role_uids.map((uid) => roles.find((r) => r.uid === uid)?.name ?? uid).join(', ')}</td>
               <td>
-                <button
-                  type="button"
-                  aria-label={`Delete mapping ${m.name}`}
-                  onClick={() =>
-                    void act(() => props.call('DELETE', `/v1/ldap_mappings/${m.uid}`), `Deleted the mapping ${m.name}.`)
-                  }
-                >
+                <button type="button" aria-label={`Delete mapping ${m.name}`} onClick={() => setDeleting(m)}>
                   Delete
                 </button>
               </td>
@@ -321,6 +309,39 @@ export function LdapPage(props: { call: Call }) {
           ))}
         </tbody>
       </table>
+      {deleting && (
+        <Confirm
+          title={`Delete the mapping ${deleting.name}?`}
+          confirm={`Delete mapping ${deleting.name}`}
+          onConfirm={() =>
+            act(
+              () => props.call('DELETE', `/v1/ldap_mappings/${deleting.uid}`),
+              `Deleted the mapping ${deleting.name}.`,
+            )
+          }
+          onClose={() => setDeleting(undefined)}
+        >
+          <p>
+            Members of <code>{deleting.dn}</code> no longer get its roles. Every directory user is signed out (their
+            tokens end) and signs in again with the mappings that remain.
+          </p>
+        </Confirm>
+      )}
+      {clearing && (
+        <Confirm
+          title="Clear LDAP?"
+          confirm="Clear LDAP"
+          onConfirm={() =>
+            act(() => props.call('DELETE', '/v1/cluster/ldap'), 'LDAP cleared: directory users can no longer log in.')
+          }
+          onClose={() => setClearing(false)}
+        >
+          <p>
+            The directory settings are deleted: no directory user can sign in, and every one of them is signed out now
+            (their tokens end). The mappings stay.
+          </p>
+        </Confirm>
+      )}
     </section>
   );
 }

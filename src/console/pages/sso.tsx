@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, explain } from '../api.js';
 import type { Call } from '../app.js';
-import { Check, Done, Field, Problem, useActions } from '../components.js';
+import { Check, Confirm, Done, Field, Problem, useActions } from '../components.js';
 
 /** The product's `sso` object, as GET /v1/cluster/sso answers it. */
 interface Sso {
@@ -216,33 +216,25 @@ export function SsoPage(props: { call: Call; token: string }) {
               onChange={(enforce_control_plane) => setSso({ ...sso, enforce_control_plane })}
             />
             <button type="submit">Save SSO</button>{' '}
-            {clearing ? (
-              // biome-ignore lint/a11y/useSemanticElements: a question and its two buttons inline, not a form section
-              <span role="group" aria-label="Clear SSO?">
-                Clear SSO: its settings and both certificates, and sign out everyone it signed in?{' '}
-                <button
-                  type="button"
-                  class="danger"
-                  onClick={() =>
-                    void act(
-                      () => props.call('DELETE', '/v1/cluster/sso'),
-                      'SSO cleared: no one signs in with it.',
-                    ).then(() => setClearing(false))
-                  }
-                >
-                  Yes, clear SSO
-                </button>
-                <button type="button" onClick={() => setClearing(false)}>
-                  Keep SSO
-                </button>
-              </span>
-            ) : (
-              <button type="button" onClick={() => setClearing(true)}>
-                Clear SSO
-              </button>
-            )}
+            <button type="button" onClick={() => setClearing(true)}>
+              Clear SSO
+            </button>
           </form>
         </>
+      )}
+      {clearing && (
+        <Confirm
+          title="Clear SSO?"
+          confirm="Yes, clear SSO"
+          cancel="Keep SSO"
+          onConfirm={() => act(() => props.call('DELETE', '/v1/cluster/sso'), 'SSO cleared: no one signs in with it.')}
+          onClose={() => setClearing(false)}
+        >
+          <p>
+            Its settings and both certificates are deleted, and everyone it signed in is signed out now (their tokens
+            end).
+          </p>
+        </Confirm>
       )}
     </section>
   );

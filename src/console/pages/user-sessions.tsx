@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
+import { Done, Problem } from '../components.js';
 
 interface SessionRow {
   sid: string;
@@ -17,26 +18,29 @@ interface SessionRow {
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 /** A user's live sessions, each with where from and since when, ended one by one or all at once (the password stays). */
-export function UserSessions(props: {
-  uid: number;
-  who: string;
-  call: Call;
-  act: (what: () => Promise<unknown>, success: string) => Promise<boolean>;
-  onClose: () => void;
-}) {
-  const { uid, who, call, act } = props;
+export function UserSessions(props: { uid: number; who: string; call: Call; onClose: () => void }) {
+  const { uid, who, call } = props;
   const [sessions, setSessions] = useState<SessionRow[] | undefined>();
   const [problem, setProblem] = useState<string>();
+  const [done, setDone] = useState<string>();
   const load = () =>
     call<SessionRow[]>('GET', `/v1/users/${uid}/sessions`).then(setSessions, (err) => setProblem(explain(err)));
   useEffect(() => void load(), [uid]);
-  const end = (what: () => Promise<unknown>, success: string) =>
-    void act(what, success).then((ok) => {
-      if (ok) void load();
-    });
+  const end = async (what: () => Promise<unknown>, success: string) => {
+    setProblem(undefined);
+    setDone(undefined);
+    try {
+      await what();
+      setDone(success);
+      await load();
+    } catch (err) {
+      setProblem(explain(err));
+    }
+  };
   return (
     <section aria-label={`Sessions of ${who}`} class="sessions">
-      {problem && <p role="alert">{problem}</p>}
+      <Problem>{problem}</Problem>
+      <Done>{done}</Done>
       {sessions === undefined ? (
         <p>Loading sessions…</p>
       ) : sessions.length === 0 ? (
@@ -71,7 +75,7 @@ export function UserSessions(props: {
                     class="danger"
                     aria-label={`End session ${s.sid} of ${who}`}
                     onClick={() =>
-                      end(() => call('DELETE', `/v1/users/${uid}/sessions/${s.sid}`), `Ended a session of ${who}.`)
+                      void end(() => call('DELETE', `/v1/users/${uid}/sessions/${s.sid}`), `Ended a session of ${who}.`)
                     }
                   >
                     End
@@ -87,7 +91,7 @@ export function UserSessions(props: {
           type="button"
           class="danger"
           onClick={() =>
-            end(
+            void end(
               () => call('DELETE', `/v1/users/${uid}/sessions`),
               `Ended every session of ${who}; the password is unchanged.`,
             )

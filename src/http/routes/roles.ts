@@ -68,10 +68,14 @@ export function rolesRoutes(app: TesseraApp, { roles }: Pick<HttpServices, 'role
   app.delete(
     '/v1/roles/:uid',
     {
-      config: { access: 'delete_role', errors: ['role_not_found', 'unauthorized_action', 'role_in_use'] },
+      config: {
+        access: 'delete_role',
+        errors: ['role_not_found', 'unauthorized_action', 'role_in_use', 'delete_builtin_role_not_allowed'],
+      },
       schema: {
         ...doc,
-        summary: 'Delete a role no user holds (delete_role: admin, user_manager)',
+        summary:
+          'Delete a role no user holds; the built-in roles (uids 1-8) are never deleted: 406 delete_builtin_role_not_allowed (delete_role: admin, user_manager)',
         params: UidParams,
         response: { 200: Ok },
       },
