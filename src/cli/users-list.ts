@@ -26,7 +26,7 @@ export function usersListCommand(): Command {
           u.role,
           u.role_uids.join(',') || '-',
           u.status,
-          u.last_login === undefined ? '-' : new Date(u.last_login * 1000).toISOString(),
+          u.last_login === undefined ? '-' : new Date(u.last_login * 1000).toISOString().replace('.000Z', 'Z'),
         ]),
       ];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -110,6 +110,9 @@ describe('tessera serve --no-tls (subprocess)', () => {
     expect((await withinASecond('erin-password-1')).status).toBe(401);
     expect((await login('erin-password-2')).status).toBe(200);
 
+    // The table says when erin last logged in, in whole seconds as the sessions and events do.
+    const table = await runCli(['users', 'list'], { env: env() });
+    expect(table.stdout).toMatch(/\bErin\b.* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
     const list = await runCli(['users', 'list', '--json'], { env: env() });
     expect(JSON.parse(list.stdout).map((u: { username: string }) => u.username)).toEqual(
       expect.arrayContaining(['admin@tessera.local', 'Erin']),
