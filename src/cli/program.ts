@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { cliName } from './cli-name.js';
 import { eventsCommand } from './events.js';
 import { issuerCommand } from './issuer.js';
 import { keysCommand } from './keys.js';
@@ -20,7 +21,7 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 
 /** The whole CLI: every command with its options and help (main.ts parses the process's arguments with it). */
 export function tesseraProgram(): Command {
-  return new Command('tessera')
+  const program = new Command('tessera')
     .description('Tessera: users, passwords and JWTs for a cluster management REST API')
     .version(version)
     .showHelpAfterError('(add --help for usage)')
@@ -50,4 +51,17 @@ Each command's --help has examples: npm run tessera -- users add --help`,
     .addCommand(eventsCommand())
     .addCommand(tokenCommand())
     .addCommand(passwdCommand());
+  const name = cliName();
+  if (name !== 'tessera') sayAs(program, name);
+  return program;
+}
+
+/** Help and usage lines name the command as it was run (`npm run tessera -- users add`), examples too. */
+function sayAs(command: Command, name: string): void {
+  const renamed = (text: string) => text.replace(/(^|[\s(`])tessera (?=[a-z-])/gm, `$1${name} `);
+  command.configureOutput({
+    writeOut: (text) => process.stdout.write(renamed(text)),
+    writeErr: (text) => process.stderr.write(renamed(text)),
+  });
+  for (const sub of command.commands) sayAs(sub, name);
 }
