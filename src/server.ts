@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
-import { listenManagement } from './metrics/management-listener.js';
+import { listenManagement, ManagementListenError } from './metrics/management-listener.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { openTessera, type Tessera } from './tessera.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
@@ -33,14 +33,15 @@ export async function startServer(
   given: Config,
   firstAdmin: { username?: string; password?: string } = {},
 ): Promise<RunningServer> {
-  const { config, releasePort } = await withChosenPort(given);
+  const { config, releaseChosen } = await checkPorts(given);
   // One server a SQLite data directory (PostgreSQL is shared by design); held until it closes.
-  const dirLock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+  let dirLock: ReturnType<typeof lockDataDir> | undefined;
   try {
-    const server = await start(config, firstAdmin, releasePort);
+    dirLock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+    const server = await start(config, firstAdmin, releaseChosen);
     return { ...server, close: () => server.close().finally(() => dirLock?.release()) };
   } catch (err) {
-    await releasePort();
+    await releaseChosen();
     dirLock?.release();
     throw err;
   }
@@ -49,7 +50,7 @@ export async function startServer(
 async function start(
   config: Config,
   firstAdmin: { username?: string; password?: string },
-  releasePort: () => Promise<void>,
+  releaseChosen: () => Promise<void>,
 ): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
   // The TLS files are read and the port bound before the first admin is made: a start that
@@ -77,7 +78,7 @@ async function start(
           readiness: tessera.readiness,
         })
       : undefined;
-    await releasePort();
+    await releaseChosen();
     await app.listen({ host: config.listen.host, port: config.listen.port }).catch(async (err: unknown) => {
       await management?.close();
       throw err;
@@ -113,18 +114,38 @@ async function start(
 }
 
 /**
- * Port 0 (any free port) without --public-url: the port is chosen before the store opens,
- * so that the tokens' issuer and the discovery document name the port the server has. The
- * port stays held until the moment the server binds it (`releasePort`): while the store
- * opens, nothing else on the machine (an outgoing connection's ephemeral port, another
- * server's port 0) can be given it.
+ * The ports, checked before anything is written, so that a start that cannot listen leaves no
+ * store, certificate or issuer behind for the next one (which would then not be a first start).
+ * Port 0 (any free port) for the API without --public-url is chosen here, before the store opens,
+ * so that the tokens' issuer and the discovery document name the port the server has; it is held
+ * until the server binds it (`releaseChosen`), so that nothing else on the machine (an outgoing
+ * connection, another server's port 0) is given it meanwhile. A port given by number is only
+ * checked: a connection to a held port would be reset, where a client expects it refused.
  */
-async function withChosenPort(config: Config): Promise<{ config: Config; releasePort: () => Promise<void> }> {
-  if (config.listen.port !== 0 || config.publicUrl) return { config, releasePort: async () => {} };
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, config.listen.host, resolve));
-  const { port } = probe.address() as AddressInfo;
+async function checkPorts(config: Config): Promise<{ config: Config; releaseChosen: () => Promise<void> }> {
+  const metrics = config.metricsListen;
+  if (config.listen.port !== 0) await (await hold(config.listen)).release();
+  if (metrics && metrics.port !== 0)
+    await (
+      await hold(metrics).catch((err: NodeJS.ErrnoException) => {
+        throw new ManagementListenError(metrics, err.code);
+      })
+    ).release();
+  if (config.listen.port !== 0 || config.publicUrl) return { config, releaseChosen: async () => {} };
+  const chosen = await hold(config.listen);
+  return {
+    config: makeConfig({ ...config, listen: { ...config.listen, port: chosen.port } }),
+    releaseChosen: chosen.release,
+  };
+}
+
+/** Listens on the address with a server that turns every connection away, until released. */
+async function hold(at: { host: string; port: number }): Promise<{ port: number; release(): Promise<void> }> {
+  const holder = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => holder.once('error', reject).listen(at.port, at.host, resolve));
   let released: Promise<void> | undefined;
-  const releasePort = () => (released ??= new Promise<void>((resolve) => probe.close(() => resolve())));
-  return { config: makeConfig({ ...config, listen: { ...config.listen, port } }), releasePort };
+  return {
+    port: (holder.address() as AddressInfo).port,
+    release: () => (released ??= new Promise<void>((resolve) => holder.close(() => resolve()))),
+  };
 }

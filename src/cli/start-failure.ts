@@ -7,11 +7,12 @@ import { FirstAdminRefusedError } from '../users/first-admin.js';
 
 type SystemError = Error & { code?: string; syscall?: string; path?: string; address?: string; port?: number };
 
-/** A URL as it may be shown: without its password. */
+/** A URL as it may be shown: without its password, nor its query (node-postgres reads `?password=`, `sslpassword`). */
 function shown(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    u.search = '';
     return u.toString();
   } catch {
     return 'the configured URL';

@@ -4,7 +4,13 @@ import { type Readiness, readyState } from '../probes/readiness.js';
 import type { Metrics } from './metrics.js';
 
 /** The metrics listener could not start; the message names the setting to change. */
-export class ManagementListenError extends Error {}
+export class ManagementListenError extends Error {
+  constructor(at: { host: string; port: number }, code: string | undefined) {
+    super(
+      `cannot serve metrics on ${at.host}:${at.port} (${code}): choose another address with --metrics-listen HOST:PORT (TESSERA_METRICS_LISTEN), or off`,
+    );
+  }
+}
 
 export interface Probes {
   started: () => boolean;
@@ -75,11 +81,7 @@ export async function listenManagement(
     worker.on('message', (message: FromListener) => {
       if (message.type === 'listening') resolve(message);
       if (message.type === 'failed') {
-        reject(
-          new ManagementListenError(
-            `cannot serve metrics on ${at.host}:${at.port} (${message.code}): choose another address with --metrics-listen HOST:PORT (TESSERA_METRICS_LISTEN), or off`,
-          ),
-        );
+        reject(new ManagementListenError(at, message.code));
       }
     });
   }).catch(async (err: unknown) => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,9 +17,9 @@ afterAll(() => {
 });
 
 /** `tessera serve` with these arguments, which must fail with one line naming what to change. */
-async function failsWith(args: string[], expected: RegExp, env: Record<string, string> = {}) {
+async function failsWith(args: string[], expected: RegExp, env: Record<string, string> = {}, dataDir = fresh()) {
   const res = await runCli(['serve', '--no-tls', '--listen', '127.0.0.1:0', ...args], {
-    env: { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: fresh(), ...env },
+    env: { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dataDir, ...env },
   });
   expect(res.code).not.toBe(0);
   const lines = res.stderr.trim().split('\n');
@@ -35,7 +35,10 @@ describe('a start that fails says what to do in one line, without a stack', () =
     await new Promise((r) => taken.once('listening', r));
     const { port } = taken.address() as net.AddressInfo;
     try {
-      await failsWith(['--listen', `127.0.0.1:${port}`], /already in use.*--listen HOST:PORT/);
+      const dataDir = fresh();
+      await failsWith(['--listen', `127.0.0.1:${port}`], /already in use.*--listen HOST:PORT/, {}, dataDir);
+      // Nothing written: the next start, on a free port, is a first start.
+      expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       taken.close();
     }
@@ -46,10 +49,14 @@ describe('a start that fails says what to do in one line, without a stack', () =
     await new Promise((r) => taken.once('listening', r));
     const { port } = taken.address() as net.AddressInfo;
     try {
+      const dataDir = fresh();
       await failsWith(
         ['--metrics-listen', `127.0.0.1:${port}`],
         /cannot serve metrics on 127\.0\.0\.1:\d+ \(EADDRINUSE\).*--metrics-listen HOST:PORT \(TESSERA_METRICS_LISTEN\), or off/,
+        {},
+        dataDir,
       );
+      expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       taken.close();
     }
@@ -73,6 +80,11 @@ describe('a start that fails says what to do in one line, without a stack', () =
       /PostgreSQL.*--database-url/,
     );
     expect(res.stderr).not.toContain('hunter2');
+    const inQuery = await failsWith(
+      ['--database-url', 'postgres://tessera@127.0.0.1:1/tessera?password=hunter3&sslpassword=hunter4'],
+      /PostgreSQL.*--database-url/,
+    );
+    expect(inQuery.stderr).not.toMatch(/hunter[34]/);
   });
 
   it('when another node of the same PostgreSQL issues its tokens under another address, naming both', async () => {
