@@ -72,10 +72,19 @@ export function fromHeader(value: string): PresentedCertificate | undefined {
   return presented(leaf, chain);
 }
 
-/** The PEM certificates in a text (a bundle, a chain), in order; throws on one that cannot be read. */
+/**
+ * The PEM certificates in a text (a bundle, a chain), in order; throws on one that cannot be read,
+ * and on one that is not in DER's one encoding (OpenSSL reads a non-minimal or indefinite outer
+ * length, which no signature covers, where other readers — the console's among them — do not).
+ */
 export function parsePemCertificates(pem: string): X509Certificate[] {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((b) => new X509Certificate(b));
+  return blocks.map((block) => {
+    const cert = new X509Certificate(block);
+    const der = Buffer.from(block.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, ''), 'base64');
+    if (!der.equals(cert.raw)) throw new Error('a certificate not in DER');
+    return cert;
+  });
 }
 
 /**

@@ -88,12 +88,16 @@ function time(der: Uint8Array, node: Node): Date {
   return new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
 }
 
-/** The DER of every certificate in a PEM text (a bundle holds several). */
+/** The DER of every certificate in a PEM text (a bundle holds several); an empty array for a block that is not base64. */
 export function pemBlocks(pem: string): Uint8Array[] {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((block) =>
-    Uint8Array.from(atob(block.replace(/-----[A-Z ]+-----|\s/g, '')), (c) => c.charCodeAt(0)),
-  );
+  return blocks.map((block) => {
+    try {
+      return Uint8Array.from(atob(block.replace(/-----[A-Z ]+-----|\s/g, '')), (c) => c.charCodeAt(0));
+    } catch {
+      return new Uint8Array();
+    }
+  });
 }
 
 export async function summarize(der: Uint8Array): Promise<CertificateSummary> {

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -117,6 +118,19 @@ describe('the certificate realm', () => {
       const res = await send(method, url, { cert: certs.noSubject });
       expect([res.status, res.body.error_code], url).toEqual([401, 'certificate_subject_unknown']);
     }
+  });
+
+  it('refuses a CA that is not in DER (a non-minimal outer length, which OpenSSL reads and no signature covers)', async () => {
+    const der = Buffer.from(ca.pem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, ''), 'base64');
+    expect(der.subarray(0, 2).toString('hex')).toBe('3082'); // SEQUENCE, a two-byte length
+    const stretched = Buffer.concat([Buffer.from([0x30, 0x84, 0x00, 0x00]), der.subarray(2)]); // the same length in four bytes
+    const pem = `-----BEGIN CERTIFICATE-----\n${stretched.toString('base64')}\n-----END CERTIFICATE-----\n`;
+    expect(new X509Certificate(pem).subject).toContain('CN=Realm Test CA'); // Node would take it
+    const res = await send('PUT', '/v1/cluster/certificates', {
+      auth: admin,
+      body: { certificates: [{ name: 'mtls_trusted_ca', certificate: `${ca.pem}${pem}` }] },
+    });
+    expect([res.status, res.body.error_code]).toEqual([400, 'invalid_certificate']);
   });
 
   it('refuses a certificate whose extensions cannot be read with 401, never 500', async () => {

@@ -66,7 +66,8 @@ const same = (a: Settings, b: Settings) => JSON.stringify(a) === JSON.stringify(
  */
 export function CertificatesPage(props: { call: Call }) {
   const [pem, setPem] = useState<string>();
-  const [summaries, setSummaries] = useState<CertificateSummary[]>([]);
+  /** One a PEM block the server trusts; undefined for one this page cannot read (it is trusted all the same). */
+  const [summaries, setSummaries] = useState<(CertificateSummary | undefined)[]>([]);
   const [settings, setSettings] = useState<Settings>();
   const [certificateUsers, setCertificateUsers] = useState<number>();
   const [newPem, setNewPem] = useState('');
@@ -87,11 +88,7 @@ export function CertificatesPage(props: { call: Call }) {
       async ([certs, cluster, users]) => {
         const ca = certs.mtls_trusted_ca_cert ?? '';
         setPem(ca);
-        setSummaries(
-          await Promise.all(pemBlocks(ca).map((der) => summarize(der).catch(() => undefined))).then((all) =>
-            all.filter((s): s is CertificateSummary => s !== undefined),
-          ),
-        );
+        setSummaries(await Promise.all(pemBlocks(ca).map((der) => summarize(der).catch(() => undefined))));
         const mine = {
           mtls_certificate_authentication: cluster.mtls_certificate_authentication,
           mtls_client_cert_subject_validation_type: cluster.mtls_client_cert_subject_validation_type,
@@ -136,25 +133,32 @@ export function CertificatesPage(props: { call: Call }) {
           {summaries.length === 0 ? (
             <p>No CA is trusted: no client certificate signs anyone in.</p>
           ) : (
-            summaries.map((s) => (
-              <dl key={s.sha256 ?? s.subject} aria-label={`Trusted CA ${s.subject}`}>
-                <dt>Subject</dt>
-                <dd>{s.subject}</dd>
-                <dt>Issuer</dt>
-                <dd>{s.issuer === s.subject ? 'itself (a root)' : s.issuer}</dd>
-                <dt>Valid</dt>
-                <dd>
-                  {s.notBefore.toLocaleString()} to {s.notAfter.toLocaleString()}
-                  {s.notAfter.getTime() < Date.now() && <strong> — expired</strong>}
-                </dd>
-                {s.sha256 && (
-                  <>
-                    <dt>SHA-256</dt>
-                    <dd>{s.sha256}</dd>
-                  </>
-                )}
-              </dl>
-            ))
+            summaries.map((s, i) =>
+              s === undefined ? (
+                <p key={i} class="problem">
+                  A trusted certificate this page cannot read (it is trusted all the same): GET /v1/cluster/certificates
+                  shows its PEM.
+                </p>
+              ) : (
+                <dl key={s.sha256 ?? s.subject} aria-label={`Trusted CA ${s.subject}`}>
+                  <dt>Subject</dt>
+                  <dd>{s.subject}</dd>
+                  <dt>Issuer</dt>
+                  <dd>{s.issuer === s.subject ? 'itself (a root)' : s.issuer}</dd>
+                  <dt>Valid</dt>
+                  <dd>
+                    {s.notBefore.toLocaleString()} to {s.notAfter.toLocaleString()}
+                    {s.notAfter.getTime() < Date.now() && <strong> — expired</strong>}
+                  </dd>
+                  {s.sha256 && (
+                    <>
+                      <dt>SHA-256</dt>
+                      <dd>{s.sha256}</dd>
+                    </>
+                  )}
+                </dl>
+              ),
+            )
           )}
           <form
             aria-label={pem ? 'Replace the trusted CA' : 'Set the trusted CA'}
