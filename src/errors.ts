@@ -324,7 +324,7 @@ export class BuiltInRoleError extends DomainError {
   constructor(name: string) {
     super(
       'delete_builtin_role_not_allowed',
-      `"${name}" is a built-in role: it cannot be deleted (take it from its users, or make a role of your own)`,
+      `"${name}" is a built-in role: it is never deleted (its name and management may change; make a role of your own to delete later)`,
     );
   }
 }

@@ -14,43 +14,45 @@ export const CLI_CONTEXT: RequestContext = { ip: 'local', requestId: 'cli' };
 /** What a node does as it starts, of its own accord (a single node moving its store's issuer). */
 export const START_CONTEXT: RequestContext = { ip: 'local', requestId: 'start' };
 
-export type AuditEvent =
-  | 'authorize'
+export const AUDIT_EVENTS = [
+  'authorize',
   /** Credentials on a request other than a login (Basic, a certificate) that were refused. */
-  | 'authenticate'
-  | 'refresh'
-  | 'logout'
-  | 'lockout'
-  | 'unlock'
-  | 'password_change'
-  | 'password_add'
-  | 'password_delete'
-  | 'password_expire'
-  | 'password_hashing_algorithm'
-  | 'user_create'
-  | 'user_update'
-  | 'user_delete'
-  | 'policy_update'
-  | 'role_create'
-  | 'role_update'
-  | 'role_delete'
-  | 'key_rotate'
-  | 'issuer_move'
-  | 'ldap_config_update'
-  | 'ldap_config_delete'
-  | 'ldap_mapping_create'
-  | 'ldap_mapping_update'
-  | 'ldap_mapping_delete'
-  | 'trusted_ca_update'
-  | 'trusted_ca_delete'
-  | 'sso_update'
-  | 'sso_delete'
-  | 'sso_certificate_update'
-  | 'sso_certificate_delete'
+  'authenticate',
+  'refresh',
+  'logout',
+  'lockout',
+  'unlock',
+  'password_change',
+  'password_add',
+  'password_delete',
+  'password_expire',
+  'password_hashing_algorithm',
+  'user_create',
+  'user_update',
+  'user_delete',
+  'policy_update',
+  'role_create',
+  'role_update',
+  'role_delete',
+  'key_rotate',
+  'issuer_move',
+  'ldap_config_update',
+  'ldap_config_delete',
+  'ldap_mapping_create',
+  'ldap_mapping_update',
+  'ldap_mapping_delete',
+  'trusted_ca_update',
+  'trusted_ca_delete',
+  'sso_update',
+  'sso_delete',
+  'sso_certificate_update',
+  'sso_certificate_delete',
   /** One session, or a user's every session, ended (its tokens refused). */
-  | 'session_end'
+  'session_end',
   /** Every session of the cluster ended. */
-  | 'sessions_end_all';
+  'sessions_end_all',
+] as const;
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
 /**
  * One shape for every event: who acted (`actor_uid`, `actor`: the user whose credentials

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { LoggedEvent } from '../event-log/event-log.js';
+import { EVENT_TYPES, type LoggedEvent } from '../event-log/event-log.js';
 import { addStoreOptions, type SettingOptions } from './options.js';
 import { withStore } from './with-store.js';
 
@@ -47,6 +47,14 @@ function line(e: LoggedEvent): string {
     .join('  ');
 }
 
+function eventType(value: string): string {
+  if (EVENT_TYPES.includes(value)) return value;
+  const near = EVENT_TYPES.find((t) => t.startsWith(value) || value.startsWith(t));
+  throw new InvalidArgumentError(
+    `no event has the type "${value}"${near ? ` (did you mean ${near}?)` : ''}; the types: ${EVENT_TYPES.join(', ')}`,
+  );
+}
+
 export function eventsCommand(): Command {
   return addStoreOptions(new Command('events'))
     .description('Show the event log: who did what and when, on every node (what GET /v1/logs serves)')
@@ -55,6 +63,7 @@ export function eventsCommand(): Command {
     .option(
       '--type <type>',
       'only events of this type (user_created, user_updated, user_deleted, authorize, lockout, role_update, …)',
+      eventType,
     )
     .option('--user <uid>', 'only events about this user or by it', whole)
     .option('--limit <n>', 'the newest this many', whole, 50)

@@ -73,7 +73,8 @@ Examples:
         say(
           `Management listener at ${management} (/metrics for Prometheus, /healthz, /readyz; move it: --metrics-listen)`,
         );
-      }
+      } else
+        say('No management listener (--metrics-listen off): no /metrics; /healthz and /readyz answer on the API port');
       say(`Web console at ${server.url}/, API reference at ${server.url}/docs`);
       say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${whereDataIs(config)})`);
       const stop = (signal: string) => {

@@ -1,4 +1,4 @@
-import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
+import { AUDIT_EVENTS, type AuditRecord, type RequestContext } from '../audit/audit-log.js';
 
 /** An event as GET /v1/logs answers it: the product's `time`, `type`, `severity`, and the record's fields. */
 export interface LoggedEvent {
@@ -45,6 +45,9 @@ const PRODUCT_TYPES: Partial<Record<AuditRecord['event'], string>> = {
   user_update: 'user_updated',
   user_delete: 'user_deleted',
 };
+
+/** Every type an event of the log may have (what GET /v1/logs?type= and `tessera events --type` filter by). */
+export const EVENT_TYPES: readonly string[] = AUDIT_EVENTS.map((event) => PRODUCT_TYPES[event] ?? event);
 
 /** A field's text at most this long: what a request typed (a name, an identity provider's message) never makes a large row. */
 const MAX_TEXT = 256;

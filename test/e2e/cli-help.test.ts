@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { FAST_ARGON2_ENV, request, runCli, startServe } from '../helpers/cli.js';
 
-describe('the CLI names itself as it was run', () => {
+describe('what the CLI says of itself', () => {
   it('says `npm run tessera --` in usage lines and examples under `npm run tessera`, `tessera` otherwise', async () => {
     const underNpm = await runCli(['serve', '--help'], { env: { npm_lifecycle_event: 'tessera' } });
     expect(underNpm.stdout).toMatch(/^Usage: npm run tessera -- serve \[options\]/);
@@ -11,5 +14,21 @@ describe('the CLI names itself as it was run', () => {
     const onPath = await runCli(['serve', '--help'], { env: { npm_lifecycle_event: '' } });
     expect(onPath.stdout).toMatch(/^Usage: tessera serve \[options\]/);
     expect(onPath.stdout).toContain('\n  tessera serve --no-tls --listen 127.0.0.1:8080');
+  });
+
+  it('says at start that there is no management listener, and where the probes are then', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-no-metrics-'));
+    const server = await startServe(['--no-tls', '--metrics-listen', 'off'], {
+      ...FAST_ARGON2_ENV,
+      TESSERA_DATA_DIR: dataDir,
+    });
+    try {
+      expect(server.stderr()).toContain('No management listener (--metrics-listen off)');
+      expect(server.stderr()).not.toContain('Management listener at');
+      expect((await request(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -31,5 +31,9 @@ describe('tessera events (the real CLI)', () => {
     expect(text.stdout).toMatch(/^\d{4}-\d\d-\d\dT\S+Z\s+INFO\s+user_deleted\s+user ops/);
     const bad = await runCli(['events', '--since', 'yesterday'], { env });
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('how long ago: 30m, 12h, 7d')]);
+    // A type no event has (the audit line's user_create, say) is named, not answered with nothing.
+    const unknown = await runCli(['events', '--type', 'user_create'], { env });
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('(did you mean user_created?)')]);
+    expect(unknown.stderr).toContain('role_create, role_update, role_delete');
   });
 });
