@@ -5,7 +5,9 @@ import { CLI_CONTEXT, findUserOrFail, withStore } from './with-store.js';
 
 export function usersSetPasswordCommand(): Command {
   return addHashOptions(addStoreOptions(new Command('set-password')))
-    .description("Replace all of a user's passwords (also lifts an expiry and a lockout)")
+    .description(
+      "Replace all of a user's passwords (also lifts an expiry and a lockout); its tokens end: it signs in again",
+    )
     .requiredOption('--username <name>', 'whose password')
     .option('--password-stdin', 'read the new password from standard input instead of a prompt')
     .action(async (o: SettingOptions & { username: string; passwordStdin?: boolean }) => {
