@@ -1,4 +1,4 @@
-import { type AddressInfo, createServer } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
@@ -114,29 +114,44 @@ async function start(
 }
 
 /**
- * The ports, checked before anything is written, so that a start that cannot listen leaves no
- * store, certificate or issuer behind for the next one (which would then not be a first start).
- * Port 0 (any free port) for the API without --public-url is chosen here, before the store opens,
- * so that the tokens' issuer and the discovery document name the port the server has; it is held
- * until the server binds it (`releaseChosen`), so that nothing else on the machine (an outgoing
- * connection, another server's port 0) is given it meanwhile. A port given by number is only
- * checked: a connection to a held port would be reset, where a client expects it refused.
+ * The ports, looked at before anything is written, so that a start that cannot listen (most
+ * often: another Tessera on them) leaves no store, certificate or issuer behind for the next one,
+ * which would then not be a first start. A port given by number is only tried with a connection
+ * (something answers there: in use), never bound for a check: a client that calls while the
+ * server starts must see the port refused or served, not a connection reset. Port 0 (any free
+ * port) for the API without --public-url is chosen here, before the store opens, so that the
+ * tokens' issuer and the discovery document name the port the server has; it is held until the
+ * server binds it (`releaseChosen`), so that nothing else on the machine is given it meanwhile.
  */
 async function checkPorts(config: Config): Promise<{ config: Config; releaseChosen: () => Promise<void> }> {
   const metrics = config.metricsListen;
-  if (config.listen.port !== 0) await (await hold(config.listen)).release();
-  if (metrics && metrics.port !== 0)
-    await (
-      await hold(metrics).catch((err: NodeJS.ErrnoException) => {
-        throw new ManagementListenError(metrics, err.code);
-      })
-    ).release();
+  if (config.listen.port !== 0 && (await answers(config.listen)))
+    throw Object.assign(new Error(`${config.listen.host}:${config.listen.port} is in use`), {
+      code: 'EADDRINUSE',
+      syscall: 'listen',
+    });
+  if (metrics && metrics.port !== 0 && (await answers(metrics))) throw new ManagementListenError(metrics, 'EADDRINUSE');
   if (config.listen.port !== 0 || config.publicUrl) return { config, releaseChosen: async () => {} };
   const chosen = await hold(config.listen);
   return {
     config: makeConfig({ ...config, listen: { ...config.listen, port: chosen.port } }),
     releaseChosen: chosen.release,
   };
+}
+
+/** Whether something accepts a connection at the address (a wildcard one is tried on loopback). */
+function answers(at: { host: string; port: number }): Promise<boolean> {
+  const host = at.host === '0.0.0.0' ? '127.0.0.1' : at.host === '::' ? '::1' : at.host;
+  return new Promise((resolve) => {
+    const socket = connect({ host, port: at.port });
+    const done = (inUse: boolean) => {
+      socket.destroy();
+      resolve(inUse);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
 }
 
 /** Listens on the address with a server that turns every connection away, until released. */
