@@ -42,7 +42,9 @@ const withCreate = (command: Command) =>
   command.option('--create', 'make a new, empty store when --data-dir holds none (else that is an error)');
 
 /** Options every command that opens the store takes. */
-export const addStoreOptions = (command: Command) => withCreate(addSettings(command, 'store'));
+export const addStoreOptions = (command: Command) => addSettings(command, 'store');
+/** Options of the commands that may start a store (users add, users import): --create too. */
+export const addStoreCreatingOptions = (command: Command) => withCreate(addStoreOptions(command));
 /** Options of the commands that hash new passwords. */
 export const addHashOptions = (command: Command) => addSettings(command, 'hash');
 /** Options of the commands that use the signing keys. */

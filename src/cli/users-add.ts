@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { ROLES, type Role } from '../access/management.js';
 import { InvalidRequestError } from '../errors.js';
-import { addHashOptions, addStoreOptions, type SettingOptions } from './options.js';
+import { addHashOptions, addStoreCreatingOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';
 
@@ -16,7 +16,7 @@ interface AddOptions extends SettingOptions {
 }
 
 export function usersAddCommand(): Command {
-  return addHashOptions(addStoreOptions(new Command('add')))
+  return addHashOptions(addStoreCreatingOptions(new Command('add')))
     .description('Add a user to the store (works while the server runs). It logs in with its name or its email.')
     .option('--name <name>', 'a login, unique regardless of case')
     .option('--email <address>', 'a login too, unique regardless of case')

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { hasPreHashed, type ImportLine, importUsers, readExport } from '../users/user-import.js';
 import { CliError } from './cli-error.js';
-import { addHashOptions, addStoreOptions, type SettingOptions } from './options.js';
+import { addHashOptions, addStoreCreatingOptions, type SettingOptions } from './options.js';
 import { withStore } from './with-store.js';
 
 interface ImportCommandOptions extends SettingOptions {
@@ -40,7 +40,7 @@ function describe(l: ImportLine): string {
 }
 
 export function usersImportCommand(): Command {
-  return addHashOptions(addStoreOptions(new Command('import')))
+  return addHashOptions(addStoreCreatingOptions(new Command('import')))
     .description(
       "Move users in from a cluster of the product: its GET /v1/users (and GET /v1/roles), with each user's pre-hashed password",
     )

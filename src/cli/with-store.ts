@@ -38,7 +38,7 @@ export function storeConfig(options: SettingOptions): Config {
   const file = path.resolve(config.dataDir, SQLITE_FILE);
   if (!config.databaseUrl && options.create !== true && !existsSync(file)) {
     throw new CliError(
-      `no store in ${path.dirname(file)} (it has no ${SQLITE_FILE}): give the --data-dir (TESSERA_DATA_DIR) that \`${cliName()} serve\` uses, or add --create to make a new, empty store there`,
+      `no store in ${path.dirname(file)} (it has no ${SQLITE_FILE}): give the --data-dir (TESSERA_DATA_DIR) that \`${cliName()} serve\` uses (a new store is made by serve, or with --create by users add, users import and keys)`,
     );
   }
   return config;

@@ -51,8 +51,12 @@ describe('one server a data directory', () => {
       const refused = await runCli([...args, '--data-dir', typo]);
       expect(refused.code, args.join(' ')).toBe(1);
       expect(refused.stderr).toBe(
-        `tessera: no store in ${typo} (it has no tessera.db): give the --data-dir (TESSERA_DATA_DIR) that \`tessera serve\` uses, or add --create to make a new, empty store there\n`,
+        `tessera: no store in ${typo} (it has no tessera.db): give the --data-dir (TESSERA_DATA_DIR) that \`tessera serve\` uses (a new store is made by serve, or with --create by users add, users import and keys)\n`,
       );
+      // A command that only reads has no --create to offer (keys list makes the first key).
+      if (args[0] === 'keys') continue;
+      const offered = await runCli([...args, '--create', '--data-dir', typo]);
+      expect([offered.code, offered.stderr]).toEqual([1, expect.stringContaining("unknown option '--create'")]);
     }
     expect(existsSync(typo)).toBe(false);
 
