@@ -5,6 +5,7 @@ import { settledNotice } from '../tokens/store-issuer.js';
 import { CliError } from './cli-error.js';
 import { cliName } from './cli-name.js';
 import { addServeOptions, configFromOptions, type SettingOptions } from './options.js';
+import { postgresAddress } from './postgres-address.js';
 import { explainStartFailure } from './start-failure.js';
 
 export function serveCommand(): Command {
@@ -95,16 +96,9 @@ const SUPERVISED_PASSWORD_NOTE =
   "Standard error is not a terminal, so this password is now in the service's log (journalctl, kubectl logs):" +
   ' change it once signed in, or set TESSERA_ADMIN_USERNAME and TESSERA_ADMIN_PASSWORD before a first start.';
 
-/** Where the users are, without the URL's credentials: "PostgreSQL db.example:5432/tessera" or the data dir. */
-export function whereDataIs(config: Config): string {
-  if (!config.databaseUrl) return config.dataDir;
-  try {
-    const url = new URL(config.databaseUrl);
-    const database = decodeURIComponent(url.pathname.slice(1)) || url.searchParams.get('dbname') || '(default)';
-    return `PostgreSQL ${url.host || url.searchParams.get('host') || 'localhost'}/${database}`;
-  } catch {
-    return 'PostgreSQL';
-  }
+/** Where the users are: "PostgreSQL db.example:5432/tessera" (no credentials) or the data dir. */
+function whereDataIs(config: Config): string {
+  return config.databaseUrl ? `PostgreSQL ${postgresAddress(config.databaseUrl)}` : config.dataDir;
 }
 
 /**

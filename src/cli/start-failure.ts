@@ -4,20 +4,9 @@ import { ManagementListenError } from '../metrics/management-listener.js';
 import { DataDirLockedError } from '../store/data-dir-lock.js';
 import { IssuerMismatchError } from '../tokens/store-issuer.js';
 import { FirstAdminRefusedError } from '../users/first-admin.js';
+import { postgresAddress } from './postgres-address.js';
 
 type SystemError = Error & { code?: string; syscall?: string; path?: string; address?: string; port?: number };
-
-/** A URL as it may be shown: without its password, nor its query (node-postgres reads `?password=`, `sslpassword`). */
-function shown(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return 'the configured URL';
-  }
-}
 
 /**
  * What went wrong when `tessera serve` could not start, in one line that names the flag or
@@ -54,7 +43,7 @@ export function explainStartFailure(err: unknown, config: Config): string | unde
   if (config.databaseUrl && (err instanceof StoreUnavailableError || /^(08|28|3D)/.test(e?.code ?? ''))) {
     const reason =
       err instanceof StoreUnavailableError ? String((err.reason as Error)?.message ?? err.reason ?? '') : e.message;
-    return `cannot use PostgreSQL at ${shown(config.databaseUrl)}${reason ? ` (${reason})` : ''}: check --database-url (TESSERA_DATABASE_URL) and that the server runs`;
+    return `cannot use PostgreSQL at ${postgresAddress(config.databaseUrl)}${reason ? ` (${reason})` : ''}: check --database-url (TESSERA_DATABASE_URL) and that the server runs`;
   }
   if (
     e?.code &&
