@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAST_ARGON2_ENV, request, runCli, startServe } from '../helpers/cli.js';
 
-describe('what the CLI says of itself', () => {
+describe('what the CLI says of itself: its name as run, and a start without a management listener', () => {
   it('says `npm run tessera --` in usage lines and examples under `npm run tessera`, `tessera` otherwise', async () => {
     const underNpm = await runCli(['serve', '--help'], { env: { npm_lifecycle_event: 'tessera' } });
     expect(underNpm.stdout).toMatch(/^Usage: npm run tessera -- serve \[options\]/);
