@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'role_not_found'
   | 'role_in_use'
   | 'delete_builtin_role_not_allowed'
+  | 'update_builtin_role_not_allowed'
   | 'change_last_admin_role_not_allowed'
   | 'delete_last_admin_not_allowed'
   | 'name_already_exists'
@@ -324,7 +325,17 @@ export class BuiltInRoleError extends DomainError {
   constructor(name: string) {
     super(
       'delete_builtin_role_not_allowed',
-      `"${name}" is a built-in role: it is never deleted (its name and management may change; make a role of your own to delete later)`,
+      `"${name}" is a built-in role: it is never deleted (make a role of your own to delete later)`,
+    );
+  }
+}
+
+/** A built-in role keeps its name and level: users, mappings and assertions name it by uid for that level. */
+export class BuiltInRoleChangeError extends DomainError {
+  constructor(name: string) {
+    super(
+      'update_builtin_role_not_allowed',
+      `"${name}" is a built-in role: its name and management do not change (make a role of your own with the name or level you want)`,
     );
   }
 }

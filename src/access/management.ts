@@ -35,9 +35,9 @@ const RANK: readonly Role[] = [
   'none',
 ];
 
-/** The levels a user holds through its own role and its roles, highest first; 'none' only when alone. */
-export function rightsFrom(own: Role, fromRoles: readonly Role[]): Role[] {
-  const held = new Set<Role>([own, ...fromRoles]);
+/** The levels a user holds through its roles, highest first; 'none' only when alone (or with no role). */
+export function rightsFrom(levels: readonly Role[]): Role[] {
+  const held = new Set<Role>(['none', ...levels]);
   if (held.size > 1) held.delete('none');
   return RANK.filter((r) => held.has(r));
 }

@@ -29,6 +29,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   role_not_found: 404,
   role_in_use: 406,
   delete_builtin_role_not_allowed: 406,
+  update_builtin_role_not_allowed: 406,
   change_last_admin_role_not_allowed: 406,
   delete_last_admin_not_allowed: 406,
   name_already_exists: 409,

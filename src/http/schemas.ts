@@ -153,11 +153,15 @@ export const UpdateUserBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `?dry_run=true`: check everything, change nothing. */
+/** `?dry_run` in every form the product's docs write it (bare, `=1`, `=true`): check everything, change nothing. */
 export const DryRunQuery = Type.Object(
-  { dry_run: Type.Optional(StringEnum(['true', 'false'] as const)) },
+  { dry_run: Type.Optional(StringEnum(['', 'true', '1', 'false', '0'] as const)) },
   { additionalProperties: false },
 );
+
+export function isDryRun(query: { dry_run?: string }): boolean {
+  return query.dry_run !== undefined && query.dry_run !== 'false' && query.dry_run !== '0';
+}
 
 export const RoleView = Type.Object({ uid: Type.Integer(), name: Type.String(), management: Role });
 const RoleFields = { name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }), management: Role };

@@ -35,7 +35,7 @@ const TYPE_NAMES: Record<string, string> = {
 export function validationMessage(errors: readonly SchemaError[], part: string): string {
   const byField = new Map<string, SchemaError[]>();
   for (const e of errors) byField.set(e.instancePath, [...(byField.get(e.instancePath) ?? []), e]);
-  return [...byField].map(([path, errs]) => describe(fieldName(path, part), errs)).join('; ');
+  return [...byField].map(([path, errs]) => describe(fieldName(path, part), errs, part)).join('; ');
 }
 
 function fieldName(instancePath: string, part: string): string {
@@ -43,7 +43,7 @@ function fieldName(instancePath: string, part: string): string {
   return instancePath.slice(1).replaceAll('/', '.');
 }
 
-function describe(field: string, errs: SchemaError[]): string {
+function describe(field: string, errs: SchemaError[], part: string): string {
   // Alternatives (anyOf: "a string or null", constants) are told together.
   // A type list (["string", "null"]) is one error naming them all.
   const types = errs
@@ -60,8 +60,10 @@ function describe(field: string, errs: SchemaError[]): string {
     case 'required':
       return `${subject(p.missingProperty)} is required`;
     case 'additionalProperties': {
-      if (READ_ONLY.has(String(p.additionalProperty))) return `${subject(p.additionalProperty)} is read-only`;
       const known = Object.keys(e.parentSchema?.properties ?? {});
+      if (part === 'querystring')
+        return `unknown query parameter "${String(p.additionalProperty)}" (${known.length ? `known: ${known.join(', ')}` : 'this request takes none'})`;
+      if (READ_ONLY.has(String(p.additionalProperty))) return `${subject(p.additionalProperty)} is read-only`;
       return `unknown field "${String(p.additionalProperty)}"${known.length ? ` (known: ${known.join(', ')})` : ''}`;
     }
     case 'enum': {

@@ -23,8 +23,15 @@ export class ClusterSettings {
     private readonly audit: AuditLog,
   ) {}
 
-  async update(actor: { uid: number; username: string }, patch: Partial<Policy>, ctx: RequestContext): Promise<Policy> {
+  /** With `dryRun`, the settings as they would be: nothing written, nothing ended, nothing audited. */
+  async update(
+    actor: { uid: number; username: string },
+    patch: Partial<Policy>,
+    ctx: RequestContext,
+    dryRun = false,
+  ): Promise<Policy> {
     const before = await this.policy.get();
+    if (dryRun) return { ...before, ...patch };
     const after = await this.policy.update(patch);
     if (CERTIFICATE_TRUST.some((field) => !isDeepStrictEqual(before[field], after[field])))
       await this.certificateUsers.revokeCertificateUsers();

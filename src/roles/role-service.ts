@@ -2,6 +2,7 @@ import type { Actor } from '../access/actor.js';
 import type { Role as Management } from '../access/management.js';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import {
+  BuiltInRoleChangeError,
   BuiltInRoleError,
   LastAdminError,
   RoleNotFoundError,
@@ -73,6 +74,11 @@ export class RoleService {
       if (r.management === 'admin' || changes.management === 'admin') this.assertMayGrant(actor, 'admin');
     };
     mayChange(role);
+    if (
+      isBuiltInRole(uid) &&
+      ((name !== undefined && name !== role.name) || (changes.management ?? role.management) !== role.management)
+    )
+      throw new BuiltInRoleChangeError(role.name);
     if (name !== undefined && (await this.roles.nameTaken(name, uid))) throw nameTaken();
     const levelChanges = changes.management !== undefined && changes.management !== role.management;
     if (levelChanges && role.management === 'admin' && (await this.roles.holders(uid)) > 0) {
@@ -105,7 +111,7 @@ export class RoleService {
     const holders = (await this.users.list()).filter((u) => u.roleUids.includes(roleUid) && u.rights.includes('admin'));
     const all = await this.roles.list();
     const adminRoles = new Set(all.filter((r) => r.management === 'admin' && r.uid !== roleUid).map((r) => r.uid));
-    return holders.filter((u) => u.role !== 'admin' && !u.roleUids.some((r) => adminRoles.has(r))).length;
+    return holders.filter((u) => !u.roleUids.some((r) => adminRoles.has(r))).length;
   }
 
   private assertMayGrant(actor: Actor | null, management: Management): void {

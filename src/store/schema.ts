@@ -13,8 +13,6 @@ export interface UsersTable {
   /** The product's `email`: a login too, unique by its key. */
   email: string | null;
   email_key: string | null;
-  /** The user's own management level, beside those of its roles (user_roles). */
-  role: string;
   auth_method: Generated<string>;
   email_alerts: Generated<number>;
   cluster_email_alerts: Generated<number>;

@@ -1,6 +1,6 @@
 import type { Actor } from '../access/actor.js';
 import type { Role } from '../access/management.js';
-import { rightsFrom } from '../access/management.js';
+import { highest, rightsFrom } from '../access/management.js';
 import { holds } from '../access/permissions.js';
 import { type AuditLog, type AuditRecord, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
@@ -22,6 +22,7 @@ import {
   UserNotFoundError,
 } from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
+import { BUILT_IN_ROLE_OF_LEVEL } from '../roles/built-in.js';
 import { MAX_PASSWORDS, matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
@@ -174,10 +175,7 @@ export class AccountService {
         ? { ...input, name: commonName(subjectLine) }
         : input,
     );
-    // Neither: the product's default role (objects/user.md).
-    const role = input.role ?? ((input.role_uids ?? []).length === 0 ? DEFAULT_ROLE : 'none');
-    const roleUids = [...new Set(input.role_uids ?? [])];
-    const rights = await this.rightsOf(role, roleUids);
+    const { roleUids, rights } = await this.rolesOf(input, [BUILT_IN_ROLE_OF_LEVEL[DEFAULT_ROLE]]);
     this.assertMayGrant(actor, rights);
     const password =
       input.password === undefined
@@ -188,7 +186,6 @@ export class AccountService {
     else if (password !== undefined) await this.clusterOf(password);
     const profile: UserProfile = {
       ...logins,
-      role,
       roleUids,
       authMethod: input.auth_method ?? 'regular',
       emailAlerts: input.email_alerts ?? true,
@@ -254,12 +251,13 @@ export class AccountService {
     // Only what changes is checked: a user keeps its own name, also one the directory has too.
     const renamed = profile.name != null && !target.logins.includes(usernameKey(profile.name));
     await this.assertLoginsFree({ name: renamed ? profile.name! : null, email: profile.email ?? null }, uid);
-    if (changes.role !== undefined || changes.role_uids !== undefined) {
-      profile.role = changes.role ?? target.role;
-      profile.roleUids = [...new Set(changes.role_uids ?? target.roleUids)];
-      const rights = await this.rightsOf(profile.role, profile.roleUids);
-      if (self && actor && !holds(actor.rights, 'update_user'))
-        throw new UnauthorizedActionError('You may not change your own role');
+    const roles = await this.rolesOf(changes, target.roleUids);
+    if (!sameRoles(roles.roleUids, target.roleUids)) {
+      const { rights } = roles;
+      profile.roleUids = roles.roleUids;
+      // Nobody changes its own roles (the product refuses it too): a user_manager would make itself more.
+      if (self)
+        throw new UnauthorizedActionError('You may not change your own roles: another user who manages users does');
       this.assertMayGrant(
         actor,
         rights.filter((r) => !target.rights.includes(r)),
@@ -452,15 +450,35 @@ export class AccountService {
     }
   }
 
-  /** The management levels that a role and these role uids give; an unknown uid is refused. */
-  async rightsOf(role: Role, roleUids: readonly number[]): Promise<Role[]> {
+  /**
+   * The roles a write gives (`role_uids` is the one source; a `role` alone means the built-in
+   * role of that level; neither keeps `current`) and the rights they grant. A `role` beside
+   * `role_uids` reads as it is read back: it must name their highest level. An unknown uid is refused.
+   */
+  async rolesOf(
+    given: { role?: Role; role_uids?: number[] },
+    current: readonly number[],
+  ): Promise<{ roleUids: number[]; rights: Role[] }> {
+    const roleUids =
+      given.role_uids !== undefined
+        ? [...new Set(given.role_uids)].sort((a, b) => a - b)
+        : given.role !== undefined
+          ? [BUILT_IN_ROLE_OF_LEVEL[given.role]]
+          : [...current];
     const all = await this.deps.roles.list();
-    const levels = roleUids.map((uid) => {
-      const found = all.find((r) => r.uid === uid);
-      if (!found) throw new InvalidRequestError(`role_uids: there is no role ${uid} (GET /v1/roles lists them)`);
-      return found.management;
-    });
-    return rightsFrom(role, levels);
+    const rights = rightsFrom(
+      roleUids.map((uid) => {
+        const found = all.find((r) => r.uid === uid);
+        if (!found) throw new InvalidRequestError(`role_uids: there is no role ${uid} (GET /v1/roles lists them)`);
+        return found.management;
+      }),
+    );
+    if (given.role !== undefined && given.role_uids !== undefined && given.role !== highest(rights)) {
+      throw new InvalidRequestError(
+        `role: role_uids give "${highest(rights)}", not "${given.role}"; send role_uids alone (role is read back as their highest level)`,
+      );
+    }
+    return { roleUids, rights };
   }
 
   private async proveOwnPassword(
@@ -578,6 +596,10 @@ function loginsOf(input: NewAccount): { name: string | null; email: string | nul
   }
   if (name === null && email === null) throw new InvalidRequestError('Give "name", "email" or both');
   return { name: name === null ? null : validateUserName(name), email: email === null ? null : validateEmail(email) };
+}
+
+function sameRoles(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
 }
 
 function found(user: User | undefined): User {

@@ -22,7 +22,6 @@ const COLUMNS = [
   'uid',
   'name',
   'email',
-  'role',
   'auth_method',
   'email_alerts',
   'cluster_email_alerts',
@@ -62,21 +61,19 @@ const role = (value: string): Role => (isRole(value) ? value : 'none');
 const authMethod = (value: string): AuthMethod => AUTH_METHODS.find((m) => m === value) ?? 'regular';
 
 function toUser(row: UserRow): User {
-  const own = role(row.role);
   return {
     uid: row.uid,
     username: row.name ?? row.email ?? '',
     name: row.name,
     email: row.email,
     logins: [row.name_key, row.email_key].filter((k): k is string => k !== null),
-    role: own,
     roleUids: row.role_uids
       ? row.role_uids
           .split(',')
           .map(Number)
           .sort((a, b) => a - b)
       : [],
-    rights: rightsFrom(own, row.role_levels ? row.role_levels.split(',').map(role) : []),
+    rights: rightsFrom(row.role_levels ? row.role_levels.split(',').map(role) : []),
     authMethod: authMethod(row.auth_method),
     emailAlerts: Boolean(row.email_alerts),
     clusterEmailAlerts: Boolean(row.cluster_email_alerts),
@@ -101,7 +98,6 @@ function profileColumns(p: Partial<UserProfile>) {
   return {
     ...(p.name !== undefined && { name: p.name, name_key: keyOf(p.name) }),
     ...(p.email !== undefined && { email: p.email, email_key: keyOf(p.email) }),
-    ...(p.role !== undefined && { role: p.role }),
     ...(p.authMethod !== undefined && { auth_method: p.authMethod }),
     ...(p.emailAlerts !== undefined && { email_alerts: p.emailAlerts ? 1 : 0 }),
     ...(p.clusterEmailAlerts !== undefined && { cluster_email_alerts: p.clusterEmailAlerts ? 1 : 0 }),
@@ -221,7 +217,6 @@ export class KyselyUserStore implements UserStore, CredentialStore {
           username_key: key,
           name: account.name,
           name_key: key,
-          role: 'none',
           realm: 'ldap',
           directory_key: account.directoryKey,
           password_issue_date: at.toISOString(),
@@ -345,7 +340,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
         const newSubject =
           changes.certificateSubjectLine !== undefined &&
           changes.certificateSubjectLine !== current.certificateSubjectLine;
-        revoked = (changes.role !== undefined && changes.role !== current.role) || !sameRoles || newSubject;
+        revoked = !sameRoles || newSubject;
         const admins = revoked ? await countAdmins(trx) : 0;
         const taken = await this.takenLogins({ name: changes.name ?? null, email: changes.email ?? null }, uid, trx);
         if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
@@ -426,7 +421,6 @@ export class KyselyUserStore implements UserStore, CredentialStore {
             ...profileColumns(user),
             username: first,
             username_key: usernameKey(first),
-            role: user.role,
             password_issue_date: user.passwordIssueDate.toISOString(),
             created_at: new Date().toISOString(),
           })
@@ -546,25 +540,22 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
 type LastAdminCode = ConstructorParameters<typeof LastAdminError>[0];
 
-/** Local users whose rights include admin (their own role, or a role of theirs): those the cluster must keep one of. */
+/** Local users holding a role of admin management: those the cluster must keep one of. */
 export async function countAdmins(db: Executor): Promise<number> {
   const row = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('realm', '=', 'local')
     .where((eb) =>
-      eb.or([
-        eb('role', '=', 'admin'),
-        eb(
-          'uid',
-          'in',
-          eb
-            .selectFrom('user_roles')
-            .innerJoin('roles', 'roles.uid', 'user_roles.role_uid')
-            .select('user_roles.uid')
-            .where('roles.management', '=', 'admin'),
-        ),
-      ]),
+      eb(
+        'uid',
+        'in',
+        eb
+          .selectFrom('user_roles')
+          .innerJoin('roles', 'roles.uid', 'user_roles.role_uid')
+          .select('user_roles.uid')
+          .where('roles.management', '=', 'admin'),
+      ),
     )
     .executeTakeFirstOrThrow();
   return Number(row.n);

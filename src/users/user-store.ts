@@ -1,11 +1,9 @@
-import type { Role } from '../access/management.js';
 import type { AuthMethod, User } from './user.js';
 
 /** What a user is made with, besides its password. */
 export interface UserProfile {
   name: string | null;
   email: string | null;
-  role: Role;
   roleUids: number[];
   authMethod: AuthMethod;
   emailAlerts: boolean;

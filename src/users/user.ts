@@ -15,11 +15,9 @@ export interface User {
   email: string | null;
   /** The lookup keys (usernameKey) of its name and email: every login that is this account. */
   logins: readonly string[];
-  /** The user's own management level. */
-  role: Role;
-  /** Roles given to the user, each with a management level. */
+  /** The roles given to the user (the one source of its rights), each with a management level. */
   roleUids: number[];
-  /** What the user may do: its own level and those of its roles, highest first. */
+  /** What the user may do: the levels of its roles, highest first. */
   rights: Role[];
   authMethod: AuthMethod;
   emailAlerts: boolean;

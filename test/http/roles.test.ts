@@ -96,9 +96,26 @@ describe('/v1/roles', () => {
       body: { name: 'Admin', management: 'db_viewer' },
     });
     expect(dryDup.body.error_code).toBe('name_already_exists');
-    const dryPut = await call(t, 'PUT', '/v1/roles/5?dry_run=true', { auth: admin, body: { name: 'Readers' } });
-    expect(dryPut.status).toBe(200);
-    expect((await call(t, 'GET', '/v1/roles/5', { auth: admin })).body.name).toBe('DB Viewer');
+    const { body: own } = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { name: 'Own', management: 'none' },
+    });
+    // Every form the product's docs write: bare, =1, =true.
+    for (const form of ['dry_run', 'dry_run=1', 'dry_run=true']) {
+      const dryPut = await call(t, 'PUT', `/v1/roles/${own.uid}?${form}`, { auth: admin, body: { name: 'Readers' } });
+      expect(dryPut.status, form).toBe(200);
+      const dryPost = await call(t, 'POST', `/v1/roles?${form}`, {
+        auth: admin,
+        body: { name: 'G2', management: 'none' },
+      });
+      expect([dryPost.status, dryPost.body], form).toEqual([200, {}]);
+    }
+    expect((await call(t, 'GET', `/v1/roles/${own.uid}`, { auth: admin })).body.name).toBe('Own');
+    expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toHaveLength(BUILT_IN.length + 1);
+    const unknown = await call(t, 'PUT', `/v1/roles/${own.uid}?dryrun=1`, { auth: admin, body: { name: 'Readers' } });
+    expect([unknown.status, unknown.body.error_code]).toEqual([400, 'invalid_request']);
+    expect(unknown.body.message).toContain('unknown query parameter "dryrun"');
+    await call(t, 'DELETE', `/v1/roles/${own.uid}`, { auth: admin });
   });
 
   it('refuses to delete a role in use (406 role_in_use)', async () => {
@@ -115,7 +132,7 @@ describe('/v1/roles', () => {
     expect((await call(t, 'GET', `/v1/roles/${role.uid}`, { auth: admin })).status).toBe(200);
   });
 
-  it('never deletes a built-in role, used or not (406 delete_builtin_role_not_allowed); its management may change', async () => {
+  it('never deletes, renames or relevels a built-in role, used or not (406)', async () => {
     expect(BUILT_IN.map((r) => r.uid)).toEqual(BUILT_IN_ROLE_UIDS);
     expect(BUILT_IN_ROLES.map((r) => r.uid)).toEqual(BUILT_IN_ROLE_UIDS); // what the store made, the rule names
     for (const { uid, name } of BUILT_IN) {
@@ -134,11 +151,26 @@ describe('/v1/roles', () => {
       'delete_builtin_role_not_allowed',
     );
     expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toEqual(BUILT_IN);
-    // Renamed, a built-in role is still one.
-    await call(t, 'PUT', '/v1/roles/6', { auth: admin, body: { name: 'Nobody' } });
-    expect((await call(t, 'DELETE', '/v1/roles/6', { auth: admin })).status).toBe(406);
-    const changed = await call(t, 'PUT', '/v1/roles/5', { auth: admin, body: { management: 'db_member' } });
-    expect([changed.status, changed.body]).toEqual([200, { uid: 5, name: 'DB Viewer', management: 'db_member' }]);
+    // Their name and level stay: users, mappings and assertions name them by uid for that level.
+    for (const [uid, body] of [
+      [6, { management: 'user_manager' }],
+      [5, { name: 'Administrators' }],
+      [1, { management: 'none' }],
+    ] as const) {
+      for (const auth of [admin, manager]) {
+        const res = await call(t, 'PUT', `/v1/roles/${uid}`, { auth, body });
+        expect(res.status, JSON.stringify(body)).toBe(uid === 1 && auth === manager ? 403 : 406);
+      }
+    }
+    const renamed = await call(t, 'PUT', '/v1/roles/6', { auth: admin, body: { name: 'Nobody' } });
+    expect([renamed.status, renamed.body.error_code]).toEqual([406, 'update_builtin_role_not_allowed']);
+    // Sent back as they are, they are no change.
+    const same = await call(t, 'PUT', '/v1/roles/5', {
+      auth: admin,
+      body: { name: 'DB Viewer', management: 'db_viewer' },
+    });
+    expect([same.status, same.body]).toEqual([200, { uid: 5, name: 'DB Viewer', management: 'db_viewer' }]);
+    expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toEqual(BUILT_IN);
   });
 
   it('keeps a user_manager away from admin: no role with admin management made, changed, deleted or given', async () => {
@@ -160,14 +192,23 @@ describe('/v1/roles', () => {
   });
 
   it('never loses the last admin through a role (406 change_last_admin_role_not_allowed)', async () => {
-    // Make the only admin an admin through role 1 alone.
-    const root = (await t.tessera.users.findByUsername('root'))!;
-    await call(t, 'PUT', `/v1/users/${root.uid}`, { auth: admin, body: { role_uids: [1] } });
-    await call(t, 'PUT', `/v1/users/${root.uid}`, {
-      auth: await login(t, 'root', 'root-password'),
-      body: { role: 'none' },
+    // Make the only admin an admin through a role of its own alone (nobody changes its own roles: another admin does).
+    const { body: admins } = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { name: 'Admins', management: 'admin' },
     });
-    const res = await call(t, 'PUT', '/v1/roles/1', {
+    await t.addUser('other', 'other-password', 'admin');
+    const other = await login(t, 'other', 'other-password');
+    const root = (await t.tessera.users.findByUsername('root'))!;
+    expect(
+      (await call(t, 'PUT', `/v1/users/${root.uid}`, { auth: other, body: { role_uids: [admins.uid] } })).status,
+    ).toBe(200);
+    const otherUid = (await t.tessera.users.findByUsername('other'))!.uid;
+    // Its new roles ended root's tokens: it logs in again.
+    expect(
+      (await call(t, 'DELETE', `/v1/users/${otherUid}`, { auth: await login(t, 'root', 'root-password') })).status,
+    ).toBe(200);
+    const res = await call(t, 'PUT', `/v1/roles/${admins.uid}`, {
       auth: await login(t, 'root', 'root-password'),
       body: { management: 'none' },
     });
@@ -176,13 +217,20 @@ describe('/v1/roles', () => {
 });
 
 describe('users with roles', () => {
-  it('gives a user the highest level of its role and its roles; the token carries every level', async () => {
-    const res = await call(t, 'POST', '/v1/users', {
+  it('gives a user the highest level of its roles; the token carries every level', async () => {
+    // role beside role_uids reads as it is read back: their highest level, else refused.
+    const wrong = await call(t, 'POST', '/v1/users', {
       auth: admin,
       body: { name: 'pat', password: 'pat-password-1', role: 'db_viewer', role_uids: [7, 3] },
     });
+    expect([wrong.status, wrong.body.error_code]).toEqual([400, 'invalid_request']);
+    expect(wrong.body.message).toContain('role_uids give "user_manager"');
+    const res = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'pat', password: 'pat-password-1', role: 'user_manager', role_uids: [7, 3, 5] },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'pat', email: '', role: 'user_manager', role_uids: [3, 7] });
+    expect(res.body).toMatchObject({ name: 'pat', email: '', role: 'user_manager', role_uids: [3, 5, 7] });
     const token = await login(t, 'pat', 'pat-password-1');
     expect(decodeJwt(token.slice(4)).payload.roles).toEqual(['user_manager', 'cluster_viewer', 'db_viewer']);
     // Rights are the union: user_manager lists users, cluster_viewer reads the cluster.

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
@@ -30,7 +31,7 @@ describe('POST /v1/users', () => {
       email: 'ops@example.com',
       name: 'Ops',
       role: 'db_member',
-      role_uids: [],
+      role_uids: [4],
       auth_method: 'regular',
       status: 'active',
       password_issue_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
@@ -134,7 +135,7 @@ describe('POST /v1/users', () => {
       body: { name: 'defaulted', email: '', password: 'Defaulted-password-1' },
     });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
-    expect(made.body).toMatchObject({ name: 'defaulted', email: '', role: 'db_viewer', role_uids: [] });
+    expect(made.body).toMatchObject({ name: 'defaulted', email: '', role: 'db_viewer', role_uids: [5] });
     const emailed = await call(t, 'PUT', `/v1/users/${made.body.uid}`, {
       auth: admin,
       body: { email: 'defaulted@example.com' },
@@ -148,6 +149,39 @@ describe('POST /v1/users', () => {
 });
 
 describe('PUT /v1/users/{uid}', () => {
+  it('demotes through role_uids: the one source of roles, as the product keeps them (its docs example too)', async () => {
+    const made = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { name: 'boss', password: 'Boss-password-1', role: 'admin' },
+    });
+    expect(made.body).toMatchObject({ role: 'admin', role_uids: [1] });
+    const boss = await login(t, 'boss', 'Boss-password-1');
+    const demoted = await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { role_uids: [5] } });
+    expect(demoted.body).toMatchObject({ role: 'db_viewer', role_uids: [5] });
+    // The demotion ended its tokens; a new login holds db_viewer alone.
+    expect((await call(t, 'GET', '/v1/users', { auth: boss })).status).toBe(401);
+    const again = await login(t, 'boss', 'Boss-password-1');
+    expect((await call(t, 'GET', '/v1/users/role', { auth: again })).body).toEqual({ role: 'db_viewer' });
+    expect((await call(t, 'GET', '/v1/users', { auth: again })).status).toBe(403);
+    // The docs' own example: PUT /v1/users/1 {"role_uids": [2, 4]} answers cluster_member.
+    const docs = await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { role_uids: [2, 4] } });
+    expect(docs.body).toMatchObject({ role: 'cluster_member', role_uids: [2, 4] });
+    // role alone means the built-in role of that level, replacing the others.
+    const byLevel = await call(t, 'PUT', `/v1/users/${made.body.uid}`, { auth: admin, body: { role: 'user_manager' } });
+    expect(byLevel.body).toMatchObject({ role: 'user_manager', role_uids: [7] });
+  });
+
+  it('refuses a change of its own roles, to a user_manager as to anyone', async () => {
+    const manager = await login(t, 'manager', 'manager-password');
+    for (const body of [{ role_uids: [8] }, { role_uids: [1] }, { role: 'admin' }, { role_uids: [7, 2] }]) {
+      const res = await call(t, 'PUT', `/v1/users/${ids.manager}`, { auth: manager, body });
+      expect([res.status, res.body.error_code], JSON.stringify(body)).toEqual([403, 'unauthorized_action']);
+    }
+    // Its roles sent back as they are: no change, taken.
+    const same = await call(t, 'PUT', `/v1/users/${ids.manager}`, { auth: manager, body: { role_uids: [7] } });
+    expect([same.status, same.body.role]).toEqual([200, 'user_manager']);
+  });
+
   it('lets an admin change role and name', async () => {
     const res = await call(t, 'PUT', `/v1/users/${ids.viewer}`, {
       auth: admin,
@@ -192,9 +226,12 @@ describe('PUT /v1/users/{uid}', () => {
   });
 
   it('never demotes the last admin (406), and keeps user_manager off admins', async () => {
-    const res = await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: admin, body: { role: 'none' } });
-    expect(res.status).toBe(406);
-    expect(res.body.error_code).toBe('change_last_admin_role_not_allowed');
+    // Nobody changes its own roles; the CLI (every right) meets the last-admin rule.
+    const own = await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: admin, body: { role: 'none' } });
+    expect([own.status, own.body.error_code]).toEqual([403, 'unauthorized_action']);
+    await expect(t.tessera.accounts.update(null, ids.root, { role: 'none' }, CLI_CONTEXT)).rejects.toMatchObject({
+      code: 'change_last_admin_role_not_allowed',
+    });
     const manager = await login(t, 'manager', 'manager-password');
     expect(
       (await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: manager, body: { name: 'x' } })).body.error_code,

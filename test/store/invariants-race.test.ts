@@ -38,19 +38,24 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
     for (const name of ['one', 'two']) {
       const user = await a.tessera.users.findByUsername(name);
       if (!user) await a.addUser(name, pw(name), 'admin');
-      else if (user.role !== 'admin' || user.roleUids.length > 0)
-        await a.tessera.accounts.update(null, user.uid, { role: 'admin', role_uids: [] }, CLI_CONTEXT);
+      else if (user.roleUids.join() !== '1')
+        await a.tessera.accounts.update(null, user.uid, { role_uids: [1] }, CLI_CONTEXT);
     }
   }
 
-  it(`keeps an admin when the last two demote themselves at once, ${ROUNDS} times`, async () => {
+  it(`keeps an admin when the last two demote each other at once, ${ROUNDS} times`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       await bothAdmins();
+      const [one, two] = [await uidOf('one'), await uidOf('two')];
       const [x, y] = await Promise.all([
-        call(a, 'PUT', `/v1/users/${await uidOf('one')}`, { auth: as(a, 'one'), body: { role: 'db_viewer' } }),
-        call(b, 'PUT', `/v1/users/${await uidOf('two')}`, { auth: as(b, 'two'), body: { role: 'db_viewer' } }),
+        call(a, 'PUT', `/v1/users/${two}`, { auth: as(a, 'one'), body: { role: 'db_viewer' } }),
+        call(b, 'PUT', `/v1/users/${one}`, { auth: as(b, 'two'), body: { role: 'db_viewer' } }),
       ]);
-      expect([x.status, y.status].sort(), `round ${round}`).toEqual([200, 406]);
+      // One demotion stands; the other is refused as the last admin's (or finds its caller no admin: 401, 403).
+      expect(
+        [x.status, y.status].filter((s) => s === 200),
+        `round ${round}: ${x.status} ${y.status}`,
+      ).toHaveLength(1);
       expect(await a.tessera.users.countAdmins()).toBe(1);
     }
   });
@@ -91,8 +96,8 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
         { management: 'admin' },
         CLI_CONTEXT,
       );
-      await a.tessera.accounts.update(null, await uidOf('one'), { role: 'none', role_uids: [r1] }, CLI_CONTEXT);
-      await a.tessera.accounts.update(null, await uidOf('two'), { role: 'none', role_uids: [r2] }, CLI_CONTEXT);
+      await a.tessera.accounts.update(null, await uidOf('one'), { role_uids: [r1] }, CLI_CONTEXT);
+      await a.tessera.accounts.update(null, await uidOf('two'), { role_uids: [r2] }, CLI_CONTEXT);
       const [x, y] = await Promise.all([
         call(a, 'PUT', `/v1/roles/${r1}`, { auth: as(a, 'one'), body: { management: 'db_viewer' } }),
         call(b, 'PUT', `/v1/roles/${r2}`, { auth: as(b, 'two'), body: { management: 'db_viewer' } }),
@@ -103,7 +108,7 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
       ).toHaveLength(1);
       expect(await a.tessera.users.countAdmins()).toBe(1);
       // Both admins again, directly (their roles' management), for the next round.
-      await a.tessera.accounts.update(null, await uidOf('one'), { role: 'admin', role_uids: [] }, CLI_CONTEXT);
+      await a.tessera.accounts.update(null, await uidOf('one'), { role_uids: [1] }, CLI_CONTEXT);
     }
   });
 

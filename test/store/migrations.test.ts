@@ -129,11 +129,12 @@ describe.each(['sqlite', 'postgres'] as const)(
         const db = await openDatabase(where);
         try {
           const users = await new KyselyUserStore(db, new EventHub()).list();
-          expect(users.map((u) => [u.name, u.email, u.role, u.roleUids, u.username])).toEqual([
-            ['Administrator', 'admin@tessera.local', 'admin', [], 'Administrator'],
-            ['ops', null, 'db_member', [], 'ops'],
-            [null, 'ann@example.com', 'none', [], 'ann@example.com'],
-            [null, 'bob@example.com', 'db_viewer', [], 'bob@example.com'],
+          // Their level became the built-in role of that level (0010).
+          expect(users.map((u) => [u.name, u.email, u.rights[0], u.roleUids, u.username])).toEqual([
+            ['Administrator', 'admin@tessera.local', 'admin', [1], 'Administrator'],
+            ['ops', null, 'db_member', [4], 'ops'],
+            [null, 'ann@example.com', 'none', [6], 'ann@example.com'],
+            [null, 'bob@example.com', 'db_viewer', [5], 'bob@example.com'],
           ]);
           const store = new KyselyUserStore(db, new EventHub());
           expect((await store.findByUsername('ADMIN@tessera.local'))!.uid).toBe(1);
@@ -225,3 +226,61 @@ describe.each(['sqlite', 'postgres'] as const)(
     });
   },
 );
+
+describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to role_uids alone (0010)', (dialect) => {
+  it("turns a user's own level into the built-in role of that level, keeping every right, and restores the built-in levels", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-10-'));
+    const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+    const where = { dataDir, databaseUrl: pg?.url };
+    const upTo9 = (d: Dialect) =>
+      Object.fromEntries(Object.entries(migrationsFor(d)).filter(([name]) => name < '0010'));
+    try {
+      const old = await openDatabase(where, upTo9);
+      const row = (name: string, role: string) => ({
+        username: name,
+        username_key: name,
+        name,
+        name_key: name,
+        role,
+        password_issue_date: '2026-01-01T00:00:00.000Z',
+        created_at: '2026-01-01T00:00:00.000Z',
+      });
+      await old
+        .insertInto('users')
+        .values([row('first', 'admin'), row('mixed', 'db_viewer'), row('custom', 'none'), row('bare', 'none')] as never)
+        .execute();
+      await old
+        .insertInto('roles')
+        .values({ uid: 101, name: 'Ops', name_key: 'Ops', management: 'cluster_member' })
+        .execute();
+      await old.updateTable('roles').set({ management: 'admin' }).where('uid', '=', 6).execute();
+      await old
+        .insertInto('user_roles')
+        .values([
+          { uid: 2, role_uid: 101 },
+          { uid: 3, role_uid: 101 },
+        ])
+        .execute();
+      await old.destroy();
+
+      const db = await openDatabase(where);
+      try {
+        const users = await new KyselyUserStore(db, new EventHub()).list();
+        expect(users.map((u) => [u.name, u.roleUids, u.rights])).toEqual([
+          ['first', [1], ['admin']], // the first admin reads [1], as on a real cluster
+          ['mixed', [5, 101], ['cluster_member', 'db_viewer']], // its own level kept, as a role
+          ['custom', [101], ['cluster_member']], // 'none' beside roles adds nothing
+          ['bare', [6], ['none']],
+        ]);
+        // The None role had been given admin management: back to none, so that nobody is an admin by it.
+        expect((await new KyselyRoleStore(db).get(6))?.management).toBe('none');
+        expect(await new KyselyUserStore(db, new EventHub()).countAdmins()).toBe(1);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -36,11 +36,10 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     await cleanup();
   });
 
-  const newUser = (name: string, role: 'admin' | 'none' = 'none') => ({
+  const newUser = (name: string, roleUids: number[] = []) => ({
     name,
     email: null,
-    role,
-    roleUids: [],
+    roleUids,
     authMethod: 'regular' as const,
     emailAlerts: true,
     clusterEmailAlerts: false,
@@ -92,7 +91,8 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     expect(alice).toMatchObject({
       uid: expect.any(Number),
       username: 'Alice',
-      role: 'none',
+      roleUids: [],
+      rights: ['none'],
       tokenEpoch: 0,
       lockedUntil: null,
     });
@@ -127,7 +127,7 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     expect(await users.lock(uid, new Date('2030-01-01'), new Date())).toBe(true); // not revoking: see UserStore
     expect(await users.lock(uid, new Date('2030-01-01'), new Date())).toBe(false);
     expect(await revocations.tokenEpoch(uid)).toBe(1);
-    await users.updateProfile(uid, { role: 'admin' });
+    await users.updateProfile(uid, { roleUids: [1] });
     await users.updateProfile(uid, { name: 'Bob' });
     expect(await revocations.tokenEpoch(uid)).toBe(2);
     expect(revoked).toEqual([uid, uid]);
@@ -136,7 +136,7 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
     expect(written.map((e) => e.uid)).toEqual([uid, uid]);
     // The store keeps the cluster an admin: bob, the only one, goes once another is there.
     await expect(users.delete(uid)).rejects.toMatchObject({ code: 'delete_last_admin_not_allowed' });
-    await users.create({ ...newUser('carol'), role: 'admin' });
+    await users.create({ ...newUser('carol'), roleUids: [1] });
     expect(await users.delete(uid)).toBe(true);
     expect(await revocations.tokenEpoch(uid)).toBeUndefined();
     expect(await users.getCredential(uid)).toBeUndefined();

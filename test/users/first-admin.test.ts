@@ -16,7 +16,7 @@ describe('ensureFirstAdmin', () => {
     const password = result.created ? result.generatedPassword! : '';
     expect(password).toMatch(/^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{24}$/);
     const user = await t.tessera.chain.confirmPassword('admin@tessera.local', password, CLI_CONTEXT);
-    expect(user.role).toBe('admin');
+    expect([user.roleUids, user.rights]).toEqual([[1], ['admin']]);
     if (result.created) await result.shown();
     expect(await ensureFirstAdmin(t.tessera.users, t.tessera.accounts, mark(), {})).toEqual({ created: false });
     expect(await t.tessera.users.count()).toBe(1);
@@ -55,7 +55,7 @@ describe('ensureFirstAdmin', () => {
     expect(result).toMatchObject({ created: true, username: 'root' });
     expect(result.created && result.generatedPassword).toBeUndefined();
     expect(await mark().get()).toBeUndefined();
-    expect((await t.tessera.chain.confirmPassword('root', 'given-password', CLI_CONTEXT)).role).toBe('admin');
+    expect((await t.tessera.chain.confirmPassword('root', 'given-password', CLI_CONTEXT)).roleUids).toEqual([1]);
   });
 });
 

@@ -91,7 +91,6 @@ export class SsoRealm implements Realm {
       return await this.users.create({
         name: person.email,
         email: person.email,
-        role: 'none',
         roleUids,
         authMethod: 'sso',
         emailAlerts: true,

@@ -75,7 +75,10 @@ export function RolesPage(props: { call: Call; session: Session }) {
                 {isBuiltInRole(r.uid) && (
                   <>
                     {' '}
-                    <span class="badge" title="Every cluster has it: it cannot be deleted">
+                    <span
+                      class="badge"
+                      title="Every cluster has it: it keeps its name and management and cannot be deleted"
+                    >
                       built-in
                     </span>
                   </>
@@ -84,13 +87,15 @@ export function RolesPage(props: { call: Call; session: Session }) {
               <td>{r.management}</td>
               <td>{holders ? usersText(holders.get(r.uid) ?? 0) : '—'}</td>
               <td class="actions">
-                <button type="button" aria-label={`Edit role ${r.name}`} onClick={() => setEditing(r)}>
-                  Edit
-                </button>
                 {!isBuiltInRole(r.uid) && (
-                  <button type="button" aria-label={`Delete role ${r.name}`} onClick={() => setDeleting(r)}>
-                    Delete
-                  </button>
+                  <>
+                    <button type="button" aria-label={`Edit role ${r.name}`} onClick={() => setEditing(r)}>
+                      Edit
+                    </button>
+                    <button type="button" aria-label={`Delete role ${r.name}`} onClick={() => setDeleting(r)}>
+                      Delete
+                    </button>
+                  </>
                 )}
               </td>
             </tr>

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
 import {
@@ -14,7 +14,7 @@ import {
   RoleChoice,
   useActions,
 } from '../components.js';
-import { type ClusterRole, LEVELS } from '../roles.js';
+import type { ClusterRole } from '../roles.js';
 import type { Role, Session } from '../session.js';
 import { UserSessions } from './user-sessions.js';
 
@@ -41,26 +41,6 @@ function generatePassword(): string {
     .slice(0, 20)
     .map((b) => alphabet[b % alphabet.length])
     .join('');
-}
-
-function RoleSelect(props: { label: string; value: Role; onChange: (role: Role) => void }) {
-  const id = useId();
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      <select
-        id={id}
-        value={props.value}
-        onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as Role)}
-      >
-        {LEVELS.map((r) => (
-          <option key={r} value={r}>
-            {r}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
 }
 
 export function UsersPage(props: { call: Call; session: Session }) {
@@ -191,7 +171,6 @@ export function UsersPage(props: { call: Call; session: Session }) {
 interface Draft {
   name: string;
   email: string;
-  role: Role;
   role_uids: number[];
 }
 
@@ -200,7 +179,6 @@ function changesOf(u: User, d: Draft): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   if (d.name !== u.name) changes.name = d.name || null;
   if (d.email !== u.email) changes.email = d.email || null;
-  if (d.role !== u.role) changes.role = d.role;
   if (d.role_uids.join() !== u.role_uids.join()) changes.role_uids = d.role_uids;
   return changes;
 }
@@ -295,7 +273,7 @@ function EditUser(props: {
   const { user: u } = props;
   const who = u.username;
   // Every edit starts from the user as the list shows it now, never from an earlier draft.
-  const [draft, setDraft] = useState<Draft>({ name: u.name, email: u.email, role: u.role, role_uids: u.role_uids });
+  const [draft, setDraft] = useState<Draft>({ name: u.name, email: u.email, role_uids: u.role_uids });
   const [problem, setProblem] = useState('');
   const [busy, setBusy] = useState(false);
   return (
@@ -324,7 +302,6 @@ function EditUser(props: {
           value={draft.email}
           onInput={(email) => setDraft({ ...draft, email })}
         />
-        <RoleSelect label={`Role of ${who}`} value={draft.role} onChange={(role) => setDraft({ ...draft, role })} />
         <RoleChoice
           legend={`Roles of ${who}`}
           roles={props.roles}
@@ -447,7 +424,6 @@ function CreateUser(props: {
 }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('cluster_viewer');
   const [roleUids, setRoleUids] = useState<number[]>([]);
   const [subject, setSubject] = useState('');
   const [byCertificate, setByCertificate] = useState(false);
@@ -463,7 +439,7 @@ function CreateUser(props: {
         ...(name && { name }),
         ...(email && { email }),
         ...secret,
-        role,
+        // No role ticked: the API's default (db_viewer), as for any client.
         ...(roleUids.length > 0 && { role_uids: roleUids }),
       });
       setName('');
@@ -497,8 +473,7 @@ function CreateUser(props: {
           autoComplete="off"
         />
       )}
-      <RoleSelect label="Role" value={role} onChange={setRole} />
-      <RoleChoice legend="Roles" roles={props.roles} value={roleUids} onChange={setRoleUids} />
+      <RoleChoice legend="Roles (none ticked: DB Viewer)" roles={props.roles} value={roleUids} onChange={setRoleUids} />
       <Problem>{problem}</Problem>
       <button type="submit">Create user</button>
     </form>

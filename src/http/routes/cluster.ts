@@ -4,7 +4,7 @@ import type { Policy } from '../../policy/policy.js';
 import { ClusterFieldsSchema, clusterNameOf } from '../../policy/policy.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, StringEnum } from '../schemas.js';
+import { CALLER, DryRunQuery, isDryRun, StringEnum } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
@@ -46,13 +46,14 @@ export function clusterRoutes(
       schema: {
         ...doc,
         summary:
-          'Change the fields named in the body, at once on this node and within a second on others (update_cluster: admin)',
+          'Change the fields named in the body, at once on this node and within a second on others; ?dry_run checks and changes nothing (update_cluster: admin)',
+        querystring: DryRunQuery,
         body: Type.Partial(ClusterFieldsSchema, { additionalProperties: false }),
         response: { 200: ClusterFieldsSchema },
       },
     },
     async (request) => {
-      return view(await cluster.update(callerOf(request), request.body, contextOf(request)));
+      return view(await cluster.update(callerOf(request), request.body, contextOf(request), isDryRun(request.query)));
     },
   );
   app.patch(

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, CreateRoleBody, DryRunQuery, Ok, RoleView, UidParams, UpdateRoleBody } from '../schemas.js';
+import { CALLER, CreateRoleBody, DryRunQuery, isDryRun, Ok, RoleView, UidParams, UpdateRoleBody } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
@@ -38,18 +38,25 @@ export function rolesRoutes(app: TesseraApp, { roles }: Pick<HttpServices, 'role
       },
     },
     async (request) =>
-      (await roles.create(callerOf(request), request.body, contextOf(request), request.query.dry_run === 'true')) ?? {},
+      (await roles.create(callerOf(request), request.body, contextOf(request), isDryRun(request.query))) ?? {},
   );
   app.put(
     '/v1/roles/:uid',
     {
       config: {
         access: 'update_role',
-        errors: ['role_not_found', 'name_already_exists', 'unauthorized_action', 'change_last_admin_role_not_allowed'],
+        errors: [
+          'role_not_found',
+          'name_already_exists',
+          'unauthorized_action',
+          'change_last_admin_role_not_allowed',
+          'update_builtin_role_not_allowed',
+        ],
       },
       schema: {
         ...doc,
-        summary: "Change a role; a new management ends its holders' tokens (update_role: admin, user_manager)",
+        summary:
+          "Change a role; a new management ends its holders' tokens; the built-in roles (uids 1-8) keep their name and management: 406 update_builtin_role_not_allowed (update_role: admin, user_manager)",
         params: UidParams,
         querystring: DryRunQuery,
         body: UpdateRoleBody,
@@ -62,7 +69,7 @@ export function rolesRoutes(app: TesseraApp, { roles }: Pick<HttpServices, 'role
         Number(request.params.uid),
         request.body,
         contextOf(request),
-        request.query.dry_run === 'true',
+        isDryRun(request.query),
       ),
   );
   app.delete(

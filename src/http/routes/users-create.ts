@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { toUserView } from '../../users/user-view.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, CreateUserBody, DryRunQuery, UserView } from '../schemas.js';
+import { CALLER, CreateUserBody, DryRunQuery, isDryRun, UserView } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
@@ -37,7 +37,7 @@ export function usersCreateRoute(
     },
     async (request) => {
       const user = await accounts.create(callerOf(request), request.body, contextOf(request), {
-        dryRun: request.query.dry_run === 'true',
+        dryRun: isDryRun(request.query),
       });
       return user ? toUserView(user, await policy.get(), new Date(clock())) : {};
     },

@@ -2,7 +2,7 @@ import { toUserView } from '../../users/user-view.js';
 import { callerOf } from '../authenticate.js';
 import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, DryRunQuery, UidParams, UpdateUserBody, UserView } from '../schemas.js';
+import { CALLER, DryRunQuery, isDryRun, UidParams, UpdateUserBody, UserView } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
@@ -45,7 +45,7 @@ export function usersUpdateRoute(
         uid,
         request.body,
         contextOf(request),
-        request.query.dry_run === 'true',
+        isDryRun(request.query),
       );
       return toUserView(user, await policy.get(), new Date(clock()));
     },

@@ -8,6 +8,7 @@ import { sso } from './0006-sso.js';
 import { roleNames } from './0007-role-names.js';
 import { eventLog } from './0008-event-log.js';
 import { sessions } from './0009-sessions.js';
+import { rolesOneSource } from './0010-roles-one-source.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -28,5 +29,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0007-role-names': roleNames(),
     '0008-event-log': eventLog(dialect),
     '0009-sessions': sessions(),
+    '0010-roles-one-source': rolesOneSource(),
   };
 }
