@@ -16,6 +16,7 @@ import { countRequests } from './http/request-metrics.js';
 import { api, probes, wellKnown } from './http/scopes.js';
 import type { HttpServices } from './http/services.js';
 import { gateUntilStarted } from './http/start-gate.js';
+import { refuseUnknownQueries } from './http/strict-query.js';
 import type { TesseraApp } from './http/tessera-app.js';
 
 export type { TesseraApp } from './http/tessera-app.js';
@@ -57,6 +58,7 @@ export function buildApp(services: HttpServices, options: AppOptions = {}): Tess
   logRequests(app);
   countRequests(app, services.metrics);
   registerOpenApi(app, services.config); // before the routes it describes
+  refuseUnknownQueries(app);
   documentErrors(app);
   app.register(api);
   app.register(wellKnown);

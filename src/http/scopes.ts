@@ -34,7 +34,6 @@ import { usersPermissionsRoute } from './routes/users-permissions.js';
 import { usersUnlockRoute } from './routes/users-unlock.js';
 import { usersUpdateRoute } from './routes/users-update.js';
 import type { HttpServices } from './services.js';
-import { refuseUnknownQueries } from './strict-query.js';
 import type { TesseraApp } from './tessera-app.js';
 
 /** A route gets the services it names in its signature; the scope hands them from the composition root. */
@@ -79,7 +78,6 @@ export const api = scope(
   ],
   (app) => {
     acceptJsonBodies(app);
-    refuseUnknownQueries(app);
     authenticateRequests(app);
   },
 );

@@ -33,6 +33,38 @@ const LOCKOUT_DEFAULTS = {
 };
 
 describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on or off', () => {
+  it('?dry_run in every form answers what would be and writes nothing; a parameter the request does not take is refused', async () => {
+    const before = (await call(t, 'GET', '/v1/cluster', { auth: root })).body;
+    for (const form of ['dry_run', 'dry_run=1', 'dry_run=true']) {
+      const dry = await call(t, 'PUT', `/v1/cluster?${form}`, {
+        auth: root,
+        body: { password_min_length: 12, control_plane_basic_authentication: false },
+      });
+      expect([dry.status, dry.body.password_min_length], form).toEqual([200, 12]);
+      expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body, form).toEqual(before);
+    }
+    // Basic still works: the dry run turned nothing off.
+    const basic = `Basic ${Buffer.from('root:root-password').toString('base64')}`;
+    expect((await call(t, 'GET', '/v1/cluster', { auth: basic })).status).toBe(200);
+    const logged = (await call(t, 'GET', '/v1/logs', { auth: root })).body as { type: string }[];
+    expect(logged.filter((e) => e.type === 'policy_update')).toEqual([]);
+    // Invalid in a dry run too.
+    expect(
+      (await call(t, 'PUT', '/v1/cluster?dry_run', { auth: root, body: { password_min_length: -1 } })).status,
+    ).toBe(400);
+    for (const [method, url, body] of [
+      ['PUT', '/v1/cluster?dryrun=1', { password_min_length: 13 }],
+      ['PUT', '/v1/cluster/policy?dry_run=1', { login_lockout_threshold: 6 }],
+      ['GET', '/v1/users?limit=1', undefined],
+    ] as const) {
+      const res = await call(t, method, url, { auth: root, body });
+      expect([res.status, res.body.error_code], url).toEqual([400, 'invalid_request']);
+      expect(res.body.message, url).toMatch(/unknown query parameter/);
+    }
+    expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body).toEqual(before);
+    expect((await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body).toEqual(LOCKOUT_DEFAULTS);
+  });
+
   it("starts at the product's defaults; anyone with view_cluster_info reads it, only an admin changes it", async () => {
     expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body).toEqual(CLUSTER_DEFAULTS);
     const manager = await login(t, 'ivan', 'ivan-password-1');
