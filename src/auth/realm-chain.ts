@@ -244,6 +244,17 @@ export class RealmChain {
         : await this.verifyPresented(proof, ctx, deadline, options, trail);
     this.deps.verified.remember(key, secret, found.user, found.realm, found.rememberMs);
     this.deps.events.emit('credentialsVerified', found.realm, false);
+    if (found.changed) {
+      const { uid, username } = found.user;
+      this.deps.audit.record(ctx, {
+        event: 'user_update',
+        outcome: 'success',
+        uid,
+        username,
+        realm: found.realm,
+        ...found.changed,
+      });
+    }
     return { user: found.user, realm: found.realm };
   }
 

@@ -115,4 +115,5 @@ export const USER_CHANGE_ERRORS: ErrorCode[] = [
   'unauthorized_action',
   'directory_user',
   'certificate_user',
+  'sso_user',
 ];

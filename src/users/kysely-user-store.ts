@@ -1,6 +1,12 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import { isRole, type Role, rightsFrom } from '../access/management.js';
-import { EmailAlreadyExistsError, LastAdminError, UserAlreadyExistsError, UserNotFoundError } from '../errors.js';
+import {
+  EmailAlreadyExistsError,
+  LastAdminError,
+  UnauthorizedActionError,
+  UserAlreadyExistsError,
+  UserNotFoundError,
+} from '../errors.js';
 import type { EventHub } from '../events.js';
 import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
@@ -464,6 +470,21 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     await this.revoking(uid, { guard }, (trx) =>
       trx.deleteFrom('user_passwords').where('uid', '=', uid).where('id', '=', passwordId).execute(),
     );
+  }
+
+  async moveToSso(uid: number): Promise<User> {
+    const adminKept: UserGuard = (current) => {
+      if (current.rights.includes('admin')) throw new UnauthorizedActionError('An admin keeps its password');
+    };
+    await this.revoking(uid, { guard: adminKept }, async (trx) => {
+      await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
+      await trx
+        .updateTable('users')
+        .set({ auth_method: 'sso', password_expires_at: null })
+        .where('uid', '=', uid)
+        .execute();
+    });
+    return (await this.getByUid(uid))!;
   }
 
   async replaceHash(passwordId: number, passwordHash: string): Promise<void> {

@@ -120,4 +120,10 @@ export interface CredentialStore {
   deletePassword(uid: number, passwordId: number, guard?: UserGuard): Promise<void>;
   /** The same password hashed with new parameters. */
   replaceHash(passwordId: number, passwordHash: string): Promise<void>;
+  /**
+   * A password account becomes an SSO account (its person's first SSO sign-in): its passwords
+   * gone, its tokens and sessions ended, in one transaction. Refused (unauthorized_action) when
+   * it is an admin's by then.
+   */
+  moveToSso(uid: number): Promise<User>;
 }

@@ -24,7 +24,8 @@ describe.runIf(here)(
         (
           await call(c.t, 'POST', '/v1/users', {
             auth: c.admin,
-            body: { email: 'frank@example.com', password: 'frank-local-password-1', role: 'db_viewer' },
+            // An admin: it keeps its password after its first SSO sign-in (a non-admin's ends there).
+            body: { email: 'frank@example.com', password: 'frank-local-password-1', role: 'admin' },
           })
         ).status,
       ).toBe(200);

@@ -27,6 +27,7 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
       { username: 'bob', password: 'bob-pw', email: 'bob@example.com', roles: [] },
       { username: 'carol', password: 'carol-pw', email: 'carol@example.com', roles: ['1'] },
       { username: 'dave', password: 'dave-pw', email: 'dave@example.com', roles: ['2'] },
+      { username: 'erin', password: 'erin-pw', email: 'erin@example.com', roles: ['5'] },
     ]);
     const roles = await c.t.tessera.roles.list();
     viewerRole = roles.find((r) => r.uid === 3)!.uid;
@@ -61,17 +62,55 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
     ).toBe('invalid_credentials');
   });
 
-  it('signs an existing user in as itself, its roles kept, the mapping ignored (as the product)', async () => {
-    const made = await call(c.t, 'POST', '/v1/users', {
+  it('signs an existing user in as itself, its roles kept, the mapping ignored (as the product); its passwords end there', async () => {
+    // A user_manager plants a password account with a colleague's email before the colleague's first sign-in.
+    await call(c.t, 'POST', '/v1/users', {
       auth: c.admin,
+      body: { name: 'planter', password: 'planter-password-1', role: 'user_manager' },
+    });
+    const planter = `JWT ${(await call(c.t, 'POST', '/v1/users/authorize', { body: { username: 'planter', password: 'planter-password-1' } })).body.access_token}`;
+    const made = await call(c.t, 'POST', '/v1/users', {
+      auth: planter,
       body: { email: 'dave@example.com', password: 'dave-local-password-1', role_uids: [viewerRole] },
     });
     expect(made.status).toBe(200);
+    const known = { username: 'dave@example.com', password: 'dave-local-password-1' };
+    const planted = (await call(c.t, 'POST', '/v1/users/authorize', { body: known })).body.access_token;
     const { token } = await signIn(c, 'dave', 'dave-pw');
     expect(decodeJwt(token!).payload.uid).toBe(made.body.uid);
     const dave = await c.t.tessera.users.getByUid(made.body.uid);
-    expect(dave).toMatchObject({ roleUids: [viewerRole], authMethod: 'regular' });
+    expect(dave).toMatchObject({ roleUids: [viewerRole], authMethod: 'sso' });
     expect(memberRole).not.toBe(viewerRole);
+    // The planter's password and every token it gave are over; the person's own sign-in goes on.
+    expect((await call(c.t, 'POST', '/v1/users/authorize', { body: known })).body.error_code).toBe(
+      'invalid_credentials',
+    );
+    expect((await call(c.t, 'GET', `/v1/users/${made.body.uid}`, { auth: `JWT ${planted}` })).status).toBe(401);
+    expect((await call(c.t, 'GET', `/v1/users/${made.body.uid}`, { auth: `JWT ${token}` })).status).toBe(200);
+    expect((await c.t.tessera.users.getCredential(made.body.uid))!.passwords).toEqual([]);
+    // A password can no longer be set on it: it is SSO's.
+    const reset = await call(c.t, 'PUT', `/v1/users/${made.body.uid}`, {
+      auth: planter,
+      body: { password: 'Another-password-2' },
+    });
+    expect(reset.status).toBe(400);
+    // Said in the event log.
+    const events = (await call(c.t, 'GET', '/v1/logs', { auth: c.admin })).body as Record<string, unknown>[];
+    expect(events.find((e) => e.type === 'user_updated' && e.uid === made.body.uid)).toBeDefined();
+  });
+
+  it("keeps an admin's password at its first SSO sign-in (the way in when the identity provider is down)", async () => {
+    const made = await call(c.t, 'POST', '/v1/users', {
+      auth: c.admin,
+      body: { email: 'erin@example.com', password: 'erin-local-password-1', role: 'admin' },
+    });
+    const { token } = await signIn(c, 'erin', 'erin-pw');
+    expect(decodeJwt(token!).payload.uid).toBe(made.body.uid);
+    expect(await c.t.tessera.users.getByUid(made.body.uid)).toMatchObject({ authMethod: 'regular', roleUids: [1] });
+    const login = await call(c.t, 'POST', '/v1/users/authorize', {
+      body: { username: 'erin@example.com', password: 'erin-local-password-1' },
+    });
+    expect(login.status).toBe(200);
   });
 
   it('makes no user for a person the IdP maps to no role, and says so to the console', async () => {

@@ -34,6 +34,8 @@ export type Verdict =
       user: User;
       /** How long the success may be remembered, when less than the cache's own time (a directory's cache_ttl, a certificate's end). */
       rememberMs?: number;
+      /** What proving it changed of the account (fields, and why): recorded as a change of the user. */
+      changed?: { changes: string[]; reason: string };
     }
   /** Not this realm's account or kind of proof: the chain asks the next. */
   | { outcome: 'not_mine' }

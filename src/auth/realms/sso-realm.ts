@@ -18,7 +18,8 @@ const refusedWith = (error: SsoRefusedError): Verdict => ({
 /**
  * SAML single sign-on (the product's SSO, 8.0.6+): an identity provider's signed answer,
  * verified by the service provider, names a person by email. The account of that email
- * signs in, whatever its way in otherwise (its roles kept, as the product does); a person
+ * signs in, whatever its way in otherwise (its roles kept, as the product does, and its
+ * passwords ended unless it is an admin's); a person
  * without one gets a user made at the first sign-in (`auth_method: "sso"`, its email as its
  * name) with the roles redisRoleMapping gives — none that exist: no user, and a message.
  */
@@ -28,7 +29,7 @@ export class SsoRealm implements Realm {
   constructor(
     private readonly settings: Pick<SsoSettings, 'get'>,
     private readonly provider: Pick<ServiceProvider, 'verify'>,
-    private readonly users: Pick<UserStore, 'findByUsername'> & Pick<CredentialStore, 'create'>,
+    private readonly users: Pick<UserStore, 'findByUsername'> & Pick<CredentialStore, 'create' | 'moveToSso'>,
     private readonly roles: Pick<RoleStore, 'list'>,
     /** Where the identity provider's session is kept, for the sign-out that ends it there too. */
     private readonly sessions: Pick<SamlStore, 'saveSession'>,
@@ -48,8 +49,9 @@ export class SsoRealm implements Realm {
       if (err instanceof SsoRefusedError) return refusedWith(err);
       throw err;
     }
-    const user = (await this.users.findByUsername(person.email)) ?? (await this.provision(person));
-    if ('outcome' in user) return user;
+    const found = (await this.users.findByUsername(person.email)) ?? (await this.provision(person));
+    if ('outcome' in found) return found;
+    let user = found;
     const realm = realmOf(user);
     if (realm !== 'local' && realm !== 'sso') {
       return refusedWith(
@@ -60,9 +62,24 @@ export class SsoRealm implements Realm {
         ),
       );
     }
+    // The account is SSO's from its first sign-in on: whoever made it with a password (someone who
+    // planted it before the person's first sign-in, say) no longer holds a way in. An admin keeps
+    // its password, as the product's enforcement exempts admins: the way in when the IdP is down.
+    const takenOver = user.authMethod === 'regular' && !user.rights.includes('admin');
+    if (takenOver) user = await this.users.moveToSso(user.uid);
     await this.sessions.saveSession(user.uid, person.session);
     proof.browserHash = person.browserHash;
-    return { outcome: 'success', user, rememberMs: 0 };
+    return {
+      outcome: 'success',
+      user,
+      rememberMs: 0,
+      ...(takenOver && {
+        changed: {
+          changes: ['auth_method', 'password'],
+          reason: 'first sso sign-in: its passwords and their sessions ended',
+        },
+      }),
+    };
   }
 
   /** An SSO user signs in again while SSO is on; its tokens end when it is turned off. */
