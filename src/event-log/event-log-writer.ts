@@ -1,7 +1,7 @@
 import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { EventHub } from '../events.js';
-import { type EventLogStore, type EventRow, rowOf } from './event-log.js';
+import { type EventLogStore, type EventRow, isNoise, rowOf } from './event-log.js';
 
 /** Events written in one insert at most. */
 const BATCH = 500;
@@ -23,15 +23,16 @@ export interface EventLogLimits {
 /**
  * Puts the audit records into the event log without holding up the request that made them:
  * queued in memory, written in batches every `flushMs`, pruned to `retentionDays` and
- * `maxEvents` once a minute (by a server). A flood of the same refusal within a batch is one
- * row with a count; past MAX_QUEUED waiting events, more are counted and one `events_dropped`
- * warning says how many; warnings never take more than half of `maxEvents`.
+ * `maxEvents` once a minute (by a server). A flood of the same refusal, or of the same
+ * account's logins from one address, within a batch is one row with a count; past MAX_QUEUED
+ * waiting events, more are counted and one `events_dropped` warning says how many; refusals
+ * and routine successes never take the room of changes (EventLogStore.prune).
  * A store that fails loses that batch, never a login; what is lost is counted (tessera_event_log_lost_total).
  */
 export class EventLogWriter {
   private queue: EventRow[] = [];
-  /** Refusals waiting, by what they share (type, reason, address, name typed): a flood of the same one is one row with a count. */
-  private readonly refusals = new Map<string, EventRow>();
+  /** Refusals and routine successes waiting, by what they share (type, reason, address, name, user, realm): a flood of the same one is one row with a count. */
+  private readonly folded = new Map<string, EventRow>();
   private dropped = 0;
   private flushing?: Promise<void>;
   private lastPrune = 0;
@@ -54,14 +55,15 @@ export class EventLogWriter {
       return;
     }
     const row = rowOf(record, ctx, this.clock());
-    if (row.severity === 'WARNING') {
-      const key = JSON.stringify([row.type, row.fields.reason, row.fields.ip, row.fields.username, row.uid]);
-      const same = this.refusals.get(key);
+    if (isNoise(row)) {
+      const { reason, ip, username, realm, outcome } = row.fields;
+      const key = JSON.stringify([row.type, outcome, reason, ip, username, realm, row.uid]);
+      const same = this.folded.get(key);
       if (same) {
         same.fields.count = Number(same.fields.count ?? 1) + 1;
         return;
       }
-      this.refusals.set(key, row);
+      this.folded.set(key, row);
     }
     this.queue.push(row);
   }
@@ -79,7 +81,7 @@ export class EventLogWriter {
 
   private async write(): Promise<void> {
     const now = this.clock();
-    this.refusals.clear(); // those queued keep their counts; new ones start again
+    this.folded.clear(); // those queued keep their counts; new ones start again
     if (this.dropped > 0) {
       this.queue.push({
         time: now,

@@ -35,9 +35,20 @@ export interface EventRow {
 export interface EventLogStore {
   append(rows: EventRow[]): Promise<void>;
   query(query: EventQuery): Promise<LoggedEvent[]>;
-  /** Removes events before `before` (ms), all but the newest `keep`, and all warnings but the newest `keep / 2` (a flood of refusals never pushes out the rest). */
+  /**
+   * Removes events before `before` (ms) and keeps `keep` at most: warnings at most `keep / 2`
+   * and routine successes (ROUTINE_TYPES) at most `keep / 4`, the newest of each; changes fill
+   * the rest. A flood of refusals or of logins never pushes out the record of changes.
+   */
   prune(before: number, keep: number): Promise<void>;
 }
+
+/** Successes that every login, refresh and logout makes: kept apart from changes, and folded when they repeat. */
+export const ROUTINE_TYPES: readonly string[] = ['authorize', 'authenticate', 'refresh', 'logout'];
+
+/** A row that a flood makes many of alike: a refusal, or a routine success. */
+export const isNoise = (row: Pick<EventRow, 'type' | 'severity'>): boolean =>
+  row.severity === 'WARNING' || ROUTINE_TYPES.includes(row.type);
 
 /** The product's names where it has one (alerts-events.md: user_created, user_updated, user_deleted); Tessera's audit names otherwise. */
 const PRODUCT_TYPES: Partial<Record<AuditRecord['event'], string>> = {
@@ -91,6 +102,12 @@ const NOT_ABOUT_PEOPLE = new Set([
   'reason',
   'count',
 ]);
+/** A reason of Tessera's own words names nobody; one with an email an identity provider gave, a DN, a subject or a URL may. */
+const NAMES_NOBODY = /^[a-z0-9_ :,.()'-]+$/;
 export function withoutPeople(event: LoggedEvent): LoggedEvent {
-  return Object.fromEntries(Object.entries(event).filter(([k]) => NOT_ABOUT_PEOPLE.has(k))) as LoggedEvent;
+  return Object.fromEntries(
+    Object.entries(event).filter(
+      ([k, v]) => NOT_ABOUT_PEOPLE.has(k) && (k !== 'reason' || NAMES_NOBODY.test(String(v))),
+    ),
+  ) as LoggedEvent;
 }

@@ -1,5 +1,7 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../store/database.js';
-import type { EventLogStore, EventQuery, EventRow, LoggedEvent } from './event-log.js';
+import type { Database } from '../store/schema.js';
+import { type EventLogStore, type EventQuery, type EventRow, type LoggedEvent, ROUTINE_TYPES } from './event-log.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The product writes times to the second: 2014-08-29T11:19:49Z. */
@@ -51,25 +53,33 @@ export class KyselyEventLog implements EventLogStore {
 
   async prune(before: number, keep: number): Promise<void> {
     await this.db.deleteFrom('event_log').where('time', '<', iso(before)).execute();
-    const warnings = await this.db
-      .selectFrom('event_log')
-      .select('id')
-      .where('severity', '=', 'WARNING')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .offset(Math.floor(keep / 2))
-      .executeTakeFirst();
-    if (warnings)
-      await this.db.deleteFrom('event_log').where('severity', '=', 'WARNING').where('id', '<=', warnings.id).execute();
-    const newest = await this.db
-      .selectFrom('event_log')
-      .select((eb) => eb.fn.max('id').as('id'))
-      .executeTakeFirst();
-    const top = Number(newest?.id ?? 0);
-    if (top > keep)
-      await this.db
-        .deleteFrom('event_log')
-        .where('id', '<=', top - keep)
-        .execute();
+    const warnings = this.where((eb) => eb('severity', '=', 'WARNING'));
+    const routine = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), eb('type', 'in', [...ROUTINE_TYPES])]));
+    const changes = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), eb('type', 'not in', [...ROUTINE_TYPES])]));
+    const noise = (await warnings.cap(Math.floor(keep / 2))) + (await routine.cap(Math.floor(keep / 4)));
+    await changes.cap(keep - noise);
+  }
+
+  /** One class of events: `cap(n)` keeps its newest n and says how many it kept. */
+  private where(which: (eb: ExpressionBuilder<Database, 'event_log'>) => Expression<SqlBool>) {
+    return {
+      cap: async (n: number): Promise<number> => {
+        const past = await this.db
+          .selectFrom('event_log')
+          .select('id')
+          .where(which)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .offset(n)
+          .executeTakeFirst();
+        if (past) await this.db.deleteFrom('event_log').where(which).where('id', '<=', past.id).execute();
+        const row = await this.db
+          .selectFrom('event_log')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where(which)
+          .executeTakeFirstOrThrow();
+        return Number(row.n);
+      },
+    };
   }
 }

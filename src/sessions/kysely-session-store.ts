@@ -89,6 +89,19 @@ export class KyselySessionStore implements SessionStore {
     return Number(row?.n ?? 0);
   }
 
+  async trim(uid: number, keep: number): Promise<void> {
+    const older = this.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('uid', '=', uid)
+      .where('ended_at', 'is', null)
+      .orderBy('started_at', 'desc')
+      .orderBy('id')
+      .limit(10_000)
+      .offset(keep);
+    await this.db.deleteFrom('sessions').where('uid', '=', uid).where('id', 'in', older).execute();
+  }
+
   async prune(before: Date): Promise<void> {
     const iso = before.toISOString();
     await this.db

@@ -15,6 +15,8 @@ import type { SessionStore } from './session-store.js';
 const TOKENS_OUTLIVE_MS = (TTL_MAX_SECONDS + 300) * 1000;
 /** Sessions over are kept this long (then pruned). */
 const KEPT_AFTER_MS = 86_400_000;
+/** A user's sessions kept at most (the newest): past it the oldest are forgotten (SessionStore.trim). */
+export const MAX_SESSIONS_PER_USER = 100;
 
 export interface SessionDeps {
   store: SessionStore;
@@ -67,6 +69,7 @@ export class SessionService {
       endsAt: new Date(endsAt),
       endedAt: null,
     });
+    await this.deps.store.trim(user.uid, MAX_SESSIONS_PER_USER);
     return { sid, console, ttl };
   }
 

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SESSIONS_PER_USER } from '../../src/sessions/session-service.js';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+/**
+ * A storm of cheap successes: logins of one account answered from the verified-credentials
+ * cache (no throttle, no hash) from many addresses. It must not push the record of changes out
+ * of an event log kept at its size, nor grow the store by a row a login.
+ */
+describe('a login storm of one account (role none), from 1,500 addresses', () => {
+  let t: TestTessera;
+  let admin: string;
+  let uid: number;
+  const LOGINS = 1_500;
+
+  beforeAll(async () => {
+    t = await testTessera({ eventLogMax: 1000 });
+    await t.addUser('root', 'root-password', 'admin');
+    admin = await login(t, 'root', 'root-password');
+    for (let i = 0; i < 5; i++)
+      await call(t, 'POST', '/v1/users', {
+        auth: admin,
+        body: { name: `made-${i}`, password: 'Made-password-1', role: 'db_viewer' },
+      });
+    await call(t, 'PUT', '/v1/cluster', { auth: admin, body: { password_min_length: 10 } });
+    uid = await t.addUser('nobody', 'nobody-password', 'none');
+    const body = JSON.stringify({ username: 'nobody', password: 'nobody-password' });
+    for (let i = 0; i < LOGINS; i += 50) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          t.app.inject({
+            method: 'POST',
+            url: '/v1/users/authorize',
+            payload: body,
+            remoteAddress: `2001:db8::${(i + j).toString(16)}`,
+          }),
+        ),
+      );
+      expect(answers.map((a) => a.statusCode)).toEqual(answers.map(() => 200));
+    }
+    // Written, and pruned as a server does once a minute.
+    await t.tessera.eventWriter.flush();
+    t.advance(61);
+    await call(t, 'POST', '/v1/users/authorize', { body: { username: 'nobody', password: 'nobody-password' } });
+    await t.tessera.eventWriter.flush();
+  }, 120_000);
+  afterAll(() => t.close());
+
+  it('keeps every change in the event log; the logins take a bounded share of it', async () => {
+    const events = (await call(t, 'GET', '/v1/logs?limit=10000', { auth: admin })).body as {
+      type: string;
+      count?: number;
+    }[];
+    expect(events.length).toBeLessThanOrEqual(1000);
+    expect(events.filter((e) => e.type === 'user_created')).toHaveLength(7); // root, five, nobody
+    expect(events.filter((e) => e.type === 'policy_update')).toHaveLength(1);
+    const logins = events.filter((e) => e.type === 'authorize');
+    expect(logins.length).toBeLessThanOrEqual(250);
+    expect(logins.length).toBeGreaterThan(0);
+  });
+
+  it('keeps at most a hundred sessions of the account; the newest still refresh', async () => {
+    const rows = await t.tessera.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('uid', '=', uid)
+      .executeTakeFirstOrThrow();
+    expect(Number(rows.n)).toBeLessThanOrEqual(MAX_SESSIONS_PER_USER);
+    const token = await login(t, 'nobody', 'nobody-password');
+    expect((await call(t, 'POST', '/v1/users/refresh_jwt', { auth: token, body: {} })).status).toBe(200);
+  });
+});
+
+describe('repeated logins of one account from one address', () => {
+  it('are folded into one event row with a count', async () => {
+    const t = await testTessera();
+    try {
+      await t.addUser('root', 'root-password', 'admin');
+      const admin = await login(t, 'root', 'root-password');
+      await t.tessera.eventWriter.flush();
+      for (let i = 0; i < 200; i++) await login(t, 'root', 'root-password');
+      await t.tessera.eventWriter.flush();
+      const logins = (await call(t, 'GET', '/v1/logs?type=authorize', { auth: admin })).body as { count?: number }[];
+      expect(logins.length).toBeLessThan(10);
+      expect(logins.reduce((n, e) => n + (e.count ?? 1), 0)).toBe(201);
+    } finally {
+      await t.close();
+    }
+  });
+});
