@@ -106,6 +106,8 @@ export interface Accounts {
   sso: SsoService;
   /** What SSO keeps in the store (requests, assertions used, sign-in codes, sessions). */
   samlStore: SamlStore;
+  /** Attempts a client address may make a minute: logins that check a secret, and SSO sign-ins. */
+  throttle: ClientThrottle;
   /** The event log (GET /v1/logs, tessera events), and its writer (flushed before a read, and at close). */
   eventLog: EventLogStore;
   eventWriter: EventLogWriter;
@@ -195,6 +197,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       users,
       issuer,
       sessions,
+      throttle: core.throttle,
       clock,
     });
     const pruneSessions = setInterval(() => void sessions.prune().catch(() => {}), 3_600_000).unref();
@@ -273,6 +276,10 @@ async function openCore(
     const ssoCertificates = new SsoCertificates(db, sealerOf(config), clock);
     const samlStore = new SamlStore(db, clock, REQUEST_MS);
     const serviceProvider = new ServiceProvider(ssoSettings, ssoCertificates, samlStore, publicUrlOf(config), clock);
+    const throttle = new ClientThrottle(
+      config.authRateLimit,
+      redis && { client: redis, prefix: config.redisKeyPrefix },
+    );
     const chain = new RealmChain({
       realms: [
         new LocalRealm(users, hasher, ssoSettings, policy, clock),
@@ -282,7 +289,7 @@ async function openCore(
       ],
       ...{ users, userReads, revocations, policy, hasher, audit, events, clock, lockout },
       verified: new VerifiedCredentials(config.authCacheSeconds, clock),
-      throttle: new ClientThrottle(config.authRateLimit, redis && { client: redis, prefix: config.redisKeyPrefix }),
+      throttle,
       loginTimeoutMs: config.loginTimeoutMs,
     });
     const eventLog = new KyselyEventLog(db);
@@ -333,6 +340,7 @@ async function openCore(
         userReads,
         revocations,
         chain,
+        throttle,
         ldapMappings,
         samlStore,
         serviceProvider,

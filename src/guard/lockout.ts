@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { Deadline } from '../deadline.js';
@@ -31,7 +31,8 @@ export interface Attempt {
  * a name nobody has yet are not held against the account made later under it.
  */
 export function lockoutKey(account: User | undefined, login: string): string {
-  return account ? `uid:${account.uid}` : `name:${login}`;
+  // A name nobody has is kept as its digest: a key of fixed size, whatever a client typed.
+  return account ? `uid:${account.uid}` : `name:${createHash('sha256').update(login).digest('base64url')}`;
 }
 
 /** One login waiting for a lease; `wake` makes it ask again now. */

@@ -90,8 +90,10 @@ export class ServiceProvider {
   /** The person an HTTP-POST answer (its SAMLResponse field) proves, or a refusal (why: for the audit line). */
   async verify(samlResponse: string): Promise<Asserted> {
     const { saml, config, urls } = await this.setup();
-    if (tooManyElements(Buffer.from(samlResponse, 'base64').toString('utf8')))
-      throw refused(`the answer has more than ${MAX_ELEMENTS} elements`);
+    const text = Buffer.from(samlResponse, 'base64').toString('utf8');
+    // What no signature can be in is refused before any parsing: the cost of a forged answer stays a string search.
+    if (!/SignatureValue[\s>]/.test(text)) throw refused('the answer is not signed');
+    if (tooManyElements(text)) throw refused(`the answer has more than ${MAX_ELEMENTS} elements`);
     let profile: Profile | null;
     try {
       ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { SamlProof } from '../auth/realms/realm.js';
 import type { Clock } from '../clock.js';
 import { AccountLockedError, SsoConfirmError, SsoRefusedError } from '../errors.js';
+import type { ClientThrottle } from '../guard/client-throttle.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
 import { isLocked, unlocksInSeconds } from '../users/user.js';
@@ -31,6 +32,7 @@ export class SsoSignIn {
       users: Pick<UserStore, 'getByUid'>;
       issuer: Pick<TokenIssuer, 'issue'>;
       sessions: Pick<SessionService, 'start'>;
+      throttle: Pick<ClientThrottle, 'check'>;
       clock: Clock;
     },
   ) {}
@@ -39,7 +41,9 @@ export class SsoSignIn {
    * Where the browser goes to sign in (the identity provider, with a signed request), and the
    * nonce for its cookie: the sign-in that answers this request is handed to that browser only.
    */
-  async start(): Promise<{ url: string; nonce: string }> {
+  async start(ctx: RequestContext): Promise<{ url: string; nonce: string }> {
+    // Each start signs a request and keeps a row: counted per address like a login.
+    await this.deps.throttle.check(ctx.ip);
     const { url, requestId } = await this.deps.provider.loginRequest();
     const nonce = randomBytes(32).toString('base64url');
     await this.deps.store.bindRequest(requestId, hashOf(nonce));

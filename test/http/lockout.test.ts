@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { lockoutKey } from '../../src/guard/lockout.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
@@ -97,6 +98,19 @@ describe('login lockout', () => {
     const third = await attempt('nobody', 'wrong-3');
     expect(third.body.error_code).toBe('account_locked');
     expect(await t.tessera.users.count()).toBe(before);
+  });
+
+  it('keeps a name nobody has under a key of fixed size, whatever its length (a 16 KB Basic username)', async () => {
+    await setup({ login_lockout_threshold: 2 });
+    const long = 'n'.repeat(16_384);
+    expect(lockoutKey(undefined, long).length).toBeLessThan(64);
+    expect(lockoutKey(undefined, long)).toBe(lockoutKey(undefined, long));
+    expect(lockoutKey(undefined, long)).not.toBe(lockoutKey(undefined, `${long}x`));
+    const basic = t.basic(long, 'guess');
+    for (let i = 0; i < 3; i++) {
+      const res = await call(t, 'GET', '/v1/users', { auth: basic });
+      expect([res.status, res.body.error_code]).toEqual([401, i < 2 ? 'invalid_credentials' : 'account_locked']);
+    }
   });
 
   it('is off with threshold 0', async () => {

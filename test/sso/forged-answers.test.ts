@@ -78,10 +78,15 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
       forged(() => {}, attacker),
       /Invalid signature/i,
     );
+    // Unsigned: refused before any parsing (a string search), also when large.
     await refused(
       forged(() => {}, null),
-      /signature/i,
+      /the answer is not signed/,
     );
+    const big = decodeAnswer(forged(() => {}, null));
+    for (let i = 0; i < 200; i++) byTag(big, SAML, 'Assertion')[0]!.appendChild(big.createComment('x'.repeat(350)));
+    expect(Buffer.from(encodeAnswer(big), 'base64').length).toBeGreaterThan(70_000);
+    await refused(encodeAnswer(big), /the answer is not signed/);
     const signed = decodeAnswer(forged());
     byTag(signed, SAML, 'NameID')[0]!.textContent = 'root@example.com';
     await refused(encodeAnswer(signed), /Invalid signature/i);
@@ -189,5 +194,14 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
     await expect(
       c.t.tessera.ssoSignIn.verifyLogoutResponse(query, new URLSearchParams(query).toString()),
     ).rejects.toMatchObject({ auditReason: /at most 65536 bytes/ });
+  });
+
+  it('throttles the start of a sign-in per address, as logins are (each start signs a request and keeps a row)', async () => {
+    const start = (remoteAddress: string) =>
+      c.t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login', remoteAddress });
+    const limit = c.t.tessera.config.authRateLimit;
+    for (let i = 0; i < limit; i++) expect((await start('2001:db8::51')).headers.location).toMatch(/^http/);
+    expect((await start('2001:db8::51')).headers.location).toBe('/?sso_error=too_many_requests');
+    expect((await start('2001:db8::52')).headers.location).toMatch(/^http/); // another address goes on
   });
 });

@@ -77,7 +77,7 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
     { config: { access: 'public' }, schema: { hide: true } },
     async (request, reply) => {
       try {
-        const { url, nonce } = await ssoSignIn.start();
+        const { url, nonce } = await ssoSignIn.start(contextOf(request));
         reply.header('set-cookie', cookie(request, await addressOf(), START_COOKIE, nonce, REQUEST_MS / 1000));
         return reply.header('cache-control', 'no-store').redirect(url, 302);
       } catch (err) {
