@@ -10,6 +10,7 @@ import {
   DirectoryUserError,
   EmailAlreadyExistsError,
   ForbiddenError,
+  InvalidCredentialsError,
   InvalidRequestError,
   LastAdminError,
   MissingCredentialsError,
@@ -376,14 +377,24 @@ export class AccountService {
     this.audit(ctx, actor, target, { event: 'password_add' });
   }
 
-  /** Removes the password `password` of the user; never the last one. */
+  /**
+   * Removes the password `password` of the user; never the last one. Refused as the last one
+   * whatever the password (that answer tells nothing of it); else the password is checked as a
+   * login's is — throttled, counted toward the user's lockout — since every check is a guess.
+   */
   async deletePassword(actor: Actor | null, target: User, password: string, ctx: RequestContext): Promise<void> {
     passwordUser(target);
     const credential = await this.deps.users.getCredential(target.uid);
     const passwords = credential?.passwords ?? [];
-    const { stored: match } = await matchPassword(this.deps.hasher, passwords, password);
-    if (!match) throw new InvalidRequestError("old_password is not one of the user's passwords");
     if (passwords.length <= 1) throw new CannotDeleteLastPasswordError();
+    const notOne = () => new InvalidRequestError("old_password is not one of the user's passwords");
+    try {
+      await this.confirm(target.username, password, ctx);
+    } catch (err) {
+      throw err instanceof InvalidCredentialsError ? notOne() : err;
+    }
+    const { stored: match } = await matchPassword(this.deps.hasher, passwords, password);
+    if (!match) throw notOne();
     await this.deps.users.deletePassword(target.uid, match.id, this.guardFor(actor, target));
     this.audit(ctx, actor, target, { event: 'password_delete' });
   }

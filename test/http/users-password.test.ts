@@ -162,6 +162,23 @@ describe("another user's passwords (the product: only an admin rotates another u
     expect([unknown.status, unknown.body]).toEqual([known.status, known.body]);
   });
 
+  it("is no oracle of another user's passwords: the last one is refused whatever is guessed, and each guess counts toward the lockout", async () => {
+    const admin = await login(t, 'root', 'root-password');
+    const remove = (old_password: string) =>
+      call(t, 'DELETE', '/v1/users/password', { auth: admin, body: { username: 'frank', old_password } });
+    // One password: the same answer for a right and a wrong guess.
+    for (const guess of ['frank-password-1', 'wrong-guess'])
+      expect((await remove(guess)).body.error_code, guess).toBe('cannot_delete_last_password');
+    // Two: each wrong guess is a failed login of frank's; at the threshold (5) the account locks, and the right one tells nothing more.
+    await call(t, 'POST', '/v1/users/password', {
+      auth: admin,
+      body: { username: 'frank', new_password: 'Frank-second-2' },
+    });
+    for (let i = 0; i < 5; i++) expect((await remove(`wrong-${i}`)).body.error_code).toBe('invalid_request');
+    expect((await remove('frank-password-1')).body.error_code).toBe('account_locked');
+    expect((await authorize('frank', 'Frank-second-2')).body.error_code).toBe('account_locked');
+  });
+
   it("ends the user's tokens when someone else gives it a password, also a second one", async () => {
     const token = await login(t, 'frank', 'frank-password-1');
     const frankUid = (await t.tessera.users.findByUsername('frank'))!.uid;

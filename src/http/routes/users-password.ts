@@ -22,6 +22,8 @@ export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServ
         'new_password_same_as_current',
         'cannot_delete_last_password',
         'too_many_passwords',
+        'account_locked',
+        'too_many_requests',
       ],
       ...['unauthorized_action', 'user_not_exist', 'user_not_found', 'directory_user', 'certificate_user'],
     ] as ErrorCode[],
