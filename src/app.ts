@@ -37,6 +37,9 @@ export function buildApp(services: HttpServices, options: AppOptions = {}): Tess
     ...(options.https
       ? { https: { ...options.https, requestCert: true, rejectUnauthorized: false, ...SERVER_OPTIONS } }
       : { http: SERVER_OPTIONS }),
+    // Behind proxies named by --trusted-proxy, the client is who they say it is (X-Forwarded-For,
+    // read hop by hop from the right, trusting only those addresses); nobody's header otherwise.
+    ...(services.config.mtls.trustedProxies.length > 0 && { trustProxy: [...services.config.mtls.trustedProxies] }),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
     bodyLimit: services.config.bodyLimitBytes,

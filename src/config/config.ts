@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigShape, configSchema, defaults, SETTINGS, type Setting, spelled } from './settings.js';
@@ -44,11 +45,16 @@ export function makeConfig(given: DeepPartial<Config> = {}): Config {
   if (config.masterKey !== undefined && masterKeyBytes(config.masterKey).length !== 32) {
     throw new ConfigError('the master key must be base64 of 32 random bytes (openssl rand -base64 32)');
   }
-  if (Boolean(config.mtls.certHeader) !== config.mtls.trustedProxies.length > 0) {
+  if (config.mtls.certHeader && config.mtls.trustedProxies.length === 0) {
     throw new ConfigError(
-      "--client-cert-header and --trusted-proxy go together: the header is believed only from the proxy's addresses",
+      "--client-cert-header needs --trusted-proxy: the header is believed only from the proxy's addresses",
     );
   }
+  const notAnAddress = config.mtls.trustedProxies.find((entry) => !isAddressOrCidr(entry));
+  if (notAnAddress !== undefined)
+    throw new ConfigError(
+      `--trusted-proxy takes addresses or CIDRs (10.0.0.5, 10.0.0.0/8, fd00::/8): not ${notAnAddress}`,
+    );
   if (config.mtls.certHeader && config.tls.enabled) {
     throw new ConfigError(
       '--client-cert-header is for a TLS-terminating proxy in front (--no-tls); with TLS here, clients present their certificates to Tessera itself',
@@ -58,6 +64,14 @@ export function makeConfig(given: DeepPartial<Config> = {}): Config {
     throw new ConfigError('--tls-cert and --tls-key must be given together');
   }
   return deepFreeze(structuredClone(config));
+}
+
+/** 192.0.2.1, 2001:db8::1, or one of them with a prefix length (/0 to /32, /128). */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, more] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || more !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 /**

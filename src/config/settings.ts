@@ -221,7 +221,7 @@ export const SETTINGS = {
   'mtls.trustedProxies': setting({
     flag: '--trusted-proxy <address...>',
     env: 'TESSERA_TRUSTED_PROXY',
-    help: 'the addresses of the proxy whose --client-cert-header is believed, repeatable or comma-separated',
+    help: "addresses or CIDRs of the proxies in front (--no-tls) whose X-Forwarded-For (and --client-cert-header) is believed: the client's address is then the one they forward, for throttling, the event log and sessions; nobody's by default; repeatable or comma-separated",
     schema: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 }),
     default: [],
     parse: (text, previous) => [

@@ -105,9 +105,15 @@ describe('the settings', () => {
 
   it('takes a client certificate header only with the proxy it comes from, and only without TLS here', () => {
     expect(() => serveConfig(['--no-tls', '--client-cert-header', 'X-Cert'])).toThrow(
-      /--client-cert-header and --trusted-proxy go together/,
+      /--client-cert-header needs --trusted-proxy/,
     );
-    expect(() => serveConfig(['--no-tls', '--trusted-proxy', '10.0.0.1'])).toThrow(/go together/);
+    // A trusted proxy alone: its X-Forwarded-For is believed.
+    expect(serveConfig(['--no-tls', '--trusted-proxy', '10.0.0.1,fd00::/8']).mtls.trustedProxies).toEqual([
+      '10.0.0.1',
+      'fd00::/8',
+    ]);
+    for (const wrong of ['proxy.example', '10.0.0.1/33', '10.0.0/8', 'fd00::/129', '10.0.0.1/8/1'])
+      expect(() => serveConfig(['--no-tls', '--trusted-proxy', wrong]), wrong).toThrow(/addresses or CIDRs/);
     expect(() => serveConfig(['--client-cert-header', 'X-Cert', '--trusted-proxy', '10.0.0.1'])).toThrow(/--no-tls/);
   });
 
