@@ -290,9 +290,15 @@ export class AccountService {
       await this.checkCandidate(target, password, { name, email });
     }
     if (dryRun) return target;
-    // The profile first: what it may refuse (a name taken meanwhile, the last admin) leaves the password as it was.
-    await this.deps.users.updateProfile(uid, profile, this.guardFor(actor, target));
-    if (password !== undefined) await this.writeNewPassword(actor, target, password, ctx, { name, email });
+    // Hashed first, then everything the request changes written in one transaction: a crash leaves all of it or none.
+    const guard = this.guardFor(actor, target);
+    if (password === undefined) await this.deps.users.updateProfile(uid, profile, guard);
+    else {
+      const hash = await this.hashOf(password, { name, email });
+      const issuedAt = new Date(this.deps.clock());
+      await this.deps.users.updateProfileAndPassword(uid, profile, { hash, issuedAt }, guard);
+      await this.passwordWritten(actor, target, password, ctx);
+    }
     const changed = named.filter((k) => k !== 'password' && k !== 'old_password');
     if (changed.length > 0) this.audit(ctx, actor, target, { event: 'user_update', changes: changed });
     return this.mustGet(uid);
@@ -514,14 +520,23 @@ export class AccountService {
     target: User,
     password: NewPassword,
     ctx: RequestContext,
-    logins: { name: string | null; email: string | null } = target,
   ): Promise<void> {
     await this.deps.users.replacePasswords(
       target.uid,
-      await this.hashOf(password, logins),
+      await this.hashOf(password, target),
       new Date(this.deps.clock()),
       this.guardFor(actor, target),
     );
+    await this.passwordWritten(actor, target, password, ctx);
+  }
+
+  /** After a new password is stored: the lockout's counters forgotten, and the change audited. */
+  private async passwordWritten(
+    actor: Actor | null,
+    target: User,
+    password: NewPassword,
+    ctx: RequestContext,
+  ): Promise<void> {
     await this.deps.lockout.unlock(target);
     // Said, so that passwords set past the rules can be found.
     this.audit(ctx, actor, target, {

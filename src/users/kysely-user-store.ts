@@ -16,6 +16,7 @@ import { AUTH_METHODS, type AuthMethod, realmOf, type User } from './user.js';
 import type {
   CredentialStore,
   DirectoryAccount,
+  NewPasswordHash,
   NewUser,
   ProfileChanges,
   UserGuard,
@@ -336,7 +337,15 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     this.events.emit('userChanged', uid);
   }
 
-  async updateProfile(uid: number, changes: ProfileChanges, guard?: UserGuard): Promise<void> {
+  updateProfile(uid: number, changes: ProfileChanges, guard?: UserGuard): Promise<void> {
+    return this.update(uid, changes, guard);
+  }
+
+  updateProfileAndPassword(uid: number, changes: ProfileChanges, password: NewPasswordHash, guard?: UserGuard) {
+    return this.update(uid, changes, guard, password);
+  }
+
+  private async update(uid: number, changes: ProfileChanges, guard?: UserGuard, password?: NewPasswordHash) {
     let revoked = false;
     try {
       await serialized(this.db, async (trx) => {
@@ -346,7 +355,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
         const newSubject =
           changes.certificateSubjectLine !== undefined &&
           changes.certificateSubjectLine !== current.certificateSubjectLine;
-        revoked = !sameRoles || newSubject;
+        revoked = !sameRoles || newSubject || password !== undefined;
         const admins = revoked ? await countAdmins(trx) : 0;
         const taken = await this.takenLogins({ name: changes.name ?? null, email: changes.email ?? null }, uid, trx);
         if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
@@ -358,6 +367,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
           .where('uid', '=', uid)
           .execute();
         if (!sameRoles) await this.setRoles(trx, uid, changes.roleUids!);
+        if (password) await this.writePassword(trx, uid, password);
         if (!revoked) return;
         if (admins > 0 && (await countAdmins(trx)) === 0)
           throw new LastAdminError('change_last_admin_role_not_allowed');
@@ -445,20 +455,23 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async replacePasswords(uid: number, passwordHash: string, issuedAt: Date, guard?: UserGuard): Promise<void> {
-    await this.revoking(uid, { guard }, async (trx) => {
-      await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
-      await this.insertPassword(trx, uid, passwordHash, issuedAt);
-      await trx
-        .updateTable('users')
-        .set({
-          password_issue_date: issuedAt.toISOString(),
-          password_expires_at: null,
-          locked_until: null,
-          lock_reset_at: issuedAt.toISOString(),
-        })
-        .where('uid', '=', uid)
-        .execute();
-    });
+    await this.revoking(uid, { guard }, (trx) => this.writePassword(trx, uid, { hash: passwordHash, issuedAt }));
+  }
+
+  /** One password instead of all, in the caller's transaction: a new issue date, expiry and lock lifted. */
+  private async writePassword(trx: Transaction<Database>, uid: number, { hash, issuedAt }: NewPasswordHash) {
+    await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
+    await this.insertPassword(trx, uid, hash, issuedAt);
+    await trx
+      .updateTable('users')
+      .set({
+        password_issue_date: issuedAt.toISOString(),
+        password_expires_at: null,
+        locked_until: null,
+        lock_reset_at: issuedAt.toISOString(),
+      })
+      .where('uid', '=', uid)
+      .execute();
   }
 
   async addPassword(uid: number, passwordHash: string, at: Date, revoke = false, guard?: UserGuard): Promise<void> {

@@ -21,6 +21,12 @@ export interface NewUser extends UserProfile {
 
 export type ProfileChanges = Partial<UserProfile>;
 
+/** A password that replaces all of a user's, hashed before the write that stores it. */
+export interface NewPasswordHash {
+  hash: string;
+  issuedAt: Date;
+}
+
 export interface StoredPassword {
   id: number;
   hash: string;
@@ -112,6 +118,13 @@ export interface CredentialStore {
   passwordsOf(uid: number): Promise<StoredPassword[]>;
   /** Throws UserAlreadyExistsError (name_already_exists, email_already_exists) when a login is taken. */
   create(user: NewUser): Promise<User>;
+  /** updateProfile and replacePasswords in one transaction: one request that changes both writes both or neither. */
+  updateProfileAndPassword(
+    uid: number,
+    changes: ProfileChanges,
+    password: NewPasswordHash,
+    guard?: UserGuard,
+  ): Promise<void>;
   /** One new password instead of all: new issue date, expiry and lock lifted, tokens ended. */
   replacePasswords(uid: number, passwordHash: string, issuedAt: Date, guard?: UserGuard): Promise<void>;
   /** A further password that works beside the others (rotation); `revoke`: and the user's tokens end (someone else gave it). */
