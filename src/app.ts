@@ -14,6 +14,7 @@ import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { logRequests } from './http/request-log.js';
 import { countRequests } from './http/request-metrics.js';
 import { api, probes, wellKnown } from './http/scopes.js';
+import { securityHeaders } from './http/security-headers.js';
 import type { HttpServices } from './http/services.js';
 import { gateUntilStarted } from './http/start-gate.js';
 import { refuseUnknownQueries } from './http/strict-query.js';
@@ -56,6 +57,7 @@ export function buildApp(services: HttpServices, options: AppOptions = {}): Tess
   // Shared by every scope: one error shape (also for what no route takes), the answers
   // before any route runs, one log line a request.
   registerErrorHandling(app);
+  securityHeaders(app, Boolean(options.https));
   answerMissingHostAndExpect(app);
   if (options.started) gateUntilStarted(app, options.started);
   logRequests(app);

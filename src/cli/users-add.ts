@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { ROLES, type Role } from '../access/management.js';
 import { InvalidRequestError } from '../errors.js';
+import { BUILT_IN_ROLE_OF_LEVEL } from '../roles/built-in.js';
 import { addHashOptions, addStoreCreatingOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';
@@ -22,7 +23,10 @@ export function usersAddCommand(): Command {
     .option('--email <address>', 'a login too, unique regardless of case')
     .option('--username <login>', 'shorthand: an address sets --email, anything else --name')
     .addOption(new Option('--role <role>', 'what the user may do').choices(ROLES))
-    .option('--role-uid <uid...>', 'roles to give (uids from `tessera roles list`), beside or instead of --role')
+    .option(
+      '--role-uid <uid...>',
+      'roles to give (uids from `tessera roles list`), beside or instead of --role (which is the built-in role of that level)',
+    )
     .option('--password-stdin', 'read the password from standard input instead of a prompt')
     .option(
       '--certificate-subject <line>',
@@ -54,8 +58,11 @@ export function usersAddCommand(): Command {
         username: o.username,
         name: o.name,
         email: o.email,
-        role: o.role ?? (roleUids.length ? undefined : 'none'),
-        role_uids: roleUids,
+        // --role is the built-in role of its level, given beside any --role-uid; neither: none.
+        role_uids: [
+          ...roleUids,
+          ...(o.role !== undefined || roleUids.length === 0 ? [BUILT_IN_ROLE_OF_LEVEL[o.role ?? 'none']] : []),
+        ],
         ...secret,
       };
       const user = (await withStore(o, (t) => t.accounts.create(null, input, CLI_CONTEXT)))!;

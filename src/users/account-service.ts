@@ -468,20 +468,22 @@ export class AccountService {
   }
 
   /**
-   * The roles a write gives (`role_uids` is the one source; a `role` alone means the built-in
-   * role of that level; neither keeps `current`) and the rights they grant. A `role` beside
-   * `role_uids` reads as it is read back: it must name their highest level. An unknown uid is refused.
+   * The roles a write gives (`role_uids` is the one source; a `role` alone, or beside an empty
+   * `role_uids`, means the built-in role of that level; neither keeps `current`) and the rights
+   * they grant. A `role` beside roles reads as it is read back: it must name their highest
+   * level. An unknown uid is refused.
    */
   async rolesOf(
     given: { role?: Role; role_uids?: number[] },
     current: readonly number[],
   ): Promise<{ roleUids: number[]; rights: Role[] }> {
-    const roleUids =
-      given.role_uids !== undefined
-        ? [...new Set(given.role_uids)].sort((a, b) => a - b)
-        : given.role !== undefined
-          ? [BUILT_IN_ROLE_OF_LEVEL[given.role]]
-          : [...current];
+    // An empty role_uids beside a role (older clients, the product's exports of users made before its roles) is the role alone.
+    const byUids = given.role_uids !== undefined && (given.role === undefined || given.role_uids.length > 0);
+    const roleUids = byUids
+      ? [...new Set(given.role_uids)].sort((a, b) => a - b)
+      : given.role !== undefined
+        ? [BUILT_IN_ROLE_OF_LEVEL[given.role]]
+        : [...current];
     const all = await this.deps.roles.list();
     const rights = rightsFrom(
       roleUids.map((uid) => {
@@ -490,7 +492,7 @@ export class AccountService {
         return found.management;
       }),
     );
-    if (given.role !== undefined && given.role_uids !== undefined && given.role !== highest(rights)) {
+    if (given.role !== undefined && byUids && given.role !== highest(rights)) {
       throw new InvalidRequestError(
         `role: role_uids give "${highest(rights)}", not "${given.role}"; send role_uids alone (role is read back as their highest level)`,
       );

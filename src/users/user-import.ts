@@ -203,6 +203,9 @@ async function importUser(
       'refused',
       `role_uids: ${unknown} is not one of the file's roles (give GET /v1/roles as "roles", matched here by name)`,
     );
+  // The product's role_uids are its users' roles; `role` beside them only names their highest level (the product's older
+  // exports leave it as it was before roles): here too they are the one source.
+  if (account.role_uids?.length) delete account.role;
   // A dry run makes no role: its users are checked without the roles that it would make.
   if (account.role_uids)
     account.role_uids = account.role_uids.flatMap((uid) => (roleUids.has(uid) ? (roleUids.get(uid) ?? []) : uid));

@@ -50,7 +50,12 @@ describe('tessera serve --no-tls (subprocess)', () => {
     for (const token of [a.json.access_token, b.json.access_token]) {
       const users = await request(`${server.url}/v1/users`, { headers: { authorization: `JWT ${token}` } });
       expect(users.status).toBe(200);
-      expect(users.json[0]).toMatchObject({ uid: 1, username: 'admin@tessera.local', role: 'admin' });
+      expect(users.json[0]).toMatchObject({ uid: 1, username: 'admin@tessera.local', role: 'admin', role_uids: [1] });
+      // Plain HTTP (behind a proxy): no HSTS of its own; nothing it answers is cached.
+      expect([users.headers['cache-control'], users.headers['strict-transport-security']]).toEqual([
+        'no-store',
+        undefined,
+      ]);
     }
   });
 

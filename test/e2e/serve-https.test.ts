@@ -50,6 +50,14 @@ describe('tessera serve over HTTPS (subprocess)', () => {
     const body = JSON.stringify({ username: 'root@example.com', password: 'root-password', ttl: 60 });
     const res = await request(`${server.url}/v1/users/authorize`, { method: 'POST', body, ca });
     expect(res.status).toBe(200);
+    // Over TLS, browsers are told to stay on it; a token is never kept by a cache.
+    expect(res.headers['strict-transport-security']).toBe('max-age=31536000');
+    expect(res.headers['cache-control']).toBe('no-store');
+    const users = await request(`${server.url}/v1/users`, {
+      ca,
+      headers: { authorization: `JWT ${res.json.access_token}` },
+    });
+    expect([users.status, users.headers['cache-control']]).toEqual([200, 'no-store']);
     // TESSERA_API_LINE=7.4: the header format is not this server's.
     const header = await request(`${server.url}/v1/users/authorize`, {
       method: 'POST',

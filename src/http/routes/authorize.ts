@@ -64,7 +64,7 @@ export function authorizeRoute(
         response: { 200: AccessToken },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const line = request.headers.authorization !== undefined && config.apiLine !== '7.4' ? '7.22' : '7.4';
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
@@ -83,7 +83,6 @@ export function authorizeRoute(
           console,
         );
         metrics.login('success', line, seconds());
-        reply.header('cache-control', 'no-store');
         return { access_token: token };
       } catch (err) {
         const outcome = loginOutcomeOf((err as { code?: string }).code ?? '');

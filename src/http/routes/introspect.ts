@@ -37,19 +37,14 @@ export function introspectRoute(app: TesseraApp, { callers }: Pick<HttpServices,
     }),
     response: { 200: Introspection },
   };
-  app.post(
-    '/v1/introspect',
-    { schema, config: { formBody: true, access: 'verify_tokens' } },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      try {
-        const { token: claims } = await callers.checkToken(request.body.token);
-        const { iss, aud, sub, uid, username, roles, iat, exp, jti, ver } = claims!;
-        return { active: true, iss, aud, sub, uid, username, roles, iat, exp, jti, ver, token_type: 'Bearer' as const };
-      } catch (err) {
-        if (err instanceof InvalidTokenError) return { active: false };
-        throw err;
-      }
-    },
-  );
+  app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens' } }, async (request) => {
+    try {
+      const { token: claims } = await callers.checkToken(request.body.token);
+      const { iss, aud, sub, uid, username, roles, iat, exp, jti, ver } = claims!;
+      return { active: true, iss, aud, sub, uid, username, roles, iat, exp, jti, ver, token_type: 'Bearer' as const };
+    } catch (err) {
+      if (err instanceof InvalidTokenError) return { active: false };
+      throw err;
+    }
+  });
 }

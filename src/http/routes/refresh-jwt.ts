@@ -29,13 +29,12 @@ export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 
         response: { 200: AccessToken },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const token = await logins.refresh(
         callerOf(request),
         request.body.ttl ?? TTL_DEFAULT_SECONDS,
         contextOf(request),
       );
-      reply.header('cache-control', 'no-store');
       return { access_token: token };
     },
   );

@@ -46,9 +46,8 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
         response: { 200: Type.Array(SessionView) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const caller = callerOf(request);
-      reply.header('cache-control', 'no-store');
       return (await sessions.list(caller, Number(request.params.uid))).map((s) => toSessionView(s, caller.token?.sid));
     },
   );
