@@ -6,12 +6,16 @@ import { CertificateRefusedError } from '../errors.js';
 export interface PresentedCertificate {
   leaf: X509Certificate;
   chain: X509Certificate[];
-  /** The leaf's SHA-256 fingerprint, read once: what a verified certificate is remembered by. */
+  /**
+   * The SHA-256 fingerprints of the leaf and of the certificates presented with it, read once:
+   * what a verified certificate is remembered by. The same leaf presented without the
+   * intermediate that made its path is another presentation, checked on its own.
+   */
   fingerprint: string;
 }
 
 function presented(leaf: X509Certificate, chain: X509Certificate[]): PresentedCertificate {
-  return { leaf, chain, fingerprint: leaf.fingerprint256 };
+  return { leaf, chain, fingerprint: [leaf, ...chain].map((c) => c.fingerprint256).join('/') };
 }
 
 /** One entry of the cluster's `mtls_authorized_subjects`. */

@@ -108,6 +108,18 @@ describe('the certificate realm', () => {
     expect((await send('GET', '/v1/users/permissions', { cert: certs.bot })).status).toBe(200);
   });
 
+  it('answers a leaf sent without the intermediate that makes its path the same, also after it came with it (no cache hit)', async () => {
+    const leafOnly = { ...certs.chained!, pem: certs.chained!.pem.split(/(?<=-----END CERTIFICATE-----)/)[0]! };
+    expect(leafOnly.pem).not.toBe(certs.chained!.pem);
+    const before = await certificateLogin(leafOnly);
+    expect(before.status).toBe(401);
+    expect((await certificateLogin(certs.chained!)).status).toBe(200);
+    expect((await send('GET', '/v1/users/permissions', { cert: certs.chained })).status).toBe(200);
+    const after = await certificateLogin(leafOnly);
+    expect([after.status, after.body]).toEqual([before.status, before.body]);
+    expect((await send('GET', '/v1/users/permissions', { cert: leafOnly })).status).toBe(401);
+  });
+
   it('refuses a certificate without a subject with 401 on every route, never 500', async () => {
     for (const [method, url] of [
       ['POST', '/v1/users/authorize'],
