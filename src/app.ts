@@ -9,6 +9,7 @@ import {
 import { consoleScope } from './http/console.js';
 import { registerErrorHandling } from './http/error-response.js';
 import { documentErrors } from './http/error-schemas.js';
+import { answerLargeBodies } from './http/large-body.js';
 import { lazyRequestLogger } from './http/lazy-request-logger.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { logRequests } from './http/request-log.js';
@@ -59,6 +60,7 @@ export function buildApp(services: HttpServices, options: AppOptions = {}): Tess
   registerErrorHandling(app);
   securityHeaders(app, Boolean(options.https));
   answerMissingHostAndExpect(app);
+  answerLargeBodies(app, services.config.bodyLimitBytes);
   if (options.started) gateUntilStarted(app, options.started);
   logRequests(app);
   countRequests(app, services.metrics);

@@ -81,6 +81,19 @@ describe('requests refused before any route runs', () => {
     });
   }
 
+  it('answers a 2 MB body with 413 in the error shape, never a reset, also 20 at once', async () => {
+    const body = JSON.stringify({ username: 'root', password: 'x'.repeat(2 * 1024 * 1024) });
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        request(`${server.url}/v1/users/authorize`, { method: 'POST', body }).then(
+          (r) => `${r.status} ${r.json?.error_code}`,
+          (err: NodeJS.ErrnoException) => err.code ?? String(err),
+        ),
+      ),
+    );
+    expect(outcomes).toEqual(outcomes.map(() => '413 body_too_large'));
+  });
+
   it('writes no password, credential or query value to the log, even at trace', async () => {
     await request(`${server.url}/v1/users/authorize?password=${SECRET}`, {
       method: 'POST',
