@@ -1019,7 +1019,8 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await page.keyboard.press('Escape');
     expect((await api('GET', `/v1/roles/${shot.uid}`, await adminToken())).json.management).toBe('db_member');
     await api('DELETE', `/v1/roles/${shot.uid}`, await adminToken());
-  });
+    // Every page at two widths with axe: ~20 s alone, more on a busy machine (a CI run's first minutes).
+  }, 180_000);
 
   it('shows the users list in one screen width: no sideways scroll, one line of actions a row (README screenshot: UPDATE_SCREENSHOT=1)', async () => {
     const page = await newPage();
