@@ -222,11 +222,12 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       .waitFor();
     expect(await mia.getByRole('link', { name: 'Policy' }).count()).toBe(0); // admin pages are the admin's
 
-    // A user_manager may not make an admin: the API's refusal, in words.
+    // A user_manager may not make itself an admin: the API's refusal, in words.
     await rowAction(mia, 'mia@example.com', 'Edit');
     await chooseLevel(mia.getByRole('dialog'), 'admin');
     await mia.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => mia.getByRole('dialog').getByRole('alert').textContent()).toMatch(/admin/i);
+    // Nor its own roles: nobody changes its own.
+    await expect.poll(() => mia.getByRole('dialog').getByRole('alert').textContent()).toMatch(/your own roles/i);
     await mia.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
 
     await rowAction(admin, 'mia@example.com', 'Edit');

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { isBuiltInRole } from '../../roles/built-in.js';
 import { explain } from '../api.js';
 import type { Call } from '../app.js';
 import {
@@ -206,6 +207,8 @@ function UserRow(props: {
 }) {
   const { user: u } = props;
   const who = u.username;
+  // A built-in role's name is its level's, shown already; the roles of the cluster's own are named beside it.
+  const custom = u.role_uids.filter((uid) => !isBuiltInRole(uid));
   const hasPassword = !props.self && u.auth_method !== 'certificate';
   const items: MenuItem[] = [
     { label: 'Edit', onSelect: () => props.open('edit') },
@@ -228,7 +231,7 @@ function UserRow(props: {
       <td class="long">{u.email ? breakable(u.email, /(?<=@)/) : '—'}</td>
       <td>
         {breakable(u.role, /(?<=_)/)}
-        {u.role_uids.length > 0 && <small class="roles-held"> ({u.role_uids.map(props.roleName).join(', ')})</small>}
+        {custom.length > 0 && <small class="roles-held"> ({custom.map(props.roleName).join(', ')})</small>}
       </td>
       <td class="long">
         {u.auth_method === 'certificate' ? (
