@@ -252,8 +252,11 @@ export class AccountService {
     // Only what changes is checked: a user keeps its own name, also one the directory has too.
     const renamed = profile.name != null && !target.logins.includes(usernameKey(profile.name));
     await this.assertLoginsFree({ name: renamed ? profile.name! : null, email: profile.email ?? null }, uid);
-    const roles = await this.rolesOf(changes, target.roleUids);
-    if (!sameRoles(roles.roleUids, target.roleUids)) {
+    const roles =
+      changes.role !== undefined || changes.role_uids !== undefined
+        ? await this.rolesOf(changes, target.roleUids)
+        : undefined;
+    if (roles && !sameRoles(roles.roleUids, target.roleUids)) {
       const { rights } = roles;
       profile.roleUids = roles.roleUids;
       // Nobody changes its own roles (the product refuses it too): a user_manager would make itself more.
@@ -473,7 +476,7 @@ export class AccountService {
    * they grant. A `role` beside roles reads as it is read back: it must name their highest
    * level. An unknown uid is refused.
    */
-  async rolesOf(
+  private async rolesOf(
     given: { role?: Role; role_uids?: number[] },
     current: readonly number[],
   ): Promise<{ roleUids: number[]; rights: Role[] }> {
