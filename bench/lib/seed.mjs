@@ -17,14 +17,17 @@ export async function seedUsers(dataDir, n) {
   const now = new Date().toISOString();
   // Each user logs in with its name (name_key), as a user made through the API does.
   const user = file.prepare(
-    `insert into users (uid, username, username_key, name, name_key, role, password_issue_date, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `insert into users (uid, username, username_key, name, name_key, password_issue_date, created_at)
+     values (?, ?, ?, ?, ?, ?, ?)`,
   );
+  // Roles are role_uids alone (store migration 0010): the built-in Admin (1) and Cluster Viewer (3).
+  const role = file.prepare('insert into user_roles (uid, role_uid) values (?, ?)');
   const password = file.prepare('insert into user_passwords (uid, hash, created_at) values (?, ?, ?)');
   const batch = file.transaction((from, to) => {
     for (let i = from; i < to; i++) {
       const name = `user${i}`;
-      user.run(i + 1, name, usernameKey(name), name, usernameKey(name), i === 0 ? 'admin' : 'cluster_viewer', now, now);
+      user.run(i + 1, name, usernameKey(name), name, usernameKey(name), now, now);
+      role.run(i + 1, i === 0 ? 1 : 3);
       password.run(i + 1, passwordHash, now);
     }
   });

@@ -14,7 +14,9 @@ const DRAIN_MS = 10_000;
 export function answerLargeBodies(app: FastifyInstance, defaultLimit: number): void {
   app.addHook('onRequest', (request, reply, done) => {
     const length = request.headers['content-length'];
-    if (length === undefined || Number(length) <= (request.routeOptions.bodyLimit ?? defaultLimit)) return done();
+    // Routes only ever raise the limit; their own is read (request.routeOptions makes an object) only past the default.
+    if (length === undefined || Number(length) <= defaultLimit) return done();
+    if (Number(length) <= (request.routeOptions.bodyLimit ?? defaultLimit)) return done();
     let answered = false;
     const answer = () => {
       if (answered) return;
