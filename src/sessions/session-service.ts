@@ -15,8 +15,12 @@ import type { SessionStore } from './session-store.js';
 const TOKENS_OUTLIVE_MS = (TTL_MAX_SECONDS + 300) * 1000;
 /** Sessions over are kept this long (then pruned). */
 const KEPT_AFTER_MS = 86_400_000;
-/** A user's sessions kept at most (the newest): past it the oldest are forgotten (SessionStore.trim). */
+/** A user's sessions kept (the newest): past it the oldest are forgotten (SessionStore.trim)… */
 export const MAX_SESSIONS_PER_USER = 100;
+/** …at every this many logins of the user on a node (a trim costs a sort of its sessions): at most this many more a node. */
+export const TRIM_EVERY = 10;
+/** Users whose logins since their last trim a node counts; past it the counts start again. */
+const MAX_COUNTED = 10_000;
 
 export interface SessionDeps {
   store: SessionStore;
@@ -48,6 +52,9 @@ export interface Issued {
  * once, on other nodes within their poll of the revocation events.
  */
 export class SessionService {
+  /** Logins of each user since its sessions were last trimmed here. */
+  private readonly sinceTrim = new Map<number, number>();
+
   constructor(private readonly deps: SessionDeps) {}
 
   /** A login's session. Its token gets the ttl asked (exp = iat + ttl, the product's contract), even past the lifetime: refreshes are what the lifetime bounds. */
@@ -69,7 +76,7 @@ export class SessionService {
       endsAt: new Date(endsAt),
       endedAt: null,
     });
-    await this.deps.store.trim(user.uid, MAX_SESSIONS_PER_USER);
+    await this.trimNowAndThen(user.uid);
     return { sid, console, ttl };
   }
 
@@ -165,6 +172,18 @@ export class SessionService {
   /** Forgets sessions over for a day; a node calls this now and then. */
   prune(): Promise<void> {
     return this.deps.store.prune(new Date(this.deps.clock() - KEPT_AFTER_MS));
+  }
+
+  /** A flood of one user's logins keeps a bounded number of rows, at a trim every TRIM_EVERY logins. */
+  private async trimNowAndThen(uid: number): Promise<void> {
+    const count = (this.sinceTrim.get(uid) ?? 0) + 1;
+    if (count < TRIM_EVERY) {
+      if (this.sinceTrim.size >= MAX_COUNTED) this.sinceTrim.clear();
+      this.sinceTrim.set(uid, count);
+      return;
+    }
+    this.sinceTrim.delete(uid);
+    await this.deps.store.trim(uid, MAX_SESSIONS_PER_USER);
   }
 
   private async lifetimeMs(): Promise<number> {
