@@ -57,13 +57,13 @@ export class KyselyEventLog implements EventLogStore {
     const routine = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), eb('type', 'in', [...ROUTINE_TYPES])]));
     const changes = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), eb('type', 'not in', [...ROUTINE_TYPES])]));
     const noise = (await warnings.cap(Math.floor(keep / 2))) + (await routine.cap(Math.floor(keep / 4)));
-    await changes.cap(keep - noise);
+    await changes.cap(keep - noise, false);
   }
 
-  /** One class of events: `cap(n)` keeps its newest n and says how many it kept. */
+  /** One class of events: `cap(n)` keeps its newest n and says how many it kept (counted only when asked and fewer). */
   private where(which: (eb: ExpressionBuilder<Database, 'event_log'>) => Expression<SqlBool>) {
     return {
-      cap: async (n: number): Promise<number> => {
+      cap: async (n: number, count = true): Promise<number> => {
         const past = await this.db
           .selectFrom('event_log')
           .select('id')
@@ -72,7 +72,11 @@ export class KyselyEventLog implements EventLogStore {
           .limit(1)
           .offset(n)
           .executeTakeFirst();
-        if (past) await this.db.deleteFrom('event_log').where(which).where('id', '<=', past.id).execute();
+        if (past) {
+          await this.db.deleteFrom('event_log').where(which).where('id', '<=', past.id).execute();
+          return n;
+        }
+        if (!count) return 0;
         const row = await this.db
           .selectFrom('event_log')
           .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -8,11 +8,11 @@ import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
  * cache (no throttle, no hash) from many addresses. It must not push the record of changes out
  * of an event log kept at its size, nor grow the store by a row a login.
  */
-describe('a login storm of one account (role none), from 1,500 addresses', () => {
+describe('a login storm of one account (role none), from 2,000 addresses', () => {
   let t: TestTessera;
   let admin: string;
   let uid: number;
-  const LOGINS = 1_500;
+  const LOGINS = 2_000;
 
   beforeAll(async () => {
     t = await testTessera({ eventLogMax: 1000 });

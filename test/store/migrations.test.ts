@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { EventHub } from '../../src/events.js';
 import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
 import { openDatabase } from '../../src/store/database.js';
+import { BUILT_IN_ROLES } from '../../src/store/migrations/0002-roles-and-user-object.js';
 import { type Dialect, migrationsFor } from '../../src/store/migrations/index.js';
 import { KyselyUserStore } from '../../src/users/kysely-user-store.js';
 import { freshPostgres } from '../helpers/services.js';
@@ -228,7 +229,7 @@ describe.each(['sqlite', 'postgres'] as const)(
 );
 
 describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to role_uids alone (0010)', (dialect) => {
-  it("turns a user's own level into the built-in role of that level, keeping every right, and restores the built-in levels", async () => {
+  it("turns a user's own level into the built-in role of that level, and moves a built-in role given another level aside: nobody gains or loses a right", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-10-'));
     const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
     const where = { dataDir, databaseUrl: pg?.url };
@@ -247,34 +248,71 @@ describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to
       });
       await old
         .insertInto('users')
-        .values([row('first', 'admin'), row('mixed', 'db_viewer'), row('custom', 'none'), row('bare', 'none')] as never)
+        .values([
+          row('first', 'admin'),
+          row('mixed', 'db_viewer'),
+          row('custom', 'none'),
+          row('bare', 'none'),
+          row('helpdesk', 'none'),
+          row('demoted', 'cluster_viewer'),
+        ] as never)
         .execute();
       await old
         .insertInto('roles')
         .values({ uid: 101, name: 'Ops', name_key: 'Ops', management: 'cluster_member' })
         .execute();
+      // What the old rules let a cluster do: a built-in role given another level (and a name), …
+      await old
+        .updateTable('roles')
+        .set({ name: 'Helpdesk (read-only)', name_key: 'Helpdesk (read-only)', management: 'db_viewer' })
+        .where('uid', '=', 7)
+        .execute();
+      // …the Admin role made a viewer's, and the None role an admin's (held by nobody).
+      await old.updateTable('roles').set({ management: 'cluster_viewer' }).where('uid', '=', 1).execute();
       await old.updateTable('roles').set({ management: 'admin' }).where('uid', '=', 6).execute();
       await old
         .insertInto('user_roles')
         .values([
           { uid: 2, role_uid: 101 },
           { uid: 3, role_uid: 101 },
+          { uid: 5, role_uid: 7 },
+          { uid: 6, role_uid: 1 },
         ])
+        .execute();
+      await old
+        .insertInto('ldap_mappings')
+        .values({ name: 'Desk', name_key: 'desk', dn: 'cn=desk,dc=example', role_uids: '[7,3]' })
         .execute();
       await old.destroy();
 
       const db = await openDatabase(where);
       try {
+        const roles = await new KyselyRoleStore(db).list();
+        const byName = (name: string) => roles.find((r) => r.name === name)!;
+        // The built-in roles are their level again, under their names; the cluster's uses of them are roles of its own.
+        expect(roles.filter((r) => r.uid <= 8).map((r) => [r.uid, r.name, r.management])).toEqual(
+          BUILT_IN_ROLES.map((r) => [r.uid, r.name, r.management]),
+        );
+        expect(byName('Helpdesk (read-only)')).toMatchObject({ management: 'db_viewer' });
+        expect(byName('Admin (cluster_viewer)')).toMatchObject({ management: 'cluster_viewer' });
+        expect(byName('None (admin)')).toMatchObject({ management: 'admin' });
+        const desk = byName('Helpdesk (read-only)').uid;
+        const viewerAdmin = byName('Admin (cluster_viewer)').uid;
         const users = await new KyselyUserStore(db, new EventHub()).list();
         expect(users.map((u) => [u.name, u.roleUids, u.rights])).toEqual([
           ['first', [1], ['admin']], // the first admin reads [1], as on a real cluster
           ['mixed', [5, 101], ['cluster_member', 'db_viewer']], // its own level kept, as a role
           ['custom', [101], ['cluster_member']], // 'none' beside roles adds nothing
           ['bare', [6], ['none']],
+          ['helpdesk', [desk], ['db_viewer']], // not a user_manager now
+          ['demoted', [3, viewerAdmin], ['cluster_viewer']], // not an admin now
         ]);
-        // The None role had been given admin management: back to none, so that nobody is an admin by it.
-        expect((await new KyselyRoleStore(db).get(6))?.management).toBe('none');
         expect(await new KyselyUserStore(db, new EventHub()).countAdmins()).toBe(1);
+        const [mapping] = await db.selectFrom('ldap_mappings').select('role_uids').execute();
+        expect(JSON.parse(mapping!.role_uids)).toEqual([desk, 3]);
+        const moved = await db.selectFrom('event_log').select(['type', 'record']).execute();
+        expect(moved.map((e) => e.type)).toEqual(['role_create', 'role_create', 'role_create']);
+        expect(moved.map((e) => e.record).join()).toMatch(/built-in role 7 had management db_viewer/);
       } finally {
         await db.destroy();
       }

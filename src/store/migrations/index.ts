@@ -29,6 +29,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0007-role-names': roleNames(),
     '0008-event-log': eventLog(dialect),
     '0009-sessions': sessions(),
-    '0010-roles-one-source': rolesOneSource(),
+    '0010-roles-one-source': rolesOneSource(dialect),
   };
 }
