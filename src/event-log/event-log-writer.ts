@@ -56,8 +56,8 @@ export class EventLogWriter {
     }
     const row = rowOf(record, ctx, this.clock());
     if (isNoise(row)) {
-      const { reason, ip, username, realm, outcome } = row.fields;
-      const key = JSON.stringify([row.type, outcome, reason, ip, username, realm, row.uid]);
+      const { reason, ip, username, realm, outcome, changes } = row.fields;
+      const key = JSON.stringify([row.type, outcome, reason, ip, username, realm, changes, row.uid]);
       const same = this.folded.get(key);
       if (same) {
         same.fields.count = Number(same.fields.count ?? 1) + 1;

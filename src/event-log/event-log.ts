@@ -37,8 +37,9 @@ export interface EventLogStore {
   query(query: EventQuery): Promise<LoggedEvent[]>;
   /**
    * Removes events before `before` (ms) and keeps `keep` at most: warnings at most `keep / 2`
-   * and routine successes (ROUTINE_TYPES) at most `keep / 4`, the newest of each; changes fill
-   * the rest. A flood of refusals or of logins never pushes out the record of changes.
+   * and routine successes (isNoise: logins and the like, and what users did to themselves) at
+   * most `keep / 4`, the newest of each; changes fill the rest. A flood of refusals, of logins
+   * or of a user's changes to itself never pushes out the record of changes made to others.
    */
   prune(before: number, keep: number): Promise<void>;
 }
@@ -46,9 +47,20 @@ export interface EventLogStore {
 /** Successes that every login, refresh and logout makes: kept apart from changes, and folded when they repeat. */
 export const ROUTINE_TYPES: readonly string[] = ['authorize', 'authenticate', 'refresh', 'logout'];
 
-/** A row that a flood makes many of alike: a refusal, or a routine success. */
-export const isNoise = (row: Pick<EventRow, 'type' | 'severity'>): boolean =>
-  row.severity === 'WARNING' || ROUTINE_TYPES.includes(row.type);
+/** What any user may do to itself as often as it likes (its alert settings, its password, its sessions): routine too when it does. */
+export const SELF_SERVICE_TYPES: readonly string[] = [
+  'user_updated',
+  'password_change',
+  'password_add',
+  'password_delete',
+  'session_end',
+];
+
+/** A row that a flood makes many of alike: a refusal, a routine success, or what a user did to itself. */
+export const isNoise = (row: Pick<EventRow, 'type' | 'severity' | 'uid' | 'actorUid'>): boolean =>
+  row.severity === 'WARNING' ||
+  ROUTINE_TYPES.includes(row.type) ||
+  (row.actorUid !== null && row.actorUid === row.uid && SELF_SERVICE_TYPES.includes(row.type));
 
 /** The product's names where it has one (alerts-events.md: user_created, user_updated, user_deleted); Tessera's audit names otherwise. */
 const PRODUCT_TYPES: Partial<Record<AuditRecord['event'], string>> = {

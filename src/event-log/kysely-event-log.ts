@@ -1,7 +1,14 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import { type EventLogStore, type EventQuery, type EventRow, type LoggedEvent, ROUTINE_TYPES } from './event-log.js';
+import {
+  type EventLogStore,
+  type EventQuery,
+  type EventRow,
+  type LoggedEvent,
+  ROUTINE_TYPES,
+  SELF_SERVICE_TYPES,
+} from './event-log.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The product writes times to the second: 2014-08-29T11:19:49Z. */
@@ -53,9 +60,20 @@ export class KyselyEventLog implements EventLogStore {
 
   async prune(before: number, keep: number): Promise<void> {
     await this.db.deleteFrom('event_log').where('time', '<', iso(before)).execute();
+    // isNoise in SQL: never NULL (a row without an actor or a user is no user's change to itself).
+    const noisy = (eb: ExpressionBuilder<Database, 'event_log'>) =>
+      eb.or([
+        eb('type', 'in', [...ROUTINE_TYPES]),
+        eb.and([
+          eb('type', 'in', [...SELF_SERVICE_TYPES]),
+          eb('actor_uid', 'is not', null),
+          eb('uid', 'is not', null),
+          eb('actor_uid', '=', eb.ref('uid')),
+        ]),
+      ]);
     const warnings = this.where((eb) => eb('severity', '=', 'WARNING'));
-    const routine = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), eb('type', 'in', [...ROUTINE_TYPES])]));
-    const changes = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), eb('type', 'not in', [...ROUTINE_TYPES])]));
+    const routine = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), noisy(eb)]));
+    const changes = this.where((eb) => eb.and([eb('severity', '=', 'INFO'), eb.not(noisy(eb))]));
     const noise = (await warnings.cap(Math.floor(keep / 2))) + (await routine.cap(Math.floor(keep / 4)));
     await changes.cap(keep - noise, false);
   }

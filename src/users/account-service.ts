@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Actor } from '../access/actor.js';
 import type { Role } from '../access/management.js';
 import { highest, rightsFrom } from '../access/management.js';
@@ -293,6 +294,9 @@ export class AccountService {
       await this.checkCandidate(target, password, { name, email });
     }
     if (dryRun) return target;
+    // What the request really changes: a field sent as it is, is no change (neither written nor audited).
+    const changed = changedFields(target, profile, named);
+    if (changed.length === 0 && password === undefined) return target;
     // Hashed first, then everything the request changes written in one transaction: a crash leaves all of it or none.
     const guard = this.guardFor(actor, target);
     if (password === undefined) await this.deps.users.updateProfile(uid, profile, guard);
@@ -302,7 +306,6 @@ export class AccountService {
       await this.deps.users.updateProfileAndPassword(uid, profile, { hash, issuedAt }, guard);
       await this.passwordWritten(actor, target, password, ctx);
     }
-    const changed = named.filter((k) => k !== 'password' && k !== 'old_password');
     if (changed.length > 0) this.audit(ctx, actor, target, { event: 'user_update', changes: changed });
     return this.mustGet(uid);
   }
@@ -627,6 +630,32 @@ function loginsOf(input: NewAccount): { name: string | null; email: string | nul
   }
   if (name === null && email === null) throw new InvalidRequestError('Give "name", "email" or both');
   return { name: name === null ? null : validateUserName(name), email: email === null ? null : validateEmail(email) };
+}
+
+/** The fields a request named (as it named them) to which `profile` gives another value than the user has. */
+function changedFields(user: User, profile: ProfileChanges, named: readonly string[]): string[] {
+  const roles = profile.roleUids !== undefined && !sameRoles(profile.roleUids, user.roleUids);
+  const differs: [string, boolean][] = [
+    ['name', profile.name !== undefined && profile.name !== user.name],
+    ['email', profile.email !== undefined && profile.email !== user.email],
+    ['role', roles],
+    ['role_uids', roles],
+    ['email_alerts', profile.emailAlerts !== undefined && profile.emailAlerts !== user.emailAlerts],
+    [
+      'cluster_email_alerts',
+      profile.clusterEmailAlerts !== undefined && profile.clusterEmailAlerts !== user.clusterEmailAlerts,
+    ],
+    [
+      'bdbs_email_alerts',
+      profile.bdbsEmailAlerts !== undefined && !isDeepStrictEqual(profile.bdbsEmailAlerts, user.bdbsEmailAlerts),
+    ],
+    [
+      'certificate_subject_line',
+      profile.certificateSubjectLine !== undefined && profile.certificateSubjectLine !== user.certificateSubjectLine,
+    ],
+  ];
+  const changed = new Set(differs.filter(([, yes]) => yes).map(([field]) => field));
+  return named.filter((field) => changed.has(field));
 }
 
 function sameRoles(a: readonly number[], b: readonly number[]): boolean {

@@ -89,3 +89,38 @@ describe('repeated logins of one account from one address', () => {
     }
   });
 });
+
+describe("a storm of a user's changes to itself (its alert settings, as often as it likes)", () => {
+  it('keeps every change made to others; a change that changes nothing is not one', async () => {
+    const t = await testTessera({ eventLogMax: 1000 });
+    try {
+      await t.addUser('root', 'root-password', 'admin');
+      const admin = await login(t, 'root', 'root-password');
+      for (let i = 0; i < 4; i++)
+        await call(t, 'POST', '/v1/users', { auth: admin, body: { name: `made-${i}`, password: 'Made-password-1' } });
+      await call(t, 'POST', '/v1/roles', { auth: admin, body: { name: 'Ops', management: 'cluster_member' } });
+      const uid = await t.addUser('viewer', 'viewer-password', 'db_viewer');
+      const viewer = await login(t, 'viewer', 'viewer-password');
+      const set = (on: boolean) => call(t, 'PUT', `/v1/users/${uid}`, { auth: viewer, body: { email_alerts: on } });
+      // Sent as it is: no change, no event.
+      await t.tessera.eventWriter.flush();
+      const before = (await call(t, 'GET', `/v1/logs?type=user_updated`, { auth: admin })).body.length;
+      expect((await set(true)).status).toBe(200);
+      await t.tessera.eventWriter.flush();
+      expect((await call(t, 'GET', `/v1/logs?type=user_updated`, { auth: admin })).body).toHaveLength(before);
+      for (let i = 0; i < 1_200; i += 20)
+        await Promise.all(Array.from({ length: 20 }, (_, j) => set((i + j) % 2 === 0)));
+      await t.tessera.eventWriter.flush();
+      t.advance(61);
+      await login(t, 'root', 'root-password');
+      await t.tessera.eventWriter.flush();
+      const events = (await call(t, 'GET', '/v1/logs?limit=10000', { auth: admin })).body as { type: string }[];
+      expect(events.length).toBeLessThanOrEqual(1000);
+      expect(events.filter((e) => e.type === 'user_created')).toHaveLength(6); // root, four, viewer
+      expect(events.filter((e) => e.type === 'role_create')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'user_updated').length).toBeLessThanOrEqual(250);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});
