@@ -89,17 +89,42 @@ export class KyselySessionStore implements SessionStore {
     return Number(row?.n ?? 0);
   }
 
-  async trim(uid: number, keep: number): Promise<void> {
-    const older = this.db
-      .selectFrom('sessions')
+  async countLiveOf(uid: number, now: Date): Promise<number> {
+    const row = await this.live(uid, now)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async latestFrom(uid: number, ip: string, realm: string, now: Date): Promise<Session | undefined> {
+    const row = await this.live(uid, now)
+      .selectAll()
+      .where('ip', '=', ip)
+      .where('realm', '=', realm)
+      .where('console', '=', 0)
+      .orderBy('started_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toSession(row);
+  }
+
+  async beyond(uid: number, keep: number, now: Date): Promise<string[]> {
+    const rows = await this.live(uid, now)
       .select('id')
-      .where('uid', '=', uid)
-      .where('ended_at', 'is', null)
       .orderBy('started_at', 'desc')
       .orderBy('id')
       .limit(10_000)
-      .offset(keep);
-    await this.db.deleteFrom('sessions').where('uid', '=', uid).where('id', 'in', older).execute();
+      .offset(keep)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  private live(uid: number, now: Date) {
+    return this.db
+      .selectFrom('sessions')
+      .where('uid', '=', uid)
+      .where('ended_at', 'is', null)
+      .where('ends_at', '>', now.toISOString());
   }
 
   async prune(before: Date): Promise<void> {

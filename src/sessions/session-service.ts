@@ -15,11 +15,14 @@ import type { SessionStore } from './session-store.js';
 const TOKENS_OUTLIVE_MS = (TTL_MAX_SECONDS + 300) * 1000;
 /** Sessions over are kept this long (then pruned). */
 const KEPT_AFTER_MS = 86_400_000;
-/** A user's sessions kept (the newest): past it the oldest are forgotten (SessionStore.trim)… */
+/**
+ * A user's live sessions at most (the newest): past it, a login of the API joins the newest
+ * session of its address and realm, or ends the oldest (as any end: its tokens refused everywhere).
+ */
 export const MAX_SESSIONS_PER_USER = 100;
-/** …at every this many logins of the user on a node (a trim costs a sort of its sessions): at most this many more a node. */
-export const TRIM_EVERY = 10;
-/** Users whose logins since their last trim a node counts; past it the counts start again. */
+/** A user's live sessions are counted at every this many of its logins on a node: up to this many more a node. */
+export const COUNT_EVERY = 10;
+/** Users whose logins since their last count a node keeps; past it the counts start again. */
 const MAX_COUNTED = 10_000;
 
 export interface SessionDeps {
@@ -52,17 +55,30 @@ export interface Issued {
  * once, on other nodes within their poll of the revocation events.
  */
 export class SessionService {
-  /** Logins of each user since its sessions were last trimmed here. */
-  private readonly sinceTrim = new Map<number, number>();
+  /** Each user's logins here since its live sessions were last counted, and what the count said. */
+  private readonly counted = new Map<number, { logins: number; crowded: boolean }>();
 
   constructor(private readonly deps: SessionDeps) {}
 
-  /** A login's session. Its token gets the ttl asked (exp = iat + ttl, the product's contract), even past the lifetime: refreshes are what the lifetime bounds. */
+  /**
+   * A login's session. Its token gets the ttl asked (exp = iat + ttl, the product's contract), even
+   * past the lifetime: refreshes are what the lifetime bounds. A user past MAX_SESSIONS_PER_USER
+   * live sessions (a storm of logins) costs no more rows a login: an API login joins the newest
+   * session of its address and realm, and one that starts a session ends the oldest.
+   */
   async start(user: User, realm: string, ctx: RequestContext, console: boolean, ttl: number): Promise<Issued> {
     const now = this.deps.clock();
     const endsAt = now + Math.max(await this.lifetimeMs(), ttl * 1000);
-    const sid = randomBytes(16).toString('base64url');
     const at = new Date(now);
+    const crowded = await this.crowded(user.uid, at);
+    if (crowded && !console) {
+      const joined = await this.deps.store.latestFrom(user.uid, ctx.ip, realm, at);
+      if (joined) {
+        await this.deps.store.refreshed(joined.id, at, new Date(Math.max(joined.endsAt.getTime(), endsAt)));
+        return { sid: joined.id, console: false, ttl };
+      }
+    }
+    const sid = randomBytes(16).toString('base64url');
     await this.deps.store.create({
       id: sid,
       uid: user.uid,
@@ -76,7 +92,8 @@ export class SessionService {
       endsAt: new Date(endsAt),
       endedAt: null,
     });
-    await this.trimNowAndThen(user.uid);
+    if (crowded)
+      for (const oldest of await this.deps.store.beyond(user.uid, MAX_SESSIONS_PER_USER, at)) await this.endOne(oldest);
     return { sid, console, ttl };
   }
 
@@ -174,16 +191,16 @@ export class SessionService {
     return this.deps.store.prune(new Date(this.deps.clock() - KEPT_AFTER_MS));
   }
 
-  /** A flood of one user's logins keeps a bounded number of rows, at a trim every TRIM_EVERY logins. */
-  private async trimNowAndThen(uid: number): Promise<void> {
-    const count = (this.sinceTrim.get(uid) ?? 0) + 1;
-    if (count < TRIM_EVERY) {
-      if (this.sinceTrim.size >= MAX_COUNTED) this.sinceTrim.clear();
-      this.sinceTrim.set(uid, count);
-      return;
+  /** Whether the user has MAX_SESSIONS_PER_USER live sessions, as last counted (every COUNT_EVERY logins here). */
+  private async crowded(uid: number, now: Date): Promise<boolean> {
+    const seen = this.counted.get(uid) ?? { logins: COUNT_EVERY, crowded: false };
+    if (++seen.logins >= COUNT_EVERY) {
+      seen.logins = 0;
+      seen.crowded = (await this.deps.store.countLiveOf(uid, now)) >= MAX_SESSIONS_PER_USER;
     }
-    this.sinceTrim.delete(uid);
-    await this.deps.store.trim(uid, MAX_SESSIONS_PER_USER);
+    if (this.counted.size >= MAX_COUNTED && !this.counted.has(uid)) this.counted.clear();
+    this.counted.set(uid, seen);
+    return seen.crowded;
   }
 
   private async lifetimeMs(): Promise<number> {

@@ -14,12 +14,12 @@ export interface SessionStore {
   end(sid: string, at: Date, tokensLiveUntil: Date): Promise<boolean>;
   /** How many sessions are live now. */
   countLive(now: Date): Promise<number>;
-  /**
-   * Keeps a user's newest `keep` sessions that are not ended and forgets the older ones: they
-   * refresh no more (nor does a console token of theirs pass), and their last tokens run out
-   * at their exp. A flood of logins of one account never grows the store past that.
-   */
-  trim(uid: number, keep: number): Promise<void>;
+  /** How many of a user's sessions are live now. */
+  countLiveOf(uid: number, now: Date): Promise<number>;
+  /** The user's newest live session of the API (not the console's) from this address and realm. */
+  latestFrom(uid: number, ip: string, realm: string, now: Date): Promise<Session | undefined>;
+  /** The ids of a user's live sessions past its newest `keep`, oldest last. */
+  beyond(uid: number, keep: number, now: Date): Promise<string[]>;
   /** Forgets sessions over (ended or past their end) before `before`. */
   prune(before: Date): Promise<void>;
 }
