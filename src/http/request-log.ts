@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { clientAddress } from './request-context.js';
 
 /**
  * One access line a request, when it is answered: at info for writes and failures, at
@@ -15,7 +16,7 @@ export function logRequests(app: FastifyInstance): void {
       url: request.url.split('?', 1)[0], // a query string may carry what must not be logged
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
-      ip: request.ip,
+      ip: clientAddress(request),
     };
     if (quiet) request.log.debug(line, 'request');
     else request.log.info(line, 'request');

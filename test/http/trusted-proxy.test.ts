@@ -54,6 +54,19 @@ describe('--trusted-proxy: the client a trusted proxy forwards', () => {
     expect(events.map((e) => e.ip)).not.toContain(PROXY);
   });
 
+  it('takes a forwarded address only when it is one, and one client however its address is spelt', async () => {
+    for (const bogus of ['garbage', 'A'.repeat(6000), '[::1]']) {
+      const res = await guess(PROXY, bogus, 'root-password');
+      expect(res.statusCode).toBe(200);
+      const sessions = (await call(t, 'GET', '/v1/users/1/sessions', { auth: admin })).body as { client_ip: string }[];
+      expect(sessions.map((s) => s.client_ip)).not.toContain(bogus);
+    }
+    // 203.0.113.90 and ::ffff:203.0.113.90 are one client: one throttle bucket (3 a minute here).
+    for (const spelling of ['203.0.113.90', '::ffff:203.0.113.90', '203.0.113.90'])
+      expect((await guess(PROXY, spelling)).statusCode).toBe(401);
+    expect((await guess(PROXY, '::ffff:203.0.113.90')).json().error_code).toBe('too_many_requests');
+  });
+
   it('believes nobody else: a client that sends X-Forwarded-For itself is still its own address', async () => {
     const untrusted = '198.51.100.9';
     for (let i = 0; i < 3; i++) expect((await guess(untrusted, `203.0.113.${100 + i}`)).statusCode).toBe(401);

@@ -87,6 +87,23 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
     for (let i = 0; i < 200; i++) byTag(big, SAML, 'Assertion')[0]!.appendChild(big.createComment('x'.repeat(350)));
     expect(Buffer.from(encodeAnswer(big), 'base64').length).toBeGreaterThan(70_000);
     await refused(encodeAnswer(big), /the answer is not signed/);
+    // A signature's name in a comment or a CDATA section is no signature.
+    for (const hidden of [
+      '<!--ds:SignatureValue>-->',
+      '<![CDATA[<ds:SignatureValue>]]>',
+      '<!-- unclosed <ds:SignatureValue> ',
+    ])
+      await refused(
+        Buffer.from(
+          Buffer.from(
+            forged(() => {}, null),
+            'base64',
+          )
+            .toString('utf8')
+            .replace(/<\/samlp:Response>\s*$/, `${hidden}</samlp:Response>`),
+        ).toString('base64'),
+        /the answer is not signed/,
+      );
     const signed = decodeAnswer(forged());
     byTag(signed, SAML, 'NameID')[0]!.textContent = 'root@example.com';
     await refused(encodeAnswer(signed), /Invalid signature/i);

@@ -31,10 +31,9 @@ export function revocationsRoute(app: TesseraApp, { revocationFeed }: Pick<HttpS
     }),
     response: { 200: Feed },
   };
-  app.get('/v1/revocations', { config: { access: 'verify_tokens' }, schema }, async (request, reply) => {
+  app.get('/v1/revocations', { config: { access: 'verify_tokens' }, schema }, async (request) => {
     const after = Number(request.query.after ?? 0);
     const rows = await revocationFeed.feedAfter(after, PAGE);
-    reply.header('cache-control', 'no-store');
     return {
       cursor: String(rows.at(-1)?.id ?? after),
       more: rows.length === PAGE,
