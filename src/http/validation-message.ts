@@ -70,7 +70,8 @@ function describe(field: string, errs: SchemaError[], part: string): string {
       // Names as they are (admin, none); values of several types as JSON (1, "1").
       const values = p.allowedValues as unknown[];
       const names = values.every((v) => typeof v === 'string');
-      return `${field} must be one of ${values.map((v) => (names ? String(v) : JSON.stringify(v))).join(', ')}`;
+      const shown = values.map((v) => (v === '' ? '(empty)' : names ? String(v) : JSON.stringify(v)));
+      return `${field} must be one of ${shown.join(', ')}`;
     }
     case 'minimum':
       return `${field} must be at least ${String(p.limit)}`;

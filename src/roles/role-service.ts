@@ -87,10 +87,16 @@ export class RoleService {
       if (adminsWithout < 1) throw new LastAdminError('change_last_admin_role_not_allowed');
     }
     if (dryRun) return role;
+    // A field sent as it is, is no change: neither written nor audited.
+    const changed = [
+      ...(name !== undefined && name !== role.name ? ['name'] : []),
+      ...(levelChanges ? ['management'] : []),
+    ];
+    if (changed.length === 0) return role;
     // Asked again in the store's transaction: an admin may have made it an admin role meanwhile.
     if (await this.roles.update(uid, { name, management: changes.management }, mayChange))
       await this.users.revokeTokensOfRole(uid);
-    this.record(ctx, actor, 'role_update', role, Object.keys(changes));
+    this.record(ctx, actor, 'role_update', role, changed);
     return this.get(uid);
   }
 

@@ -170,6 +170,8 @@ describe('/v1/roles', () => {
       body: { name: 'DB Viewer', management: 'db_viewer' },
     });
     expect([same.status, same.body]).toEqual([200, { uid: 5, name: 'DB Viewer', management: 'db_viewer' }]);
+    await t.tessera.eventWriter.flush();
+    expect((await call(t, 'GET', '/v1/logs?type=role_update', { auth: admin })).body).toEqual([]); // nor audited
     expect((await call(t, 'GET', '/v1/roles', { auth: admin })).body).toEqual(BUILT_IN);
   });
 
