@@ -79,7 +79,11 @@ async function moveAside(
     .insertInto('roles')
     .values({ uid, name: ownName, name_key: key(ownName), management: stored.management })
     .execute();
-  if (dialect === 'postgres') await sql`select setval(pg_get_serial_sequence('roles', 'uid'), ${uid})`.execute(db);
+  // PostgreSQL's sequence moves past it, never back (a role deleted since may have taken a higher uid).
+  if (dialect === 'postgres')
+    await sql`select setval(pg_get_serial_sequence('roles', 'uid'), greatest(${uid}, coalesce(pg_sequence_last_value(pg_get_serial_sequence('roles', 'uid')::regclass), 1)))`.execute(
+      db,
+    );
   await db.updateTable('user_roles').set({ role_uid: uid }).where('role_uid', '=', builtIn.uid).execute();
   const mappings: { uid: number; role_uids: string }[] = await db
     .selectFrom('ldap_mappings')
