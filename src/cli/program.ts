@@ -56,9 +56,17 @@ Each command's --help has examples: npm run tessera -- users add --help`,
   return program;
 }
 
-/** Help and usage lines name the command as it was run (`npm run tessera -- users add`), examples too. */
+/**
+ * Help and usage lines name the command as it was run (`npm run tessera -- users add`), examples
+ * too; inside `$(…)` with npm's `-s`, whose banner would otherwise be read with the output. Text that
+ * names the npm form already is left as it is.
+ */
 function sayAs(command: Command, name: string): void {
-  const renamed = (text: string) => text.replace(/(^|[\s(`])tessera (?=[a-z-])/gm, `$1${name} `);
+  const quiet = name.replace(/^npm run /, 'npm run -s ');
+  const renamed = (text: string) =>
+    text.replace(/(^|[\s(`])(?<!run )tessera (?=[a-z[-])/gm, (_, before: string, at: number) =>
+      before === '(' && text[at - 1] === '$' ? `${before}${quiet} ` : `${before}${name} `,
+    );
   command.configureOutput({
     writeOut: (text) => process.stdout.write(renamed(text)),
     writeErr: (text) => process.stderr.write(renamed(text)),

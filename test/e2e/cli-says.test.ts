@@ -11,6 +11,14 @@ describe('what the CLI says of itself: its name as run, and a start without a ma
     expect(underNpm.stdout).toContain('\n  npm run tessera -- serve --no-tls --listen 127.0.0.1:8080');
     expect(underNpm.stdout).not.toMatch(/(^|\s)tessera serve/);
 
+    // Text that says the npm form already is left as it is; an example read with $(…) gets npm's -s.
+    const top = await runCli(['--help'], { env: { npm_lifecycle_event: 'tessera' } });
+    expect(top.stdout).toContain('run it as `npm run tessera -- <command>`');
+    expect(top.stdout).not.toContain('npm run npm run');
+    expect(top.stdout).toMatch(/^Usage: npm run tessera -- \[options\] \[command\]/);
+    const token = await runCli(['token', '--help'], { env: { npm_lifecycle_event: 'tessera' } });
+    expect(token.stdout).toContain('TOKEN=$(npm run -s tessera -- token --username');
+
     const onPath = await runCli(['serve', '--help'], { env: { npm_lifecycle_event: '' } });
     expect(onPath.stdout).toMatch(/^Usage: tessera serve \[options\]/);
     expect(onPath.stdout).toContain('\n  tessera serve --no-tls --listen 127.0.0.1:8080');
