@@ -32,14 +32,7 @@ export class KyselySessionStore implements SessionStore {
   }
 
   async active(uid: number, now: Date): Promise<Session[]> {
-    const rows = await this.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('uid', '=', uid)
-      .where('ended_at', 'is', null)
-      .where('ends_at', '>', now.toISOString())
-      .orderBy('started_at', 'desc')
-      .execute();
+    const rows = await this.live(uid, now).selectAll().orderBy('started_at', 'desc').execute();
     return rows.map(toSession);
   }
 

@@ -29,7 +29,7 @@ import { MAX_PASSWORDS, matchPassword } from './match-password.js';
 import type { PasswordHasher } from './password-hasher.js';
 import { checkNewPassword } from './password-rules.js';
 import { checkPreHashed, type PreHashed, preHashedRecord } from './pre-hashed-password.js';
-import type { AuthMethod, User } from './user.js';
+import { type AuthMethod, sameRoles, type User } from './user.js';
 import type { CredentialStore, ProfileChanges, UserGuard, UserProfile, UserStore } from './user-store.js';
 import { isEmail, usernameKey, validateEmail, validateUserName } from './username.js';
 
@@ -656,10 +656,6 @@ function changedFields(user: User, profile: ProfileChanges, named: readonly stri
   ];
   const changed = new Set(differs.filter(([, yes]) => yes).map(([field]) => field));
   return named.filter((field) => changed.has(field));
-}
-
-function sameRoles(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x) => b.includes(x));
 }
 
 function found(user: User | undefined): User {

@@ -12,7 +12,7 @@ import type { Db } from '../store/database.js';
 import { precompiled } from '../store/precompiled.js';
 import type { Database, UsersTable } from '../store/schema.js';
 import { serialized } from '../store/serialized.js';
-import { AUTH_METHODS, type AuthMethod, realmOf, type User } from './user.js';
+import { AUTH_METHODS, type AuthMethod, realmOf, sameRoles, type User } from './user.js';
 import type {
   CredentialStore,
   DirectoryAccount,
@@ -202,7 +202,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       (await this.findByDirectoryKey(account.directoryKey)) ??
       (account.adopt === undefined ? undefined : await this.getByUid(account.adopt));
     if (current) {
-      if (sameSet(account.roleUids, current.roleUids) && current.directoryKey === account.directoryKey) return current;
+      if (sameRoles(account.roleUids, current.roleUids) && current.directoryKey === account.directoryKey)
+        return current;
       // Its groups changed: new roles, and the tokens issued with the old ones end.
       await this.revoking(current.uid, {}, async (trx) => {
         await trx
@@ -350,12 +351,12 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     try {
       await serialized(this.db, async (trx) => {
         const current = await this.guarded(trx, uid, guard);
-        const sameRoles = changes.roleUids === undefined || sameSet(changes.roleUids, current.roleUids);
+        const rolesKept = changes.roleUids === undefined || sameRoles(changes.roleUids, current.roleUids);
         // New rights, or a new certificate subject (what proves who it is): its tokens end.
         const newSubject =
           changes.certificateSubjectLine !== undefined &&
           changes.certificateSubjectLine !== current.certificateSubjectLine;
-        revoked = !sameRoles || newSubject || password !== undefined;
+        revoked = !rolesKept || newSubject || password !== undefined;
         const admins = revoked ? await countAdmins(trx) : 0;
         const taken = await this.takenLogins({ name: changes.name ?? null, email: changes.email ?? null }, uid, trx);
         if (taken) throw taken === 'name' ? new UserAlreadyExistsError() : new EmailAlreadyExistsError();
@@ -366,7 +367,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
           .set({ ...profileColumns(changes), username: first, username_key: usernameKey(first) })
           .where('uid', '=', uid)
           .execute();
-        if (!sameRoles) await this.setRoles(trx, uid, changes.roleUids!);
+        if (!rolesKept) await this.setRoles(trx, uid, changes.roleUids!);
         if (password) await this.writePassword(trx, uid, password);
         if (!revoked) return;
         if (admins > 0 && (await countAdmins(trx)) === 0)
@@ -593,10 +594,6 @@ export async function countAdmins(db: Executor): Promise<number> {
     )
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-function sameSet(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x) => b.includes(x));
 }
 
 /** A unique index that refused a login (or a certificate subject) two writers raced for, as the domain's error. */

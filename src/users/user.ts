@@ -52,6 +52,11 @@ export function realmOf(user: User): 'local' | 'ldap' | 'certificate' | 'sso' {
   return user.authMethod === 'certificate' ? 'certificate' : user.authMethod === 'sso' ? 'sso' : 'local';
 }
 
+/** Whether two lists of role uids give the same roles (in any order). */
+export function sameRoles(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
 /** "Locked until an admin unlocks" is stored as this moment. */
 export const LOCKED_UNTIL_UNLOCKED = new Date('9999-12-31T23:59:59.999Z');
 

@@ -3,6 +3,25 @@ import { COUNT_EVERY, MAX_SESSIONS_PER_USER } from '../../src/sessions/session-s
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
+/** `count` logins of one account, 50 at a time, the i-th from `address(i)`: each answered 200. */
+async function storm(
+  t: TestTessera,
+  username: string,
+  password: string,
+  count: number,
+  address: (i: number) => string,
+) {
+  const payload = JSON.stringify({ username, password });
+  for (let i = 0; i < count; i += 50) {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, j) =>
+        t.app.inject({ method: 'POST', url: '/v1/users/authorize', payload, remoteAddress: address(i + j) }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(answers.map(() => 200));
+  }
+}
+
 /**
  * A storm of cheap successes: logins of one account answered from the verified-credentials
  * cache (no throttle, no hash) from many addresses. It must not push the record of changes out
@@ -27,20 +46,7 @@ describe('a login storm of one account (role none), from 2,000 addresses', () =>
     await call(t, 'PUT', '/v1/cluster', { auth: admin, body: { password_min_length: 10 } });
     uid = await t.addUser('nobody', 'nobody-password', 'none');
     first = await login(t, 'nobody', 'nobody-password');
-    const body = JSON.stringify({ username: 'nobody', password: 'nobody-password' });
-    for (let i = 0; i < LOGINS; i += 50) {
-      const answers = await Promise.all(
-        Array.from({ length: 50 }, (_, j) =>
-          t.app.inject({
-            method: 'POST',
-            url: '/v1/users/authorize',
-            payload: body,
-            remoteAddress: `2001:db8::${(i + j).toString(16)}`,
-          }),
-        ),
-      );
-      expect(answers.map((a) => a.statusCode)).toEqual(answers.map(() => 200));
-    }
+    await storm(t, 'nobody', 'nobody-password', LOGINS, (i) => `2001:db8::${i.toString(16)}`);
     // Written, and pruned as a server does once a minute.
     await t.tessera.eventWriter.flush();
     t.advance(61);
@@ -78,20 +84,7 @@ describe('a login storm of one account from a few addresses', () => {
     const t = await testTessera();
     try {
       const uid = await t.addUser('bot', 'bot-password-1', 'none');
-      const body = JSON.stringify({ username: 'bot', password: 'bot-password-1' });
-      for (let i = 0; i < 2_000; i += 50) {
-        const answers = await Promise.all(
-          Array.from({ length: 50 }, (_, j) =>
-            t.app.inject({
-              method: 'POST',
-              url: '/v1/users/authorize',
-              payload: body,
-              remoteAddress: `2001:db8::${((i + j) % 20).toString(16)}`,
-            }),
-          ),
-        );
-        expect(answers.map((a) => a.statusCode)).toEqual(answers.map(() => 200));
-      }
+      await storm(t, 'bot', 'bot-password-1', 2_000, (i) => `2001:db8::${(i % 20).toString(16)}`);
       const rows = async (table: 'sessions' | 'revocations') =>
         Number(
           (
