@@ -4,9 +4,11 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog, START_CONTEXT } from './audit/audit-log.js';
 import { Callers } from './auth/callers.js';
+import { PasswordGuards, passwordRememberedAs } from './auth/guards/password-guards.js';
+import { RememberingRealm } from './auth/guards/remembering-realm.js';
 import { Logins } from './auth/logins.js';
 import { RealmChain } from './auth/realm-chain.js';
-import { CertificateRealm } from './auth/realms/certificate-realm.js';
+import { CertificateRealm, certificateRememberedAs } from './auth/realms/certificate-realm.js';
 import { LdapRealm } from './auth/realms/ldap-realm.js';
 import { LocalRealm } from './auth/realms/local-realm.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
@@ -95,6 +97,8 @@ export interface Accounts {
   accounts: AccountService;
   /** Sessions: started by logins, listed and ended (/v1/users/{uid}/sessions), bounded by session_max_lifetime_minutes. */
   sessions: SessionService;
+  /** Where sessions are kept: the one store the session service and the console's idle sign-out share. */
+  sessionStore: KyselySessionStore;
   roles: RoleService;
   cluster: ClusterSettings;
   /** The LDAP configuration (/v1/cluster/ldap) and its mappings (/v1/ldap_mappings). */
@@ -169,8 +173,8 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     );
     const issuer = new TokenIssuer(keys, iss, aud, origins, clock, events);
     const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
-    const { sessions } = core;
-    const consoleIdle = new ConsoleIdle(new KyselySessionStore(db), policy, clock, (sid) => sessions.endOne(sid));
+    const { sessions, sessionStore } = core;
+    const consoleIdle = new ConsoleIdle(sessionStore, policy, clock, (sid) => sessions.endOne(sid));
     const callers = new Callers({
       chain,
       verifier,
@@ -195,8 +199,6 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       provider: core.serviceProvider,
       store: core.samlStore,
       users,
-      issuer,
-      sessions,
       throttle: core.throttle,
       clock,
     });
@@ -280,16 +282,30 @@ async function openCore(
       config.authRateLimit,
       redis && { client: redis, prefix: config.redisKeyPrefix },
     );
-    const chain = new RealmChain({
-      realms: [
+    // What a success is remembered by: the verified-credentials cache of every realm that remembers.
+    const remembering = {
+      verified: new VerifiedCredentials(config.authCacheSeconds, clock),
+      ...{ userReads, revocations, policy, clock },
+    };
+    // The ways in, in the order they are asked, each behind the guards of its kind of proof.
+    const passwords = new PasswordGuards(
+      [
         new LocalRealm(users, hasher, ssoSettings, policy, clock),
         new LdapRealm(ldapSettings, ldapMappings, users, passedOver, events, clock),
-        new CertificateRealm(policy, trustedCa, users, clock),
-        new SsoRealm(ssoSettings, serviceProvider, users, roleStore, samlStore, clock),
       ],
-      ...{ users, userReads, revocations, policy, hasher, audit, events, clock, lockout },
-      verified: new VerifiedCredentials(config.authCacheSeconds, clock),
-      throttle,
+      { users, throttle, lockout, policy, hasher },
+    );
+    const chain = new RealmChain({
+      realms: [
+        new RememberingRealm(passwords, passwordRememberedAs, remembering),
+        new RememberingRealm(
+          new CertificateRealm(policy, trustedCa, users, throttle, clock),
+          certificateRememberedAs,
+          remembering,
+        ),
+        new SsoRealm(ssoSettings, serviceProvider, users, roleStore, samlStore, throttle, clock),
+      ],
+      ...{ policy, audit, events, clock },
       loginTimeoutMs: config.loginTimeoutMs,
     });
     const eventLog = new KyselyEventLog(db);
@@ -316,8 +332,9 @@ async function openCore(
       ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
       clusterName: async () => (await policy.get()).name,
     });
+    const sessionStore = new KyselySessionStore(db);
     const sessions = new SessionService({
-      store: new KyselySessionStore(db),
+      store: sessionStore,
       policy,
       revocations,
       users,
@@ -350,6 +367,7 @@ async function openCore(
       },
       accounts,
       sessions,
+      sessionStore,
       roles: new RoleService(roleStore, users, audit),
       cluster: new ClusterSettings(policy, users, audit),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),

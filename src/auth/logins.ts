@@ -51,7 +51,7 @@ export class Logins {
     console = false,
   ): Promise<string> {
     // A certificate where the cluster takes none is no credentials at all.
-    if (!proof || (proof.kind === 'certificate' && !(await this.deps.policy.get()).mtls_certificate_authentication)) {
+    if (!proof || !(await this.deps.chain.takes(proof))) {
       if ((await this.deps.policy.get()).mtls_certificate_authentication) {
         throw new CertificateRefusedError(
           'certificate_required',
@@ -61,6 +61,17 @@ export class Logins {
       throw none ?? new MissingCredentialsError();
     }
     const { user, realm } = await this.prove(proof, ctx);
+    return this.issue(user, realm, ctx, ttlSeconds, console);
+  }
+
+  /** The tail of every login, whatever its way in: a session started (`console`: the web console's), a token of it issued. */
+  async issue(
+    user: User,
+    realm: RealmName,
+    ctx: RequestContext,
+    ttlSeconds: number,
+    console: boolean,
+  ): Promise<string> {
     const session = await this.deps.sessions.start(user, realm, ctx, console, ttlSeconds);
     return this.deps.issuer.issue(user, session.ttl, session);
   }
@@ -81,7 +92,7 @@ export class Logins {
       uid: user.uid,
       username: user.username,
       realm,
-      ...(user.certificateSubjectLine && realm === 'certificate' && { subject: user.certificateSubjectLine }),
+      ...(user.certificateSubjectLine && { subject: user.certificateSubjectLine }),
     });
     return { user, realm };
   }

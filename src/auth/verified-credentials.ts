@@ -1,8 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
-import type { User } from '../users/user.js';
-import type { RealmName } from './realms/realm.js';
+import type { RealmName, User } from '../users/user.js';
 
 /** Credentials remembered at most: 10,000 entries of about 200 bytes. */
 const MAX_ENTRIES = 10_000;
@@ -13,6 +12,8 @@ export interface Remembered {
   /** The user's token epoch when its credentials were verified: any change that ends its tokens ends this too. */
   epoch: number;
   realm: RealmName;
+  /** The realm vouched for the name as typed (a directory's alias): it need not be one of the account's logins. */
+  anyName: boolean;
 }
 
 interface Entry extends Remembered {
@@ -26,7 +27,7 @@ interface Entry extends Remembered {
  * remembered under the login's key (or the certificate's fingerprint) with the account it
  * proved and that account's token epoch, for at most `seconds` and at most the realm's own
  * bound (a directory's cache_ttl), counted from the verification: using an entry never
- * extends it. Whoever recalls an entry checks it against the account as read now (RealmChain);
+ * extends it. Whoever recalls an entry checks it against the account as read now (RememberingRealm);
  * any change that ends the account's tokens raises its epoch and so ends the entry. Only
  * successes are remembered; a wrong password always costs a full verification.
  */
@@ -46,9 +47,9 @@ export class VerifiedCredentials {
   }
 
   /** `ttlMs`: less than the cache's own time, for what must not be trusted as long. */
-  remember(key: string, secret: string, user: User, realm: RealmName, ttlMs?: number): void {
+  remember(key: string, secret: string, user: User, realm: RealmName, anyName: boolean, ttlMs?: number): void {
     if (!this.entries || (ttlMs !== undefined && ttlMs <= 0)) return;
-    const entry = { mac: this.mac(key, secret), uid: user.uid, epoch: user.tokenEpoch, realm };
+    const entry = { mac: this.mac(key, secret), uid: user.uid, epoch: user.tokenEpoch, realm, anyName };
     this.entries.set(key, entry, ttlMs === undefined ? undefined : { ttl: Math.min(ttlMs, this.entries.ttl) });
   }
 

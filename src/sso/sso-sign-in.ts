@@ -6,8 +6,6 @@ import type { SamlProof } from '../auth/realms/realm.js';
 import type { Clock } from '../clock.js';
 import { AccountLockedError, SsoConfirmError, SsoRefusedError } from '../errors.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
-import type { SessionService } from '../sessions/session-service.js';
-import type { TokenIssuer } from '../tokens/token-issuer.js';
 import { isLocked, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import { hashOf, type SamlStore } from './saml-store.js';
@@ -26,12 +24,10 @@ export const SIGN_IN_CODE_MS = 60_000;
 export class SsoSignIn {
   constructor(
     private readonly deps: {
-      logins: Pick<Logins, 'prove' | 'logout'>;
+      logins: Pick<Logins, 'prove' | 'issue' | 'logout'>;
       provider: Pick<ServiceProvider, 'loginRequest' | 'logoutUrl' | 'verifyLogoutResponse'>;
       store: Pick<SamlStore, 'bindRequest' | 'createSignIn' | 'signInOf' | 'takeSignIn' | 'sessionOf'>;
       users: Pick<UserStore, 'getByUid'>;
-      issuer: Pick<TokenIssuer, 'issue'>;
-      sessions: Pick<SessionService, 'start'>;
       throttle: Pick<ClientThrottle, 'check'>;
       clock: Clock;
     },
@@ -94,8 +90,7 @@ export class SsoSignIn {
     if (!(await this.deps.store.takeSignIn(code)))
       throw new SsoRefusedError('sso_refused', 'This sign-in was used: sign in again', 'a sign-in code used meanwhile');
     // Only the console exchanges a sign-in: its session is idled out by the server.
-    const session = await this.deps.sessions.start(user, 'sso', ctx, true, ttlSeconds);
-    return this.deps.issuer.issue(user, session.ttl, session);
+    return this.deps.logins.issue(user, 'sso', ctx, ttlSeconds, true);
   }
 
   /** Ends the token; where the user signed in with SSO and the identity provider has a logout URL, where to send the browser to end it there. */

@@ -46,8 +46,11 @@ export interface User {
 /** 'ldap': a user of the directory, made at its first login; its password is never here. */
 export type Realm = 'local' | 'ldap';
 
+/** A way in: the realm that proves who a user is — its password here, the LDAP directory, its client certificate, or SSO. */
+export type RealmName = 'local' | 'ldap' | 'certificate' | 'sso';
+
 /** The realm that proves who the user is: its password here, its client certificate, or the directory. */
-export function realmOf(user: User): 'local' | 'ldap' | 'certificate' | 'sso' {
+export function realmOf(user: User): RealmName {
   if (user.realm === 'ldap') return 'ldap';
   return user.authMethod === 'certificate' ? 'certificate' : user.authMethod === 'sso' ? 'sso' : 'local';
 }

@@ -1,11 +1,27 @@
 import { subjectAuthorized, subjectLine } from '../../certs/client-certificate.js';
 import type { TrustedCa } from '../../certs/trusted-ca.js';
 import type { Clock } from '../../clock.js';
-import { CertificateRefusedError } from '../../errors.js';
+import { CertificateRefusedError, MissingCredentialsError } from '../../errors.js';
+import type { ClientThrottle } from '../../guard/client-throttle.js';
 import type { PolicyService } from '../../policy/policy-service.js';
-import type { User } from '../../users/user.js';
+import { realmOf, type User } from '../../users/user.js';
 import type { UserStore } from '../../users/user-store.js';
-import { NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
+import {
+  type Attempt,
+  NOT_MINE,
+  type NotMine,
+  type Proof,
+  type Realm,
+  type RememberedAs,
+  type Verdict,
+} from './realm.js';
+
+/** A certificate is remembered under its fingerprint (its chain's too: see client-certificate.ts), with no secret beside it. */
+export function certificateRememberedAs(proof: Proof): RememberedAs | undefined {
+  return proof.kind === 'certificate'
+    ? { key: `certificate:${proof.certificate.fingerprint}`, secret: '', login: false }
+    : undefined;
+}
 
 const refused = (error: CertificateRefusedError): Verdict => ({
   outcome: 'refused',
@@ -23,12 +39,12 @@ const refused = (error: CertificateRefusedError): Verdict => ({
  * certificate users' tokens (and so what was remembered of them).
  */
 export class CertificateRealm implements Realm {
-  readonly name = 'certificate';
-
   constructor(
     private readonly policy: PolicyService,
     private readonly trustedCa: Pick<TrustedCa, 'currentCertificates'>,
     private readonly users: Pick<UserStore, 'findByCertificateSubject'>,
+    /** A login by certificate is counted per address as any login is (one remembered is not). */
+    private readonly throttle: Pick<ClientThrottle, 'check'>,
     private readonly clock: Clock,
   ) {}
 
@@ -36,16 +52,26 @@ export class CertificateRealm implements Realm {
     return proof.kind === 'certificate' && (await this.policy.get()).mtls_certificate_authentication;
   }
 
-  async authenticate(proof: Proof): Promise<Verdict> {
-    if (!(await this.supports(proof)) || proof.kind !== 'certificate') return NOT_MINE;
+  async authenticate(proof: Proof, { purpose, ctx, trail }: Attempt): Promise<Verdict> {
+    if (proof.kind !== 'certificate') return NOT_MINE;
     const { leaf } = proof.certificate;
     const subject = subjectLine(leaf);
+    trail.about = { subject };
+    trail.realm = 'certificate';
+    if (!(await this.supports(proof))) {
+      const error = new MissingCredentialsError(
+        'This cluster takes no client certificates: present a token or Basic credentials',
+      );
+      return { outcome: 'refused', error, guess: false };
+    }
+    if (purpose === 'login') await this.throttle.check(ctx.ip);
     // The account first, then the trust as the store has it now (not a copy of a second ago):
     // a change of the trust made meanwhile raises the account's token epoch after this read,
     // and so ends whatever is made of this check — on every node.
     const user = subject === '' ? undefined : await this.users.findByCertificateSubject(subject);
     const rules = await this.policy.reload();
-    if (!rules.mtls_certificate_authentication) return NOT_MINE;
+    if (!rules.mtls_certificate_authentication)
+      return { outcome: 'refused', error: new MissingCredentialsError(), guess: false };
     const now = new Date(this.clock());
     let validUntil: Date;
     try {
@@ -84,15 +110,16 @@ export class CertificateRealm implements Realm {
       return refused(
         new CertificateRefusedError('certificate_subject_unknown', `No user has certificate_subject_line "${subject}"`),
       );
-    return { outcome: 'success', user, rememberMs: validUntil.getTime() - now.getTime() };
+    return { outcome: 'success', realm: 'certificate', user, rememberMs: validUntil.getTime() - now.getTime() };
   }
 
   /** Its tokens end with any change of the trust settings; while they hold, the user is as it is. */
-  async refresh(user: User): Promise<User | undefined> {
+  async refresh(user: User): Promise<User | undefined | NotMine> {
+    if (realmOf(user) !== 'certificate') return NOT_MINE;
     return (await this.policy.get()).mtls_certificate_authentication ? user : undefined;
   }
 
-  async lookup(): Promise<boolean> {
-    return false;
+  async lookup(): Promise<undefined> {
+    return undefined;
   }
 }

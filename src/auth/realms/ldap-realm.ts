@@ -7,10 +7,19 @@ import { Directory, type DirectoryEntry, type PassedOver } from '../../ldap/dire
 import { normalizeDn } from '../../ldap/escape.js';
 import type { LdapConfig } from '../../ldap/ldap-config.js';
 import type { LdapSettings } from '../../ldap/ldap-settings.js';
-import type { User } from '../../users/user.js';
+import { realmOf, type User } from '../../users/user.js';
 import type { UserStore } from '../../users/user-store.js';
 import { canonicalName } from '../../users/username.js';
-import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
+import {
+  type Attempt,
+  NOT_MINE,
+  type NotMine,
+  type PasswordProof,
+  type PasswordRealm,
+  type Proof,
+  type RealmName,
+  type Verdict,
+} from './realm.js';
 
 /** Directory checks one node runs at once; more wait their turn within their deadline. */
 export const DIRECTORY_CONCURRENCY = 32;
@@ -25,7 +34,7 @@ const NO_MAPPED_GROUP = 'ldap: no mapped group';
  * typed), which carries its roles, token epoch, lock and last login like a local user's;
  * when its groups map to other roles than before, its roles change and its tokens end.
  */
-export class LdapRealm implements Realm {
+export class LdapRealm implements PasswordRealm {
   readonly name = 'ldap';
   private running = 0;
   private readonly queue: (() => void)[] = [];
@@ -43,8 +52,12 @@ export class LdapRealm implements Realm {
     return proof.kind === 'password' && (await this.active()) !== undefined;
   }
 
+  owns(user: User): boolean {
+    return realmOf(user) === 'ldap';
+  }
+
   async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {
-    if (proof.kind !== 'password' || (account && account.realm !== 'ldap')) return NOT_MINE;
+    if (proof.kind !== 'password' || (account && !this.owns(account))) return NOT_MINE;
     const config = await this.active();
     if (!config) return NOT_MINE;
     // Sent as the directory compares it (NFKC, insignificant spaces gone): the entry found is the same either way.
@@ -82,7 +95,8 @@ export class LdapRealm implements Realm {
         if (user === 'no_mapped_group')
           return { outcome: 'refused', error: new InvalidCredentialsError(), guess: false, reason: NO_MAPPED_GROUP };
         await this.sameSettings(config);
-        return { outcome: 'success', user, rememberMs: config.cache_ttl * 1000 };
+        // The directory vouched for the name it was given (an alias of the entry, say its mail), within cache_ttl.
+        return { outcome: 'success', realm: 'ldap', user, rememberMs: config.cache_ttl * 1000, vouchesForName: true };
       },
       verdictOutcome,
     );
@@ -92,7 +106,8 @@ export class LdapRealm implements Realm {
    * A token's refresh: the user's entry and groups read again by the service account.
    * Undefined when the directory no longer has the user, or no mapped group does (its tokens end then).
    */
-  async refresh(user: User, deadline: Deadline): Promise<User | undefined> {
+  async refresh(user: User, deadline: Deadline): Promise<User | undefined | NotMine> {
+    if (!this.owns(user)) return NOT_MINE;
     const config = await this.active();
     if (!config) return undefined;
     const result = await this.checked(
@@ -113,21 +128,20 @@ export class LdapRealm implements Realm {
     return undefined;
   }
 
-  async account(proof: Proof, deadline: Deadline): Promise<User | undefined> {
-    const config = proof.kind === 'password' ? await this.active() : undefined;
-    if (!config || proof.kind !== 'password') return undefined;
+  async account(proof: PasswordProof, deadline: Deadline): Promise<User | undefined> {
+    const config = await this.active();
+    if (!config) return undefined;
     const dn = await this.checked(deadline, () =>
       this.directory(config).findDn(canonicalName(proof.username), deadline),
     );
     return dn === undefined ? undefined : this.users.findByDirectoryKey(normalizeDn(dn));
   }
 
-  async lookup(name: string, deadline: Deadline): Promise<boolean> {
+  async lookup(name: string, deadline: Deadline): Promise<RealmName | undefined> {
     const config = await this.active();
-    if (!config) return false;
-    return (
-      (await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline))) !== undefined
-    );
+    if (!config) return undefined;
+    const entry = await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline));
+    return entry && 'ldap';
   }
 
   /**

@@ -9,14 +9,14 @@ import { checkNewPassword } from '../../users/password-rules.js';
 import { isPreHashedRecord } from '../../users/pre-hashed-password.js';
 import { realmOf, type User } from '../../users/user.js';
 import type { CredentialStore, UserStore } from '../../users/user-store.js';
-import { type Attempt, NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
+import { type Attempt, NOT_MINE, type NotMine, type PasswordRealm, type Proof, type Verdict } from './realm.js';
 
 /**
  * Passwords kept here, as argon2id hashes: a user may hold two during a rotation. While the
  * cluster enforces SSO (enforce_control_plane), a right password of a user who is not an
  * admin is refused with sso_required: such users sign in through the identity provider.
  */
-export class LocalRealm implements Realm {
+export class LocalRealm implements PasswordRealm {
   readonly name = 'local';
 
   constructor(
@@ -32,8 +32,12 @@ export class LocalRealm implements Realm {
     return proof.kind === 'password';
   }
 
+  owns(user: User): boolean {
+    return realmOf(user) === 'local';
+  }
+
   async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {
-    if (proof.kind !== 'password' || !account || realmOf(account) !== 'local') return NOT_MINE;
+    if (proof.kind !== 'password' || !account || !this.owns(account)) return NOT_MINE;
     const passwords = await deadline.race(
       this.credentials.passwordsOf(account.uid),
       () => new StoreUnavailableError('no answer within the login deadline'),
@@ -46,22 +50,22 @@ export class LocalRealm implements Realm {
     if (moved && !(await passesRules(proof.password, account, await this.policy.get()))) {
       const now = new Date(this.clock());
       await this.credentials.expirePassword(account.uid, now);
-      return { outcome: 'success', user: { ...account, passwordExpiresAt: now } };
+      return { outcome: 'success', realm: 'local', user: { ...account, passwordExpiresAt: now } };
     }
     const sso = await this.sso.get();
     if (sso.control_plane && sso.enforce_control_plane && !account.rights.includes('admin')) {
       return { outcome: 'refused', error: new SsoRequiredError(), guess: false, reason: 'sso enforced', eachMs };
     }
-    return { outcome: 'success', user: account };
+    return { outcome: 'success', realm: 'local', user: account };
   }
 
-  async refresh(user: User): Promise<User> {
-    return user;
+  async refresh(user: User): Promise<User | NotMine> {
+    return this.owns(user) ? user : NOT_MINE;
   }
 
   /** Local names are the store's own: the chain finds them there. */
-  async lookup(): Promise<boolean> {
-    return false;
+  async lookup(): Promise<undefined> {
+    return undefined;
   }
 
   /** The same password hashed with the current parameters; if that fails now, the next login tries again. */

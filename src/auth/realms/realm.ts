@@ -1,11 +1,10 @@
+import type { RequestContext } from '../../audit/audit-log.js';
 import type { PresentedCertificate } from '../../certs/client-certificate.js';
 import type { Deadline } from '../../deadline.js';
 import type { DomainError } from '../../errors.js';
-import type { User } from '../../users/user.js';
+import type { RealmName, User } from '../../users/user.js';
 
-/** The ways in, in the order the chain asks them. */
-export const REALMS = ['local', 'ldap', 'certificate', 'sso'] as const;
-export type RealmName = (typeof REALMS)[number];
+export type { RealmName } from '../../users/user.js';
 
 /** What a caller presents to prove who it is, read once from the request. */
 export type Proof = PasswordProof | CertificateProof | SamlProof;
@@ -27,16 +26,25 @@ export interface SamlProof {
   browserHash?: string | null;
 }
 
+/** A realm's yes: who the proof showed the caller to be. */
+export interface Success {
+  outcome: 'success';
+  user: User;
+  /** The realm that said so. */
+  realm: RealmName;
+  /** How long the success may be remembered, when less than the cache's own time (a directory's cache_ttl, a certificate's end; 0: never). */
+  rememberMs?: number;
+  /** The realm vouches for the name as typed, whichever name of the account it is (a directory's alias of an entry). */
+  vouchesForName?: boolean;
+  /** What proving it changed of the account (fields, and why): recorded as a change of the user. */
+  changed?: { changes: string[]; reason: string };
+  /** Answered from credentials verified before (the verified-credentials cache). */
+  remembered?: boolean;
+}
+
 /** What a realm says of a proof. */
 export type Verdict =
-  | {
-      outcome: 'success';
-      user: User;
-      /** How long the success may be remembered, when less than the cache's own time (a directory's cache_ttl, a certificate's end). */
-      rememberMs?: number;
-      /** What proving it changed of the account (fields, and why): recorded as a change of the user. */
-      changed?: { changes: string[]; reason: string };
-    }
+  | Success
   /** Not this realm's account or kind of proof: the chain asks the next. */
   | { outcome: 'not_mine' }
   | {
@@ -51,33 +59,65 @@ export type Verdict =
       eachMs?: number;
     };
 
-export const NOT_MINE: Verdict = Object.freeze({ outcome: 'not_mine' });
+export const NOT_MINE = Object.freeze({ outcome: 'not_mine' }) satisfies Verdict;
+export type NotMine = typeof NOT_MINE;
+export const isNotMine = (answer: unknown): answer is NotMine => answer === NOT_MINE;
+
+/** What a success is remembered under (the verified-credentials cache): its key and secret; `login`: the key is a login of the account, which must stay one. */
+export interface RememberedAs {
+  key: string;
+  secret: string;
+  login: boolean;
+}
+
+/** What a refusal's audit line says besides its code, written by whichever part learnt it on the way. */
+export interface Trail {
+  /** Who the proof claims to be: the name as typed, a certificate's subject. */
+  about?: { username: string } | { subject: string };
+  realm?: RealmName;
+  reason?: string;
+}
 
 export interface Attempt {
+  /** 'login': POST /v1/users/authorize; 'request': credentials on any other request. */
+  purpose: 'login' | 'request';
+  ctx: RequestContext;
+  /** The one deadline of the attempt: every wait inside it gets the time that is left. */
+  deadline: Deadline;
+  trail: Trail;
   /** The account the proof's login names, when one does (password proofs): always a user of this realm or none. */
   account?: User;
-  deadline: Deadline;
 }
 
 /**
  * One way in (the model: Elasticsearch's realms, asked in order by a chain). A realm checks
- * a proof and says who it is; the chain around it applies every guard (the verified-
- * credentials cache, throttling, the lockout, the deadline, the failure budget, the audit
- * line), so that a new way in is one file of this shape and nothing else learns its name.
+ * a proof of its own kind and says who it is, or that the proof is not its own; the guards
+ * of its kind of proof wrap it (auth/guards/), and the chain around them all audits, counts
+ * and says what expired — so that a new way in is one file of this shape and one entry in
+ * the chain's list (tessera.ts), and nothing else learns its name.
  */
 export interface Realm {
-  readonly name: RealmName;
   /** Whether this realm takes this kind of proof now (its logins may be switched off). */
   supports(proof: Proof): Promise<boolean>;
   authenticate(proof: Proof, attempt: Attempt): Promise<Verdict>;
-  /** The user again at its token's refresh, as the realm sees it now; undefined when it may no longer log in. */
-  refresh(user: User, deadline: Deadline): Promise<User | undefined>;
-  /** Whether this realm knows somebody by this name, who has no account yet (a new local name must not take it). */
-  lookup(name: string, deadline: Deadline): Promise<boolean>;
+  /** A success remembered, without waiting; undefined when none is (or the facts to admit it are not loaded). */
+  known?(proof: Proof): Success | undefined;
+  /** The user again at its token's refresh, as the realm sees it now; undefined when it may no longer log in; NOT_MINE: not its user. */
+  refresh(user: User, deadline: Deadline): Promise<User | undefined | NotMine>;
+  /** The realm that knows somebody by this name who has no account yet (a new local name must not take it). */
+  lookup(name: string, deadline: Deadline): Promise<RealmName | undefined>;
+}
+
+/** A realm that checks passwords: the password guards (auth/guards/password-guards.ts) ask it with the account the login names. */
+export interface PasswordRealm extends Realm {
+  /** Named in a refusal's audit line. */
+  readonly name: RealmName;
+  /** Whether the account is one this realm proves (its passwords are its own). */
+  owns(user: User): boolean;
   /**
    * The account that a proof names when its login's name finds none — a directory's other
    * name for an entry that has an account (its mail, say) — found without checking the
    * secret, so that the lockout counts against that account; undefined when there is none.
    */
-  account?(proof: Proof, deadline: Deadline): Promise<User | undefined>;
+  account?(proof: PasswordProof, deadline: Deadline): Promise<User | undefined>;
 }

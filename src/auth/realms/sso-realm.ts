@@ -1,12 +1,13 @@
 import type { Clock } from '../../clock.js';
 import { SsoRefusedError, UserAlreadyExistsError } from '../../errors.js';
+import type { ClientThrottle } from '../../guard/client-throttle.js';
 import type { RoleStore } from '../../roles/role-store.js';
 import type { SamlStore } from '../../sso/saml-store.js';
 import type { Asserted, ServiceProvider } from '../../sso/service-provider.js';
 import type { SsoSettings } from '../../sso/sso-settings.js';
 import { realmOf, type User } from '../../users/user.js';
 import type { CredentialStore, UserStore } from '../../users/user-store.js';
-import { NOT_MINE, type Proof, type Realm, type Verdict } from './realm.js';
+import { type Attempt, NOT_MINE, type NotMine, type Proof, type Realm, type Verdict } from './realm.js';
 
 const refusedWith = (error: SsoRefusedError): Verdict => ({
   outcome: 'refused',
@@ -24,8 +25,6 @@ const refusedWith = (error: SsoRefusedError): Verdict => ({
  * name) with the roles redisRoleMapping gives — none that exist: no user, and a message.
  */
 export class SsoRealm implements Realm {
-  readonly name = 'sso';
-
   constructor(
     private readonly settings: Pick<SsoSettings, 'get'>,
     private readonly provider: Pick<ServiceProvider, 'verify'>,
@@ -33,6 +32,8 @@ export class SsoRealm implements Realm {
     private readonly roles: Pick<RoleStore, 'list'>,
     /** Where the identity provider's session is kept, for the sign-out that ends it there too. */
     private readonly sessions: Pick<SamlStore, 'saveSession'>,
+    /** Each answer is checked in full: counted per address as a login is. */
+    private readonly throttle: Pick<ClientThrottle, 'check'>,
     private readonly clock: Clock,
   ) {}
 
@@ -40,8 +41,18 @@ export class SsoRealm implements Realm {
     return proof.kind === 'saml' && (await this.settings.get()).control_plane;
   }
 
-  async authenticate(proof: Proof): Promise<Verdict> {
+  async authenticate(proof: Proof, { purpose, ctx, trail }: Attempt): Promise<Verdict> {
     if (proof.kind !== 'saml') return NOT_MINE;
+    trail.realm = 'sso';
+    if (!(await this.supports(proof)))
+      return refusedWith(
+        new SsoRefusedError(
+          'sso_refused',
+          'SSO is off on this cluster: sign in with a username and password',
+          'sso off',
+        ),
+      );
+    if (purpose === 'login') await this.throttle.check(ctx.ip);
     let person: Asserted;
     try {
       person = await this.provider.verify(proof.response);
@@ -71,6 +82,7 @@ export class SsoRealm implements Realm {
     proof.browserHash = person.browserHash;
     return {
       outcome: 'success',
+      realm: 'sso',
       user,
       rememberMs: 0,
       ...(takenOver && {
@@ -83,12 +95,13 @@ export class SsoRealm implements Realm {
   }
 
   /** An SSO user signs in again while SSO is on; its tokens end when it is turned off. */
-  async refresh(user: User): Promise<User | undefined> {
+  async refresh(user: User): Promise<User | undefined | NotMine> {
+    if (realmOf(user) !== 'sso') return NOT_MINE;
     return (await this.settings.get()).control_plane ? user : undefined;
   }
 
-  async lookup(): Promise<boolean> {
-    return false;
+  async lookup(): Promise<undefined> {
+    return undefined;
   }
 
   /** The user a first sign-in makes, with the roles the identity provider maps it to that exist here. */
