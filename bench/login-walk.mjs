@@ -64,7 +64,7 @@ const inject = async (method, url, headers = {}, body) => {
 try {
   // Four users of one password: each login of the walk verifies it in full (none is in the verified-credentials cache yet).
   for (const name of ['root', 'op0', 'op1', 'op2', 'op3']) {
-    await tessera.accounts.create(
+    await tessera.userCreation.create(
       null,
       { username: name, password: 'root-password-1', role: 'admin' },
       { ip: 'local', requestId: 'walk' },

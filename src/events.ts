@@ -1,16 +1,13 @@
-import type { AuditRecord, RequestContext } from './audit/audit-log.js';
-import type { RealmName } from './auth/realms/realm.js';
-
 /** How a token check ended. */
 export type TokenCheck = 'valid' | 'invalid' | 'expired' | 'revoked';
-
-/** How one directory check ended (a login, a Basic call past cache_ttl, a refresh). */
-export type DirectoryOutcome = 'success' | 'invalid_credentials' | 'no_mapped_group' | 'unavailable';
 
 /**
  * What the parts of a node tell each other. The stores and services announce; the caches
  * that must forget, and the metrics, listen. Listeners are added when they are made, before
- * anything is announced, and never throw.
+ * anything is announced, and never throw. An event whose payload is a type of a higher
+ * floor is declared beside its announcer (`declare module '…/events.js'`: the audit log's
+ * `audited`, the realm chain's `credentialsVerified`, the LDAP realm's `directoryChecked`),
+ * so that this file, on the lowest floor, imports nothing.
  */
 export interface TesseraEvents {
   /** A user changed: here (after the commit), or elsewhere as the revocation events say. */
@@ -19,12 +16,8 @@ export interface TesseraEvents {
   loginRecorded: [uid: number, at: Date];
   /** This process ended every token of a user (its token epoch rose). */
   tokensRevoked: [uid: number];
-  audited: [record: AuditRecord, ctx?: RequestContext];
   tokenIssued: [alg: string];
   tokenChecked: [result: TokenCheck, cached: boolean];
-  /** Right credentials, from the verified-credentials cache or checked by their realm in full. */
-  credentialsVerified: [realm: RealmName, cached: boolean];
-  directoryChecked: [outcome: DirectoryOutcome, seconds: number];
   /** Events of the event log that never reached the store: a write failed, or the queue was full. */
   eventsLost: [reason: 'write_failed' | 'queue_full', count: number];
 }

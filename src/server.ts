@@ -88,7 +88,7 @@ async function start(
       await management?.close();
       await app.close();
     };
-    const admin = await ensureFirstAdmin(tessera.users, tessera.accounts, mark, firstAdmin).catch(
+    const admin = await ensureFirstAdmin(tessera.users, tessera.userCreation, mark, firstAdmin).catch(
       async (err: unknown) => {
         await closeListeners();
         throw err;

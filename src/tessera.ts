@@ -12,6 +12,7 @@ import { CertificateRealm, certificateRememberedAs } from './auth/realms/certifi
 import { LdapRealm } from './auth/realms/ldap-realm.js';
 import { LocalRealm } from './auth/realms/local-realm.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
+import { SsoSignIn } from './auth/sso-sign-in.js';
 import { VerifiedCredentials } from './auth/verified-credentials.js';
 import { CertificateTrust } from './certs/certificate-trust.js';
 import { TrustedCa } from './certs/trusted-ca.js';
@@ -49,7 +50,6 @@ import { REQUEST_MS, ServiceProvider } from './sso/service-provider.js';
 import { SsoCertificates } from './sso/sso-certificates.js';
 import { SsoService } from './sso/sso-service.js';
 import { SsoSettings } from './sso/sso-settings.js';
-import { SsoSignIn } from './sso/sso-sign-in.js';
 import { type Db, openDatabase, pingDatabase } from './store/database.js';
 import { AcceptedIssuers } from './tokens/accepted-issuers.js';
 import { KeyRing } from './tokens/key-ring.js';
@@ -60,11 +60,18 @@ import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation
 import { readIssuer, type SettledIssuer, settleIssuer } from './tokens/store-issuer.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
-import { AccountService } from './users/account-service.js';
+import { assertMayManage } from './users/account-access.js';
+import type { AccountDeps } from './users/account-deps.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
 import { LastLogins } from './users/last-logins.js';
+import { PasswordChanges } from './users/password-changes.js';
 import { Argon2Hasher, type PasswordHasher } from './users/password-hasher.js';
+import { UserCreation } from './users/user-creation.js';
+import { UserDeletion } from './users/user-deletion.js';
 import { UserReadCache } from './users/user-read-cache.js';
+import { UserUnlock } from './users/user-unlock.js';
+import { UserUpdate } from './users/user-update.js';
+import { viewUser } from './users/user-viewing.js';
 
 /** /readyz answers within about this long, whatever the store does. */
 const READINESS_MS = 1000;
@@ -75,8 +82,17 @@ export interface OpenOptions {
   logger?: Logger;
 }
 
+/** The use cases of users, one object each (src/users/). */
+export interface UserUseCases {
+  userCreation: UserCreation;
+  userUpdate: UserUpdate;
+  passwordChanges: PasswordChanges;
+  userUnlock: UserUnlock;
+  userDeletion: UserDeletion;
+}
+
 /** The store, the accounts and the ways in: what the `users` CLI commands need, and a server builds on. */
-export interface Accounts {
+export interface Accounts extends UserUseCases {
   config: Config;
   clock: Clock;
   db: Db;
@@ -94,7 +110,6 @@ export interface Accounts {
   revocations: RevocationList;
   /** The ways in (local passwords, the LDAP directory, client certificates) behind one set of guards. */
   chain: RealmChain;
-  accounts: AccountService;
   /** Sessions: started by logins, listed and ended (/v1/users/{uid}/sessions), bounded by session_max_lifetime_minutes. */
   sessions: SessionService;
   /** Where sessions are kept: the one store the session service and the console's idle sign-out share. */
@@ -328,17 +343,24 @@ async function openCore(
       await argon2.close();
       await db.destroy();
     };
-    const accounts = new AccountService({
+    const accountDeps: AccountDeps = {
       ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
       clusterName: async () => (await policy.get()).name,
-    });
+    };
+    const userCases: UserUseCases = {
+      userCreation: new UserCreation(accountDeps),
+      userUpdate: new UserUpdate(accountDeps),
+      passwordChanges: new PasswordChanges(accountDeps),
+      userUnlock: new UserUnlock(accountDeps),
+      userDeletion: new UserDeletion(accountDeps),
+    };
     const sessionStore = new KyselySessionStore(db);
     const sessions = new SessionService({
       store: sessionStore,
       policy,
       revocations,
       users,
-      accounts,
+      accounts: { view: viewUser, assertMayManage },
       audit,
       clock,
     });
@@ -365,7 +387,7 @@ async function openCore(
         eventWriter,
         close,
       },
-      accounts,
+      ...userCases,
       sessions,
       sessionStore,
       roles: new RoleService(roleStore, users, audit),

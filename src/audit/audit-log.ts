@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
-import type { RealmName } from '../auth/realms/realm.js';
+import type { RealmName } from '../access/realm-name.js';
 import type { EventHub } from '../events.js';
+
+declare module '../events.js' {
+  interface TesseraEvents {
+    /** A line of the audit trail, written here and kept in the event log. */
+    audited: [record: AuditRecord, ctx?: RequestContext];
+  }
+}
 
 /** Where a request came from; every audit line carries it. */
 export interface RequestContext {

@@ -29,12 +29,14 @@ export class Callers {
     },
   ) {}
 
+  /** Who the credentials are, from what this process has loaded, when they stand; undefined: ask `identify`, which says why. */
   known(presented: Presented): Principal | undefined {
     if (presented.kind === 'token') {
       const claims = this.deps.verifier.known(presented.token);
-      if (!claims || this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti, claims.sid) !== false)
-        return undefined;
-      if (claims.cm && claims.sid !== undefined && this.deps.consoleIdle.active(claims.sid) !== true) return undefined;
+      const revoked = claims && this.deps.revocations.knownRevoked(claims.uid, claims.ver, claims.jti, claims.sid);
+      if (!claims || revoked === undefined) return undefined;
+      const idle = revoked || !isConsoleToken(claims) ? false : this.deps.consoleIdle.active(claims.sid) !== true;
+      if (tokenStanding(revoked, idle) !== 'valid') return undefined;
       this.deps.events.emit('tokenChecked', 'valid', true);
       return tokenPrincipal(claims);
     }
@@ -62,19 +64,28 @@ export class Callers {
       throw err;
     }
     const { claims, cached } = checked;
-    if (await revocations.isRevoked(claims.uid, claims.ver, claims.jti, claims.sid)) {
-      events.emit('tokenChecked', 'revoked', cached);
-      throw new InvalidTokenError('The token has been revoked');
-    }
-    if (claims.cm && claims.sid !== undefined && !(await this.deps.consoleIdle.check(claims.sid))) {
-      events.emit('tokenChecked', 'revoked', cached);
+    const revoked = await revocations.isRevoked(claims.uid, claims.ver, claims.jti, claims.sid);
+    // Asked only of a token that stands otherwise: a session found idle is ended.
+    const idle = revoked || !isConsoleToken(claims) ? false : !(await this.deps.consoleIdle.check(claims.sid));
+    const standing = tokenStanding(revoked, idle);
+    events.emit('tokenChecked', standing === 'valid' ? 'valid' : 'revoked', cached);
+    if (standing === 'revoked') throw new InvalidTokenError('The token has been revoked');
+    if (standing === 'idle')
       throw new InvalidTokenError(
         'The console session ended: idle longer than cm_session_timeout_minutes, or signed out',
       );
-    }
-    events.emit('tokenChecked', 'valid', cached);
     return tokenPrincipal(claims);
   }
+}
+
+/** A token of the web console's session (`cm`): the server idles it out. */
+function isConsoleToken(claims: TokenClaims): claims is TokenClaims & { sid: string } {
+  return claims.cm === true && claims.sid !== undefined;
+}
+
+/** The one rule of a verified token, given its facts (loaded from memory or awaited): it stands unless revoked, or its console session idled out. */
+export function tokenStanding(revoked: boolean, idle: boolean): 'valid' | 'revoked' | 'idle' {
+  return revoked ? 'revoked' : idle ? 'idle' : 'valid';
 }
 
 function principalOf({ user }: Authenticated, via: 'password' | 'certificate'): Principal {

@@ -1,3 +1,4 @@
+import type { RealmName } from '../access/realm-name.js';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
@@ -18,7 +19,7 @@ import { isLocked, isPasswordExpired, realmOf, type User, unlocksInSeconds } fro
 import type { UserStore } from '../users/user-store.js';
 import type { Principal } from './principal.js';
 import type { RealmChain } from './realm-chain.js';
-import type { Proof, RealmName } from './realms/realm.js';
+import type { Proof } from './realms/realm.js';
 
 /** Logins, refreshes and logouts: a proof (or a token) in, a token out (or ended). */
 export class Logins {

@@ -1,12 +1,20 @@
+import type { RealmName } from '../access/realm-name.js';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
 import { AccountLockedError, MissingCredentialsError, PasswordExpiredError } from '../errors.js';
 import type { EventHub } from '../events.js';
 import type { PolicyService } from '../policy/policy-service.js';
-import { isLocked, isPasswordExpired, type RealmName, type User, unlocksInSeconds } from '../users/user.js';
+import { isLocked, isPasswordExpired, type User, unlocksInSeconds } from '../users/user.js';
 import { inTime } from './guards/in-time.js';
 import { isNotMine, type Proof, type Realm, type Success, type Trail } from './realms/realm.js';
+
+declare module '../events.js' {
+  interface TesseraEvents {
+    /** Right credentials, from the verified-credentials cache or checked by their realm in full. */
+    credentialsVerified: [realm: RealmName, cached: boolean];
+  }
+}
 
 /** Who a proof showed the caller to be, and which realm said so. */
 export interface Authenticated {

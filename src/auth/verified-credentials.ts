@@ -1,7 +1,8 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { RealmName } from '../access/realm-name.js';
 import type { Clock } from '../clock.js';
-import type { RealmName, User } from '../users/user.js';
+import type { User } from '../users/user.js';
 
 /** Credentials remembered at most: 10,000 entries of about 200 bytes. */
 const MAX_ENTRIES = 10_000;

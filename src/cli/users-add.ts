@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
+import { BUILT_IN_ROLE_OF_LEVEL } from '../access/built-in-roles.js';
 import { ROLES, type Role } from '../access/management.js';
 import { InvalidRequestError } from '../errors.js';
-import { BUILT_IN_ROLE_OF_LEVEL } from '../roles/built-in.js';
 import { addHashOptions, addStoreCreatingOptions, type SettingOptions } from './options.js';
 import { readPassword } from './read-password.js';
 import { CLI_CONTEXT, withStore } from './with-store.js';
@@ -65,7 +65,7 @@ export function usersAddCommand(): Command {
         ],
         ...secret,
       };
-      const user = (await withStore(o, (t) => t.accounts.create(null, input, CLI_CONTEXT)))!;
+      const user = (await withStore(o, (t) => t.userCreation.create(null, input, CLI_CONTEXT)))!;
       process.stderr.write(
         `Added ${user.username} (uid ${user.uid}, role ${user.rights[0] ?? 'none'}${user.roleUids.length ? `, roles ${user.roleUids.join(', ')}` : ''})\n`,
       );

@@ -9,7 +9,7 @@ export function usersDeleteCommand(): Command {
     .action(async (o: SettingOptions & { username: string }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
-        await t.accounts.delete(null, user.uid, CLI_CONTEXT);
+        await t.userDeletion.delete(null, user.uid, CLI_CONTEXT);
       });
       process.stderr.write(`Deleted ${o.username}\n`);
     });

@@ -9,7 +9,7 @@ export function usersExpirePasswordCommand(): Command {
     .action(async (o: SettingOptions & { username: string }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
-        await t.accounts.expirePassword(null, user.uid, CLI_CONTEXT);
+        await t.passwordChanges.expire(null, user.uid, CLI_CONTEXT);
       });
       process.stderr.write(`Password of ${o.username} expired\n`);
     });

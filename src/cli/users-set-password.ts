@@ -18,7 +18,7 @@ export function usersSetPasswordCommand(): Command {
           prompt: `New password for ${user.username}: `,
           confirm: true,
         });
-        await t.accounts.replacePasswords(null, user, password, CLI_CONTEXT);
+        await t.passwordChanges.replace(null, user, password, CLI_CONTEXT);
       });
       process.stderr.write(`Password of ${o.username} replaced\n`);
     });

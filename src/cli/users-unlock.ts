@@ -9,7 +9,7 @@ export function usersUnlockCommand(): Command {
     .action(async (o: SettingOptions & { username: string }) => {
       await withStore(o, async (t) => {
         const user = await findUserOrFail(t, o.username);
-        await t.accounts.unlock(null, user.uid, CLI_CONTEXT);
+        await t.userUnlock.unlock(null, user.uid, CLI_CONTEXT);
       });
       process.stderr.write(`Unlocked ${o.username}\n`);
     });

@@ -68,3 +68,6 @@ export function explain(err: unknown): string {
     return `${err.message} Too many attempts from this address: try again in ${err.retryAfterSeconds ?? 60} s.`;
   return err.message;
 }
+
+/** An API call as the signed-in person. */
+export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, explain } from './api.js';
+import { ApiError, api, type Call, explain } from './api.js';
 import { Done } from './components.js';
 import { CertificatesPage } from './pages/certificates.js';
 import { EventsPage } from './pages/events.js';
@@ -23,9 +23,6 @@ import {
   ssoExchange,
   ssoProblem,
 } from './session.js';
-
-/** An API call as the signed-in person. */
-export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
 
 const route = () => location.hash.replace(/^#\/?/, '') || 'home';
 

@@ -4,6 +4,7 @@ import type { Presented } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import { publicUrlOf } from '../config/config.js';
 import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
+import type { Policy } from '../policy/policy.js';
 import { crossSiteGuard } from './cross-site.js';
 import { presentedReader } from './presented.js';
 import { contextOf } from './request-context.js';
@@ -74,12 +75,13 @@ export function authenticateRequests(app: TesseraApp): void {
 
   /** The hot path: who the credentials are, from what this process has loaded, with the right; else undefined (principalFor decides). */
   function knownPrincipal(presented: Presented, access: Exclude<Access, 'public'>): Principal | undefined {
-    if (presented.kind === 'password' && (access === 'token' || !policy.fresh()?.control_plane_basic_authentication))
-      return undefined;
+    const rules = policy.fresh();
+    if (!rules || presentedRefusal(presented, access, rules)) return undefined;
     const principal = callers.known(presented);
-    return principal && (!isPermission(access) || holds(principal.rights, access)) ? principal : undefined;
+    return principal && permits(access, principal) ? principal : undefined;
   }
 
+  /** The same rules, with what is not loaded awaited: the principal, or the refusal that says why not. */
   async function principalFor(
     request: FastifyRequest,
     presented: Presented | undefined,
@@ -89,14 +91,8 @@ export function authenticateRequests(app: TesseraApp): void {
       if (access === 'optional') return undefined;
       throw new MissingCredentialsError();
     }
-    if (presented.kind === 'password') {
-      // There is no token to end or renew; a 200 would claim something that did not happen.
-      if (access === 'token')
-        throw new InvalidRequestError(
-          'This path takes a token: present it as "Authorization: JWT <token>" or "Bearer <token>"',
-        );
-      if (!(await policy.get()).control_plane_basic_authentication) throw new BasicAuthDisabledError();
-    }
+    const refusal = presentedRefusal(presented, access, await policy.get());
+    if (refusal) throw refusal();
     let principal: Principal;
     try {
       principal = await callers.identify(presented, contextOf(request));
@@ -106,9 +102,33 @@ export function authenticateRequests(app: TesseraApp): void {
         return undefined;
       throw err;
     }
-    if (isPermission(access) && !holds(principal.rights, access)) throw new ForbiddenError();
+    if (!permits(access, principal)) throw new ForbiddenError();
     return principal;
   }
+}
+
+/**
+ * The one rule of what a route takes: a password (Basic credentials) not where a token is
+ * needed (there is none to end or renew; a 200 would claim what did not happen), nor while the
+ * cluster has Basic turned off. The refusal to throw, or undefined.
+ */
+function presentedRefusal(
+  presented: Presented,
+  access: Exclude<Access, 'public'>,
+  policy: Pick<Policy, 'control_plane_basic_authentication'>,
+): (() => Error) | undefined {
+  if (presented.kind !== 'password') return undefined;
+  if (access === 'token') return tokenRequired;
+  return policy.control_plane_basic_authentication ? undefined : basicOff;
+}
+
+const tokenRequired = () =>
+  new InvalidRequestError('This path takes a token: present it as "Authorization: JWT <token>" or "Bearer <token>"');
+const basicOff = () => new BasicAuthDisabledError();
+
+/** The one rule of a route's permission: a route that names one needs a caller whose rights hold it. */
+function permits(access: Exclude<Access, 'public'>, principal: Principal): boolean {
+  return !isPermission(access) || holds(principal.rights, access);
 }
 
 /** The principal of a route that requires credentials (set by the hook before the handler). */

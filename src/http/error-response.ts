@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, type ErrorCode, RetryLaterError, StoreUnavailableError } from '../errors.js';
+import { type SchemaError, validationMessage } from '../schema/validation-message.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
 import { fromBrowser } from './cross-site.js';
-import { type SchemaError, validationMessage } from './validation-message.js';
 
 /** The one place where error codes become HTTP statuses: every code has one (the compiler checks). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {

@@ -1,18 +1,13 @@
 import Type from 'typebox';
-import { ROLES } from '../access/management.js';
 import { ROLE_NAME_MAX_LENGTH } from '../roles/role.js';
+import { StringEnum } from '../schema/string-enum.js';
 import { TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
 import { PASSWORD_MAX_LENGTH } from '../users/password-rules.js';
 import { AUTH_METHODS, USER_STATUSES } from '../users/user.js';
+import { Password, PasswordHashMethod, Role } from '../users/user-write-schemas.js';
 import { USERNAME_MAX_LENGTH } from '../users/username.js';
 
-/**
- * An enum of strings that says it is one: without `type`, fast-json-stringify writes the
- * value with JSON.stringify, which slowed the token-protected read.
- */
-export function StringEnum<const T extends readonly string[]>(values: T) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
-}
+export { StringEnum } from '../schema/string-enum.js';
 
 /** OpenAPI security of routes that take the caller's token (or Basic credentials, unless the cluster turned them off). */
 export const CALLER: Record<string, string[]>[] = [{ jwt: [] }, { bearer: [] }, { basic: [] }];
@@ -51,16 +46,6 @@ export const TtlBody = Type.Object({ ttl: Type.Optional(Ttl) }, { additionalProp
 
 export const AccessToken = Type.Object({ access_token: Type.String({ description: 'a signed JWT' }) });
 
-const Role = StringEnum(ROLES);
-const RoleUids = Type.Array(Type.Integer({ minimum: 1 }), {
-  maxItems: 100,
-  description: 'uids of roles (GET /v1/roles)',
-});
-const BdbsEmailAlerts = Type.Array(Type.String({ maxLength: 64 }), {
-  maxItems: 10_000,
-  description: 'database uids as strings, or ["all"]',
-});
-
 /** The product's user object (objects/user.md), with Tessera's read-only `username`. */
 export const UserView = Type.Object({
   uid: Type.Integer(),
@@ -87,72 +72,7 @@ export const UserView = Type.Object({
 
 export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a whole number' }) });
 
-const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH });
-/** The product's pre-hashed password (1, or "1" as objects/user.md writes it). */
-const PasswordHashMethod = Type.Optional(
-  Type.Unsafe<1 | '1'>({
-    enum: [1, '1'],
-    description:
-      'the password is pre-hashed as the product exports it: the hex SHA-256 of "username:clustername:password" (username: the user\'s name or email; clustername: GET /v1/cluster\'s name). Kept until the first login with it, which stores argon2id instead. The password rules cannot be checked on it; by who manages users only',
-  }),
-);
 const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
-/** A login or null (one JSON Schema type list, so that a refusal names the length, not "must be null"); `minLength` 0: "" means none. */
-const Login = (what: string, minLength = 1) =>
-  Type.Unsafe<string | null>({
-    type: ['string', 'null'],
-    minLength,
-    maxLength: USERNAME_MAX_LENGTH,
-    description: what,
-  });
-
-/** The writable fields of a user object; read-only ones (uid, status, dates) are refused by name. */
-const UserFields = {
-  name: Type.Optional(Login('a login, unique regardless of case')),
-  email: Type.Optional(Login('a login too, an address, unique regardless of case; "" or null: none', 0)),
-  role: Type.Optional(Role),
-  role_uids: Type.Optional(RoleUids),
-  auth_method: Type.Optional(StringEnum(AUTH_METHODS)),
-  email_alerts: Type.Optional(Type.Boolean()),
-  cluster_email_alerts: Type.Optional(Type.Boolean()),
-  bdbs_email_alerts: Type.Optional(Type.Union([BdbsEmailAlerts, Type.Null()])),
-  certificate_subject_line: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 1024,
-      description:
-        'auth_method "certificate": the client certificate\'s subject, RFC 2253, CN first ("CN=ops-bot,OU=automation,O=Example")',
-    }),
-  ),
-};
-
-export const CreateUserBody = Type.Object(
-  {
-    ...UserFields,
-    password: Type.Optional(Password),
-    password_hash_method: PasswordHashMethod,
-    username: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: USERNAME_MAX_LENGTH,
-        description: "Tessera's shorthand: an address sets email, anything else name",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const UpdateUserBody = Type.Object(
-  {
-    ...UserFields,
-    password: Type.Optional(Password),
-    password_hash_method: PasswordHashMethod,
-    /** Required when users change their own password with a token. */
-    old_password: Type.Optional(Password),
-  },
-  { additionalProperties: false },
-);
-
 /** `?dry_run` in every form the product's docs write it (bare, `=1`, `=true`): check everything, change nothing. */
 export const DryRunQuery = Type.Object(
   { dry_run: Type.Optional(StringEnum(['', 'true', '1', 'false', '0'] as const)) },

@@ -1,6 +1,7 @@
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Callers } from '../auth/callers.js';
 import type { Logins } from '../auth/logins.js';
+import type { SsoSignIn } from '../auth/sso-sign-in.js';
 import type { CertificateTrust } from '../certs/certificate-trust.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
@@ -14,12 +15,15 @@ import type { PolicyService } from '../policy/policy-service.js';
 import type { RoleService } from '../roles/role-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { SsoService } from '../sso/sso-service.js';
-import type { SsoSignIn } from '../sso/sso-sign-in.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import type { RevocationStore } from '../tokens/revocation-store.js';
-import type { AccountService } from '../users/account-service.js';
+import type { PasswordChanges } from '../users/password-changes.js';
+import type { UserCreation } from '../users/user-creation.js';
+import type { UserDeletion } from '../users/user-deletion.js';
 import type { UserReadCache } from '../users/user-read-cache.js';
 import type { UserStore } from '../users/user-store.js';
+import type { UserUnlock } from '../users/user-unlock.js';
+import type { UserUpdate } from '../users/user-update.js';
 
 /**
  * What the HTTP layer uses: the use cases and the few readers its routes need. A route
@@ -33,7 +37,11 @@ export interface HttpServices {
   audit: AuditLog;
   callers: Callers;
   logins: Logins;
-  accounts: AccountService;
+  userCreation: UserCreation;
+  userUpdate: UserUpdate;
+  passwordChanges: PasswordChanges;
+  userUnlock: UserUnlock;
+  userDeletion: UserDeletion;
   sessions: SessionService;
   users: Pick<UserStore, 'list'>;
   userReads: Pick<UserReadCache, 'get' | 'fresh'>;

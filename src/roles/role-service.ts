@@ -1,4 +1,5 @@
 import type { Actor } from '../access/actor.js';
+import { isBuiltInRole } from '../access/built-in-roles.js';
 import type { Role as Management } from '../access/management.js';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import {
@@ -11,7 +12,6 @@ import {
 } from '../errors.js';
 import type { UserStore } from '../users/user-store.js';
 import { validateRoleName } from '../users/username.js';
-import { isBuiltInRole } from './built-in.js';
 import type { Role } from './role.js';
 import type { RoleStore } from './role-store.js';
 

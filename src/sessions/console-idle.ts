@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { Policy } from '../policy/policy.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import type { SessionStore } from './session-store.js';
 
@@ -6,6 +7,15 @@ import type { SessionStore } from './session-store.js';
 const SEEN_WRITE_MS = 15_000;
 /** Console sessions remembered at once; past it the memory starts again (a few store reads, never unbounded). */
 const MAX_TRACKED = 100_000;
+
+/** The one rule of the console's idle sign-out: a session whose last request is older than cm_session_timeout_minutes has ended. */
+export function idleOut(
+  lastRequestAt: number,
+  now: number,
+  policy: Pick<Policy, 'cm_session_timeout_minutes'>,
+): boolean {
+  return now - lastRequestAt > policy.cm_session_timeout_minutes * 60_000;
+}
 
 /**
  * The web console's idle sign-out, kept by the server: a console session (`cm` in its
@@ -31,7 +41,7 @@ export class ConsoleIdle {
     const entry = this.seen.get(sid);
     const policy = this.policy.fresh();
     const now = this.clock();
-    if (!entry || !policy || now - entry.at > policy.cm_session_timeout_minutes * 60_000) return undefined;
+    if (!entry || !policy || idleOut(entry.at, now, policy)) return undefined;
     this.used(sid, entry, now);
     return true;
   }
@@ -39,11 +49,11 @@ export class ConsoleIdle {
   /** Whether the session is in use still, as the store knows it; an idle one is ended. */
   async check(sid: string): Promise<boolean> {
     const now = this.clock();
-    const timeoutMs = (await this.policy.get()).cm_session_timeout_minutes * 60_000;
+    const policy = await this.policy.get();
     const session = await this.store.get(sid);
     if (!session || session.endedAt !== null) return false;
     const last = Math.max(session.lastSeenAt.getTime(), this.seen.get(sid)?.at ?? 0);
-    if (now - last > timeoutMs) {
+    if (idleOut(last, now, policy)) {
       this.seen.delete(sid);
       await this.endSession(sid);
       return false;

@@ -65,7 +65,7 @@ export class RevocationList {
       if (this.epochs.size >= EPOCH_CACHE_SIZE) this.epochs.delete(this.epochs.keys().next().value!);
       this.epochs.set(uid, current);
     }
-    return current === undefined || epoch !== current;
+    return revokedAt(epoch, current);
   }
 
   /** isRevoked from memory alone, without waiting: undefined when the user's epoch is not known here yet. */
@@ -73,8 +73,7 @@ export class RevocationList {
     if (jti !== undefined && this.revokedJtis.has(jti)) return true;
     if (sid !== undefined && this.endedSids.has(sid)) return true;
     if (!this.epochs.has(uid)) return undefined;
-    const current = this.epochs.get(uid);
-    return current === undefined || epoch !== current;
+    return revokedAt(epoch, this.epochs.get(uid));
   }
 
   /** A user's tokens were revoked: its epoch is read again when next asked. */
@@ -139,4 +138,9 @@ export class RevocationList {
     const now = this.clock();
     return this.store.prune(new Date(now), new Date(now - DAY_MS));
   }
+}
+
+/** The one rule of a user's tokens: one of another epoch than the user's current one (or of a user that is gone) is revoked. */
+function revokedAt(epoch: number, current: number | undefined): boolean {
+  return current === undefined || epoch !== current;
 }

@@ -54,9 +54,7 @@ export class TokenVerifier {
   /** A token verified before and not expired: its claims, with no work but a lookup; else undefined (`check` it). */
   known(token: string): TokenClaims | undefined {
     const entry = this.cache.get(signatureOf(token));
-    const now = this.clock();
-    if (entry?.token !== token || entry.claims.exp + this.leewaySeconds <= now / 1000) return undefined;
-    return this.origins.accepts(entry.claims.iss, entry.claims.aud, now) ? entry.claims : undefined;
+    return entry?.token === token && this.standing(entry.claims, this.clock()) === 'valid' ? entry.claims : undefined;
   }
 
   /** As verify, and whether the answer came from the cache. */
@@ -66,16 +64,21 @@ export class TokenVerifier {
     const cached = this.cache.get(key);
     if (cached?.token === token) {
       const { claims } = cached;
-      if (claims.exp + this.leewaySeconds <= now / 1000) {
-        this.cache.delete(key);
-        throw new TokenExpiredError();
-      }
-      if (this.origins.accepts(claims.iss, claims.aud, now)) return { claims, cached: true };
-      this.cache.delete(key); // its issuer's move ended: verified again, and refused
+      const standing = this.standing(claims, now);
+      if (standing === 'valid') return { claims, cached: true };
+      this.cache.delete(key);
+      if (standing === 'expired') throw new TokenExpiredError();
+      // its issuer's move ended: verified again, and refused
     }
     const claims = await this.verifySignature(token, now);
     this.cache.set(key, { token, claims });
     return { claims, cached: false };
+  }
+
+  /** The one rule of a token verified before: past its exp (and the leeway) it has expired; an issuer or audience no longer accepted (a move that ended) is verified again. */
+  private standing(claims: TokenClaims, now: number): 'valid' | 'expired' | 'unaccepted' {
+    if (claims.exp + this.leewaySeconds <= now / 1000) return 'expired';
+    return this.origins.accepts(claims.iss, claims.aud, now) ? 'valid' : 'unaccepted';
   }
 
   private async verifySignature(token: string, now: number): Promise<TokenClaims> {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CLI_CONTEXT } from '../audit/audit-log.js';
 import { DomainError, PasswordNotComplexError, UserAlreadyExistsError } from '../errors.js';
-import type { AccountService } from './account-service.js';
 import { generatePassword } from './generate-password.js';
 import type { UnshownPasswordMark } from './unshown-password-mark.js';
+import type { UserCreation } from './user-creation.js';
 import type { UserStore } from './user-store.js';
 
 export const DEFAULT_ADMIN_USERNAME = 'admin@tessera.local';
@@ -34,7 +34,7 @@ export type FirstAdminResult =
  */
 export async function ensureFirstAdmin(
   users: UserStore,
-  accounts: AccountService,
+  accounts: Pick<UserCreation, 'create'>,
   mark: UnshownPasswordMark,
   given: { username?: string; password?: string },
 ): Promise<FirstAdminResult> {
@@ -61,7 +61,7 @@ export async function ensureFirstAdmin(
   return { created: true, username, generatedPassword, shown: () => mark.clear(nonce) };
 }
 
-async function create(accounts: AccountService, username: string, password: string) {
+async function create(accounts: Pick<UserCreation, 'create'>, username: string, password: string) {
   try {
     return await accounts.create(null, { username, password, role: 'admin' }, CLI_CONTEXT);
   } catch (err) {

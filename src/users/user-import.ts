@@ -1,12 +1,11 @@
 import Value from 'typebox/value';
-import { isRole } from '../access/management.js';
-import { CLI_CONTEXT } from '../audit/audit-log.js';
+import { isRole, type Role } from '../access/management.js';
+import { CLI_CONTEXT, type RequestContext } from '../audit/audit-log.js';
 import { DomainError, InvalidRequestError, RetryLaterError } from '../errors.js';
-import { CreateUserBody } from '../http/schemas.js';
-import { validationMessage } from '../http/validation-message.js';
-import type { RoleService } from '../roles/role-service.js';
-import type { AccountService, NewAccount } from './account-service.js';
+import { validationMessage } from '../schema/validation-message.js';
+import type { NewAccount, UserCreation } from './user-creation.js';
 import type { UserStore } from './user-store.js';
+import { CreateUserBody } from './user-write-schemas.js';
 
 /**
  * Moving users in from a cluster of the product: what its GET /v1/users answers (each user
@@ -37,9 +36,20 @@ export interface ImportOptions {
   clusterName: string;
 }
 
+/** The roles an import matches by name and makes (the roles' service has these: the users never import it). */
+export interface ImportRoles {
+  list(): Promise<readonly { uid: number; name: string; management: Role }[]>;
+  create(
+    actor: null,
+    input: { name: string; management: Role; uid?: number },
+    ctx: RequestContext,
+    dryRun: boolean,
+  ): Promise<{ uid: number } | undefined>;
+}
+
 export interface ImportTarget {
-  accounts: AccountService;
-  roles: RoleService;
+  userCreation: Pick<UserCreation, 'create'>;
+  roles: ImportRoles;
   users: Pick<UserStore, 'findByUsername'>;
 }
 
@@ -213,7 +223,7 @@ async function importUser(
   // Never later than now: a date to come would hold off the password's expiry.
   const issued = date && new Date(Math.min(date.getTime(), Date.now()));
   try {
-    const made = await target.accounts.create(null, account, CLI_CONTEXT, {
+    const made = await target.userCreation.create(null, account, CLI_CONTEXT, {
       dryRun: options.dryRun,
       clusterName: options.clusterName,
       ...(issued && !Number.isNaN(issued.getTime()) && { passwordIssueDate: issued }),

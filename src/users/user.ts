@@ -1,4 +1,5 @@
 import type { Role } from '../access/management.js';
+import type { RealmName } from '../access/realm-name.js';
 import type { Policy } from '../policy/policy.js';
 
 export const AUTH_METHODS = ['regular', 'certificate', 'sso'] as const;
@@ -45,9 +46,6 @@ export interface User {
 
 /** 'ldap': a user of the directory, made at its first login; its password is never here. */
 export type Realm = 'local' | 'ldap';
-
-/** A way in: the realm that proves who a user is — its password here, the LDAP directory, its client certificate, or SSO. */
-export type RealmName = 'local' | 'ldap' | 'certificate' | 'sso';
 
 /** The realm that proves who the user is: its password here, its client certificate, or the directory. */
 export function realmOf(user: User): RealmName {

@@ -91,7 +91,7 @@ describe('the verified-credentials cache', () => {
     const other = await testTessera({ dataDir: t.dataDir, authRateLimit: 0 });
     others.push(other);
     expect((await read('bot-password-1', other)).status).toBe(200); // remembered on the other node
-    await t.tessera.accounts.update(null, uid, { password: 'bot-password-2' }, { ip: 'local', requestId: 'test' });
+    await t.tessera.userUpdate.update(null, uid, { password: 'bot-password-2' }, { ip: 'local', requestId: 'test' });
     await other.tessera.revocations.poll(); // every REVOCATION_POLL_MS on a running node
     expect((await read('bot-password-1', other)).status).toBe(401);
     expect((await read('bot-password-2', other)).status).toBe(200);

@@ -53,7 +53,7 @@ describe('the first start of tessera serve (subprocess)', () => {
     const dataDir = fresh();
     // What a start killed between making the admin and printing its password leaves behind.
     const accounts = await openAccounts(makeConfig({ dataDir, argon2: FAST_ARGON2 }));
-    await ensureFirstAdmin(accounts.users, accounts.accounts, new KyselyUnshownPasswordMark(accounts.db), {});
+    await ensureFirstAdmin(accounts.users, accounts.userCreation, new KyselyUnshownPasswordMark(accounts.db), {});
     await accounts.close();
 
     // Started as `npm start` starts it: the command is said as the README runs the CLI.

@@ -46,7 +46,7 @@ export async function testTessera(
       now += seconds * 1000;
     },
     addUser: async (username, password, role = 'cluster_viewer') =>
-      (await tessera.accounts.create(null, { username, password, role: role as Role }, CLI_CONTEXT))!.uid,
+      (await tessera.userCreation.create(null, { username, password, role: role as Role }, CLI_CONTEXT))!.uid,
     basic: (username, password) => `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`,
     close: async () => {
       await app.close();

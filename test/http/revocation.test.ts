@@ -76,9 +76,9 @@ describe('token revocation', () => {
     expect((await me(token)).status).toBe(200);
     const other = await openTessera(makeConfig({ dataDir: t.dataDir, argon2: FAST_ARGON2 }));
     try {
-      await other.accounts.expirePassword(null, uid, { ip: 'local', requestId: 'cli' });
+      await other.passwordChanges.expire(null, uid, { ip: 'local', requestId: 'cli' });
       const user = (await other.users.getByUid(uid))!;
-      await other.accounts.replacePasswords(null, user, 'heidi-password-9', { ip: 'local', requestId: 'cli' });
+      await other.passwordChanges.replace(null, user, 'heidi-password-9', { ip: 'local', requestId: 'cli' });
     } finally {
       await other.close();
     }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUILT_IN_ROLE_UIDS } from '../../src/roles/built-in.js';
+import { BUILT_IN_ROLE_UIDS } from '../../src/access/built-in-roles.js';
 import { BUILT_IN_ROLES } from '../../src/store/migrations/0002-roles-and-user-object.js';
 import { call, login } from '../helpers/http.js';
 import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';

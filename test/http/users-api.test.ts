@@ -229,7 +229,7 @@ describe('PUT /v1/users/{uid}', () => {
     // Nobody changes its own roles; the CLI (every right) meets the last-admin rule.
     const own = await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: admin, body: { role: 'none' } });
     expect([own.status, own.body.error_code]).toEqual([403, 'unauthorized_action']);
-    await expect(t.tessera.accounts.update(null, ids.root, { role: 'none' }, CLI_CONTEXT)).rejects.toMatchObject({
+    await expect(t.tessera.userUpdate.update(null, ids.root, { role: 'none' }, CLI_CONTEXT)).rejects.toMatchObject({
       code: 'change_last_admin_role_not_allowed',
     });
     const manager = await login(t, 'manager', 'manager-password');

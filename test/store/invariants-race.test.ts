@@ -39,7 +39,7 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
       const user = await a.tessera.users.findByUsername(name);
       if (!user) await a.addUser(name, pw(name), 'admin');
       else if (user.roleUids.join() !== '1')
-        await a.tessera.accounts.update(null, user.uid, { role_uids: [1] }, CLI_CONTEXT);
+        await a.tessera.userUpdate.update(null, user.uid, { role_uids: [1] }, CLI_CONTEXT);
     }
   }
 
@@ -96,8 +96,8 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
         { management: 'admin' },
         CLI_CONTEXT,
       );
-      await a.tessera.accounts.update(null, await uidOf('one'), { role_uids: [r1] }, CLI_CONTEXT);
-      await a.tessera.accounts.update(null, await uidOf('two'), { role_uids: [r2] }, CLI_CONTEXT);
+      await a.tessera.userUpdate.update(null, await uidOf('one'), { role_uids: [r1] }, CLI_CONTEXT);
+      await a.tessera.userUpdate.update(null, await uidOf('two'), { role_uids: [r2] }, CLI_CONTEXT);
       const [x, y] = await Promise.all([
         call(a, 'PUT', `/v1/roles/${r1}`, { auth: as(a, 'one'), body: { management: 'db_viewer' } }),
         call(b, 'PUT', `/v1/roles/${r2}`, { auth: as(b, 'two'), body: { management: 'db_viewer' } }),
@@ -108,7 +108,7 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
       ).toHaveLength(1);
       expect(await a.tessera.users.countAdmins()).toBe(1);
       // Both admins again, directly (their roles' management), for the next round.
-      await a.tessera.accounts.update(null, await uidOf('one'), { role_uids: [1] }, CLI_CONTEXT);
+      await a.tessera.userUpdate.update(null, await uidOf('one'), { role_uids: [1] }, CLI_CONTEXT);
     }
   });
 
@@ -123,7 +123,7 @@ describe('invariants under concurrent requests on two nodes (PostgreSQL)', () =>
       expect([x.status, y.status].sort(), `round ${round}`).toEqual([200, 409]);
       // Put u1's name back for the next round's lookups.
       if (x.status === 200)
-        await a.tessera.accounts.update(
+        await a.tessera.userUpdate.update(
           null,
           await a.tessera.users.findByUsername(login).then((u) => u!.uid),
           { name: 'u1' },

@@ -91,7 +91,11 @@ describe('one issuer per store', () => {
   it('moves a running cluster on purpose: every node picks up `tessera issuer move` and accepts both issuers until the overlap ends', async () => {
     const where = await store('postgres');
     const a = await node(where, 9001, OLD);
-    await a.tessera.accounts.create(null, { username: 'root', password: 'root-password', role: 'admin' }, CLI_CONTEXT);
+    await a.tessera.userCreation.create(
+      null,
+      { username: 'root', password: 'root-password', role: 'admin' },
+      CLI_CONTEXT,
+    );
     const fromA = await token(a);
 
     const moved = await runCli(['issuer', 'move', `${NEW}/`, '--overlap', '3600'], {
@@ -136,7 +140,7 @@ describe('one issuer per store', () => {
   it('lets a single node on SQLite move to another address, tokens of the old one accepted for their lifetime', async () => {
     const where = await store('sqlite');
     const first = await node(where, 9001);
-    await first.tessera.accounts.create(
+    await first.tessera.userCreation.create(
       null,
       { username: 'root', password: 'root-password', role: 'admin' },
       CLI_CONTEXT,

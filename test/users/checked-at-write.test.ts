@@ -26,7 +26,7 @@ describe('the rule about whom, checked again where the change is written', () =>
     hasher.hash = async (password: string) => {
       if (!promoted) {
         promoted = true; // an admin makes y an admin while the manager's request hashes
-        await t.tessera.accounts.update(null, y, { role: 'admin' }, CLI_CONTEXT);
+        await t.tessera.userUpdate.update(null, y, { role: 'admin' }, CLI_CONTEXT);
       }
       return hash(password);
     };
@@ -66,10 +66,10 @@ describe('the rule about whom, checked again where the change is written', () =>
     users.getByUid = async (uid: number) => {
       const read = await getByUid(uid); // y as the manager's request reads it, before an admin promotes it
       users.getByUid = getByUid;
-      await t.tessera.accounts.update(null, y, { role: 'admin' }, CLI_CONTEXT);
+      await t.tessera.userUpdate.update(null, y, { role: 'admin' }, CLI_CONTEXT);
       return read;
     };
-    await expect(t.tessera.accounts.delete(mgr, y, CLI_CONTEXT)).rejects.toThrow(UnauthorizedActionError);
+    await expect(t.tessera.userDeletion.delete(mgr, y, CLI_CONTEXT)).rejects.toThrow(UnauthorizedActionError);
     expect(await users.getByUid(y)).toBeDefined();
   });
 

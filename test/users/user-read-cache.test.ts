@@ -45,7 +45,7 @@ describe('the user read cache behind GET /v1/users/{uid}', () => {
     expect((await call(t, 'GET', `/v1/users/${uid}`, { auth: root })).body.status).toBe('active');
     const cli = await openAccounts(makeConfig({ dataDir: t.dataDir, argon2: FAST_ARGON2 }));
     try {
-      await cli.accounts.expirePassword(null, uid, CLI_CONTEXT);
+      await cli.passwordChanges.expire(null, uid, CLI_CONTEXT);
     } finally {
       await cli.close();
     }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RealmName } from '../../access/realm-name.js';
 import type { Deadline } from '../../deadline.js';
 import { InvalidCredentialsError } from '../../errors.js';
 import type { ClientThrottle } from '../../guard/client-throttle.js';
@@ -18,7 +19,6 @@ import {
   type PasswordRealm,
   type Proof,
   type Realm,
-  type RealmName,
   type RememberedAs,
   type Verdict,
 } from '../realms/realm.js';

@@ -1,3 +1,4 @@
+import type { RealmName } from '../../access/realm-name.js';
 import type { Clock } from '../../clock.js';
 import type { Deadline } from '../../deadline.js';
 import { TryAgainError } from '../../errors.js';
@@ -5,7 +6,7 @@ import type { PolicyService } from '../../policy/policy-service.js';
 import type { RevocationList } from '../../tokens/revocation-list.js';
 import { isLocked, type User } from '../../users/user.js';
 import type { UserReadCache } from '../../users/user-read-cache.js';
-import type { Attempt, NotMine, Proof, Realm, RealmName, RememberedAs, Success, Verdict } from '../realms/realm.js';
+import type { Attempt, NotMine, Proof, Realm, RememberedAs, Success, Verdict } from '../realms/realm.js';
 import type { Remembered, VerifiedCredentials } from '../verified-credentials.js';
 import { inTime } from './in-time.js';
 

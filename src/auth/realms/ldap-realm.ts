@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { RealmName } from '../../access/realm-name.js';
 import type { Clock } from '../../clock.js';
 import type { Deadline } from '../../deadline.js';
 import { InvalidCredentialsError, TryAgainError } from '../../errors.js';
-import type { DirectoryOutcome, EventHub } from '../../events.js';
+import type { EventHub } from '../../events.js';
 import { Directory, type DirectoryEntry, type PassedOver } from '../../ldap/directory.js';
 import { normalizeDn } from '../../ldap/escape.js';
 import type { LdapConfig } from '../../ldap/ldap-config.js';
@@ -17,9 +18,17 @@ import {
   type PasswordProof,
   type PasswordRealm,
   type Proof,
-  type RealmName,
   type Verdict,
 } from './realm.js';
+
+/** How one directory check ended (a login, a Basic call past cache_ttl, a refresh). */
+export type DirectoryOutcome = 'success' | 'invalid_credentials' | 'no_mapped_group' | 'unavailable';
+
+declare module '../../events.js' {
+  interface TesseraEvents {
+    directoryChecked: [outcome: DirectoryOutcome, seconds: number];
+  }
+}
 
 /** Directory checks one node runs at once; more wait their turn within their deadline. */
 export const DIRECTORY_CONCURRENCY = 32;

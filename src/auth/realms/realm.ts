@@ -1,10 +1,9 @@
+import type { RealmName } from '../../access/realm-name.js';
 import type { RequestContext } from '../../audit/audit-log.js';
 import type { PresentedCertificate } from '../../certs/client-certificate.js';
 import type { Deadline } from '../../deadline.js';
 import type { DomainError } from '../../errors.js';
-import type { RealmName, User } from '../../users/user.js';
-
-export type { RealmName } from '../../users/user.js';
+import type { User } from '../../users/user.js';
 
 /** What a caller presents to prove who it is, read once from the request. */
 export type Proof = PasswordProof | CertificateProof | SamlProof;

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'preact/hooks';
+import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import type { Call } from '../app.js';
 import { Check, Confirm, Done, Problem, useActions } from '../components.js';
 import { type CertificateSummary, pemBlocks, summarize } from '../x509.js';
 

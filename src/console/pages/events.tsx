@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import type { Call } from '../app.js';
 import { Field, Problem } from '../components.js';
 
 /** An event as GET /v1/logs answers it. */

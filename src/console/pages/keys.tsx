@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'preact/hooks';
+import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import type { Call } from '../app.js';
 import { Done, Problem } from '../components.js';
 
 interface Key {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import type { Call } from '../app.js';
 import { Check, Confirm, Done, Field, Problem, RoleChoice, useActions } from '../components.js';
 import type { ClusterRole } from '../roles.js';
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Call } from '../api.js';
 import { api, explain } from '../api.js';
-import type { Call } from '../app.js';
 import { Check, Confirm, Done, Field, Problem, useActions } from '../components.js';
 
 /** The product's `sso` object, as GET /v1/cluster/sso answers it. */

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { isBuiltInRole } from '../../roles/built-in.js';
+import { isBuiltInRole } from '../../access/built-in-roles.js';
+import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import type { Call } from '../app.js';
 import {
   ActionMenu,
   Check,

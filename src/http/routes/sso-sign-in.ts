@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { SIGN_IN_CODE_MS } from '../../auth/sso-sign-in.js';
 import { DomainError, SsoConfirmError, SsoRefusedError } from '../../errors.js';
 import { REQUEST_MS } from '../../sso/service-provider.js';
-import { SIGN_IN_CODE_MS } from '../../sso/sso-sign-in.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';

@@ -1,15 +1,16 @@
 import Type from 'typebox';
 import { toUserView } from '../../users/user-view.js';
+import { CreateUserBody } from '../../users/user-write-schemas.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, CreateUserBody, DryRunQuery, isDryRun, UserView } from '../schemas.js';
+import { CALLER, DryRunQuery, isDryRun, UserView } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
 /** POST /v1/users: a user with a name and/or an email, a role and/or role_uids (create_new_user). */
 export function usersCreateRoute(
   app: TesseraApp,
-  { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>,
+  { userCreation, clock, policy }: Pick<HttpServices, 'userCreation' | 'clock' | 'policy'>,
 ): void {
   app.post(
     '/v1/users',
@@ -36,7 +37,7 @@ export function usersCreateRoute(
       },
     },
     async (request) => {
-      const user = await accounts.create(callerOf(request), request.body, contextOf(request), {
+      const user = await userCreation.create(callerOf(request), request.body, contextOf(request), {
         dryRun: isDryRun(request.query),
       });
       return user ? toUserView(user, await policy.get(), new Date(clock())) : {};

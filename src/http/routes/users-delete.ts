@@ -6,7 +6,7 @@ import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
 /** DELETE /v1/users/{uid}: admin and user_manager; never the last admin. */
-export function usersDeleteRoute(app: TesseraApp, { accounts }: Pick<HttpServices, 'accounts'>): void {
+export function usersDeleteRoute(app: TesseraApp, { userDeletion }: Pick<HttpServices, 'userDeletion'>): void {
   app.delete(
     '/v1/users/:uid',
     {
@@ -20,7 +20,7 @@ export function usersDeleteRoute(app: TesseraApp, { accounts }: Pick<HttpService
       },
     },
     async (request) => {
-      await accounts.delete(callerOf(request), Number(request.params.uid), contextOf(request));
+      await userDeletion.delete(callerOf(request), Number(request.params.uid), contextOf(request));
       return {};
     },
   );

@@ -9,7 +9,7 @@ import type { TesseraApp } from '../tessera-app.js';
 /** POST /v1/users/{uid}/expire-password: the user must choose a new password at the next login. */
 export function usersExpirePasswordRoute(
   app: TesseraApp,
-  { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>,
+  { passwordChanges, clock, policy }: Pick<HttpServices, 'passwordChanges' | 'clock' | 'policy'>,
 ): void {
   app.post(
     '/v1/users/:uid/expire-password',
@@ -24,7 +24,7 @@ export function usersExpirePasswordRoute(
       },
     },
     async (request) => {
-      const user = await accounts.expirePassword(callerOf(request), Number(request.params.uid), contextOf(request));
+      const user = await passwordChanges.expire(callerOf(request), Number(request.params.uid), contextOf(request));
       return toUserView(user, await policy.get(), new Date(clock()));
     },
   );

@@ -1,6 +1,7 @@
 import type { Policy } from '../../policy/policy.js';
 import type { User } from '../../users/user.js';
 import { toUserView } from '../../users/user-view.js';
+import { userSeenBy, viewUser } from '../../users/user-viewing.js';
 import { callerOf } from '../authenticate.js';
 import { CALLER, UidParams, UserView } from '../schemas.js';
 import type { HttpServices } from '../services.js';
@@ -11,7 +12,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** GET /v1/users/{uid}: the user itself, or anyone for view_user_info. */
 export function usersGetRoute(
   app: TesseraApp,
-  { accounts, clock, policy, userReads }: Pick<HttpServices, 'accounts' | 'clock' | 'policy' | 'userReads'>,
+  { clock, policy, userReads }: Pick<HttpServices, 'clock' | 'policy' | 'userReads'>,
 ): void {
   const read = (uid: number) => userReads.get(uid);
   // The answer as JSON, made once for each user read (kept a second) and policy: a user's
@@ -46,10 +47,10 @@ export function usersGetRoute(
       const current = policy.fresh();
       if (known && current) {
         // Serialized already: sent as it is (the schema's serializer takes objects only).
-        void reply.type(JSON_TYPE).send(answerOf(accounts.viewRead(caller, uid, known.user), current) as never);
+        void reply.type(JSON_TYPE).send(answerOf(userSeenBy(caller, uid, known.user), current) as never);
         return;
       }
-      return (async () => toUserView(await accounts.view(caller, uid, read), await policy.get(), new Date(clock())))();
+      return (async () => toUserView(await viewUser(caller, uid, read), await policy.get(), new Date(clock())))();
     },
   );
 }

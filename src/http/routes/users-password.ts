@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../errors.js';
-import { newPassword } from '../../users/account-service.js';
+import { newPassword } from '../../users/new-password.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, DeletePasswordBody, Ok, PasswordBody } from '../schemas.js';
 import type { HttpServices } from '../services.js';
@@ -11,7 +11,7 @@ import type { TesseraApp } from '../tessera-app.js';
  * `old_password` does), for another user named by `username` (who may manage that user),
  * or, without credentials, for `username` with `old_password` (how an expired one is replaced).
  */
-export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServices, 'accounts'>): void {
+export function usersPasswordRoutes(app: TesseraApp, { passwordChanges }: Pick<HttpServices, 'passwordChanges'>): void {
   const doc = { tags: ['users'], security: [...CALLER, {}] };
   const config = {
     access: 'optional' as const,
@@ -34,13 +34,13 @@ export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServ
     { config, schema: { ...schema, summary: 'Replace every password with new_password' } },
     async (request) => {
       const ctx = contextOf(request);
-      const { actor, target } = await accounts.passwordTarget(
+      const { actor, target } = await passwordChanges.target(
         request.principal ?? null,
         request.body.username,
         request.body.old_password,
         ctx,
       );
-      await accounts.replacePasswords(
+      await passwordChanges.replace(
         actor,
         target,
         newPassword(request.body.new_password, request.body.password_hash_method),
@@ -54,13 +54,13 @@ export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServ
     { config, schema: { ...schema, summary: 'Add new_password beside the current one (a rotation, two at most)' } },
     async (request) => {
       const ctx = contextOf(request);
-      const { actor, target } = await accounts.passwordTarget(
+      const { actor, target } = await passwordChanges.target(
         request.principal ?? null,
         request.body.username,
         request.body.old_password,
         ctx,
       );
-      await accounts.addPassword(
+      await passwordChanges.add(
         actor,
         target,
         newPassword(request.body.new_password, request.body.password_hash_method),
@@ -82,13 +82,13 @@ export function usersPasswordRoutes(app: TesseraApp, { accounts }: Pick<HttpServ
     },
     async (request) => {
       const ctx = contextOf(request);
-      const { actor, target } = await accounts.passwordTarget(
+      const { actor, target } = await passwordChanges.target(
         request.principal ?? null,
         request.body.username,
         request.body.old_password,
         ctx,
       );
-      await accounts.deletePassword(actor, target, request.body.old_password, ctx);
+      await passwordChanges.delete(actor, target, request.body.old_password, ctx);
       return {};
     },
   );

@@ -9,7 +9,7 @@ import type { TesseraApp } from '../tessera-app.js';
 /** POST /v1/users/{uid}/unlock: lifts a lockout at once. */
 export function usersUnlockRoute(
   app: TesseraApp,
-  { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>,
+  { userUnlock, clock, policy }: Pick<HttpServices, 'userUnlock' | 'clock' | 'policy'>,
 ): void {
   app.post(
     '/v1/users/:uid/unlock',
@@ -24,7 +24,7 @@ export function usersUnlockRoute(
       },
     },
     async (request) => {
-      const user = await accounts.unlock(callerOf(request), Number(request.params.uid), contextOf(request));
+      const user = await userUnlock.unlock(callerOf(request), Number(request.params.uid), contextOf(request));
       return toUserView(user, await policy.get(), new Date(clock()));
     },
   );

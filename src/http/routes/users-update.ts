@@ -1,15 +1,16 @@
 import { toUserView } from '../../users/user-view.js';
+import { UpdateUserBody } from '../../users/user-write-schemas.js';
 import { callerOf } from '../authenticate.js';
 import { USER_CHANGE_ERRORS } from '../error-schemas.js';
 import { contextOf } from '../request-context.js';
-import { CALLER, DryRunQuery, isDryRun, UidParams, UpdateUserBody, UserView } from '../schemas.js';
+import { CALLER, DryRunQuery, isDryRun, UidParams, UserView } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
 /** PUT /v1/users/{uid}: who may manage users changes anyone; users their own password and alerts. */
 export function usersUpdateRoute(
   app: TesseraApp,
-  { accounts, clock, policy }: Pick<HttpServices, 'accounts' | 'clock' | 'policy'>,
+  { userUpdate, clock, policy }: Pick<HttpServices, 'userUpdate' | 'clock' | 'policy'>,
 ): void {
   app.put(
     '/v1/users/:uid',
@@ -40,7 +41,7 @@ export function usersUpdateRoute(
     },
     async (request) => {
       const uid = Number(request.params.uid);
-      const user = await accounts.update(
+      const user = await userUpdate.update(
         callerOf(request),
         uid,
         request.body,

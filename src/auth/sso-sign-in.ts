@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestContext } from '../audit/audit-log.js';
-import type { Logins } from '../auth/logins.js';
-import type { Principal } from '../auth/principal.js';
-import type { SamlProof } from '../auth/realms/realm.js';
 import type { Clock } from '../clock.js';
 import { AccountLockedError, SsoConfirmError, SsoRefusedError } from '../errors.js';
 import type { ClientThrottle } from '../guard/client-throttle.js';
+import { hashOf, type SamlStore } from '../sso/saml-store.js';
+import type { ServiceProvider } from '../sso/service-provider.js';
 import { isLocked, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
-import { hashOf, type SamlStore } from './saml-store.js';
-import type { ServiceProvider } from './service-provider.js';
+import type { Logins } from './logins.js';
+import type { Principal } from './principal.js';
+import type { SamlProof } from './realms/realm.js';
 
 /** How long the console has to take a sign-in the identity provider's answer made. */
 export const SIGN_IN_CODE_MS = 60_000;

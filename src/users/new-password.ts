@@ -1,0 +1,94 @@
+import type { Actor } from '../access/actor.js';
+import type { RequestContext } from '../audit/audit-log.js';
+import { InvalidRequestError, NewPasswordSameAsCurrentError } from '../errors.js';
+import { type AccountDeps, auditChange } from './account-deps.js';
+import { matchPassword } from './match-password.js';
+import { checkNewPassword } from './password-rules.js';
+import { checkPreHashed, type PreHashed, preHashedRecord } from './pre-hashed-password.js';
+import type { User } from './user.js';
+
+/** `password_hash_method`: 1 (or "1", as objects/user.md writes it): the password is the product's pre-hashed one. */
+export type PasswordHashMethod = 1 | '1';
+
+/** A new password: as typed, or pre-hashed by the product's recipe (a user moved in from a cluster). */
+export type NewPassword = string | PreHashed;
+
+/** The password a request gives, read with its password_hash_method; `clusterName`: of the pre-hashed one's recipe, when not this cluster's. */
+export function newPassword(
+  password: string,
+  method: PasswordHashMethod | undefined,
+  clusterName?: string,
+): NewPassword {
+  return method === undefined
+    ? password
+    : { ...checkPreHashed(password), ...(clusterName !== undefined && { clusterName }) };
+}
+
+/** What is stored of a new password: its argon2id hash, or the product's pre-hashed one until its first login. */
+export async function hashOf(
+  deps: Pick<AccountDeps, 'hasher' | 'clusterName'>,
+  password: NewPassword,
+  logins: { name: string | null; email: string | null },
+): Promise<string> {
+  return typeof password === 'string'
+    ? deps.hasher.hash(password)
+    : preHashedRecord(password, logins, await clusterOf(deps, password));
+}
+
+/** The clustername of a pre-hashed password's recipe. Every node must make the same record: a name set for the cluster, not each node's host. */
+export async function clusterOf(deps: Pick<AccountDeps, 'clusterName'>, password: PreHashed): Promise<string> {
+  const cluster = password.clusterName ?? (await deps.clusterName());
+  if (cluster === '')
+    throw new InvalidRequestError(
+      'Set the cluster\'s name first (PUT /v1/cluster {"name": …}): the clustername the pre-hashed password was made with',
+    );
+  return cluster;
+}
+
+/** The policy's rules and "not the current one", for a password whose text is here; a pre-hashed one has none to check. */
+export async function checkCandidate(
+  deps: Pick<AccountDeps, 'users' | 'hasher' | 'policy' | 'clusterName'>,
+  target: User,
+  password: NewPassword,
+  logins: { name: string | null; email: string | null } = target,
+): Promise<void> {
+  if (typeof password !== 'string') {
+    await clusterOf(deps, password);
+    return;
+  }
+  await checkNewPassword(password, logins, await deps.policy.get());
+  const credential = await deps.users.getCredential(target.uid);
+  if ((await matchPassword(deps.hasher, credential?.passwords ?? [], password)).stored)
+    throw new NewPasswordSameAsCurrentError();
+}
+
+/** After a new password is stored: the lockout's counters forgotten, and the change audited. */
+export async function passwordWritten(
+  deps: Pick<AccountDeps, 'lockout' | 'audit'>,
+  actor: Actor | null,
+  target: User,
+  password: NewPassword,
+  ctx: RequestContext,
+): Promise<void> {
+  await deps.lockout.unlock(target);
+  // Said, so that passwords set past the rules can be found.
+  auditChange(deps.audit, ctx, actor, target, {
+    event: 'password_change',
+    ...(typeof password !== 'string' && { changes: ['password_hash_method'] }),
+  });
+}
+
+/** A user changing its own password proves the current one: its request's own password did, else `oldPassword` must. */
+export async function proveOwnPassword(
+  deps: Pick<AccountDeps, 'identities'>,
+  actor: Actor,
+  user: User,
+  oldPassword: string | undefined,
+  ctx: RequestContext,
+): Promise<void> {
+  if (actor.via === 'password') return; // the request's own credentials were just verified
+  // A token does not prove who holds the keyboard now (OWASP ASVS 2.1.6).
+  if (oldPassword === undefined)
+    throw new InvalidRequestError('old_password is required to change your own password with a token');
+  await deps.identities.confirmPassword(user.username, oldPassword, ctx);
+}
