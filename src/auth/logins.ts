@@ -15,7 +15,7 @@ import type { PolicyService } from '../policy/policy-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
-import { isLocked, isPasswordExpired, realmOf, type User, unlocksInSeconds } from '../users/user.js';
+import { isLocked, isPasswordExpired, type User, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import type { Principal } from './principal.js';
 import type { RealmChain } from './realm-chain.js';
@@ -113,14 +113,14 @@ export class Logins {
     // Its directory groups read again, its certificate login still on: a user its realm no longer lets in is not renewed.
     const user = await chain.refresh(current, Deadline.after(this.deps.loginTimeoutMs));
     if (!user) throw new InvalidTokenError('This user can no longer log in the way it did');
-    const session = await this.deps.sessions.renew(principal.token!, user, realmOf(user), ctx, ttlSeconds);
+    const session = await this.deps.sessions.renew(principal.token!, user, user.realm, ctx, ttlSeconds);
     audit.record(ctx, {
       event: 'refresh',
       outcome: 'success',
       ...actorOf(user),
       uid: user.uid,
       username: user.username,
-      realm: realmOf(user),
+      realm: user.realm,
     });
     return issuer.issue(user, session.ttl, session);
   }

@@ -15,7 +15,7 @@ export async function mustGet(users: Pick<UserStore, 'getByUid'>, uid: number): 
 
 /** A user whose password and profile live here: a directory user's live in the directory. */
 export function localOnly(user: User): User {
-  if (user.realm !== 'local') throw new DirectoryUserError();
+  if (user.realm === 'ldap') throw new DirectoryUserError();
   return user;
 }
 

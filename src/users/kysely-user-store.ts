@@ -92,7 +92,7 @@ function toUser(row: UserRow): User {
     tokenEpoch: Number(row.token_epoch),
     createdAt: new Date(row.created_at),
     lastLogin: date(row.last_login),
-    realm: row.realm === 'ldap' ? 'ldap' : 'local',
+    realm: realmOf(row.realm === 'ldap', authMethod(row.auth_method)),
     certificateSubjectLine: row.certificate_subject_line,
     directoryKey: row.directory_key,
   };
@@ -266,7 +266,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
 
   async revokePasswordUsers(): Promise<void> {
     const uids = (await this.list())
-      .filter((u) => realmOf(u) === 'local' && !u.rights.includes('admin'))
+      .filter((u) => u.realm === 'local' && !u.rights.includes('admin'))
       .map((u) => u.uid);
     if (uids.length > 0) await this.revokeWhere((eb) => eb('uid', 'in', uids));
   }

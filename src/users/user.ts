@@ -36,21 +36,18 @@ export interface User {
   tokenEpoch: number;
   createdAt: Date;
   lastLogin: Date | null;
-  /** Where it is kept: here (local; a password or a certificate), or the LDAP directory. */
-  realm: Realm;
+  /** The way in that proves who it is (its password here, the directory, its client certificate, SSO): its auth_method's, or the directory's for a directory user. */
+  realm: RealmName;
   /** auth_method 'certificate': the RFC 2253 subject its client certificate must have. */
   certificateSubjectLine: string | null;
   /** A directory user: the directory's entry it is (its DN as normalizeDn writes it); null before its first login since 0005. */
   directoryKey: string | null;
 }
 
-/** 'ldap': a user of the directory, made at its first login; its password is never here. */
-export type Realm = 'local' | 'ldap';
-
-/** The realm that proves who the user is: its password here, its client certificate, or the directory. */
-export function realmOf(user: User): RealmName {
-  if (user.realm === 'ldap') return 'ldap';
-  return user.authMethod === 'certificate' ? 'certificate' : user.authMethod === 'sso' ? 'sso' : 'local';
+/** The realm of a user kept here by its auth_method, or of one the LDAP directory keeps (made at its first login; its password is never here). */
+export function realmOf(inDirectory: boolean, authMethod: AuthMethod): RealmName {
+  if (inDirectory) return 'ldap';
+  return authMethod === 'certificate' ? 'certificate' : authMethod === 'sso' ? 'sso' : 'local';
 }
 
 /** Whether two lists of role uids give the same roles (in any order). */
@@ -68,7 +65,7 @@ const DAY_MS = 86_400_000;
 
 export function isPasswordExpired(user: User, policy: Policy, now: Date): boolean {
   // A directory user's password lives in the directory; a certificate or SSO user has none.
-  if (user.realm !== 'local' || user.authMethod !== 'regular') return false;
+  if (user.realm !== 'local') return false;
   const t = now.getTime();
   if (user.passwordExpiresAt !== null && user.passwordExpiresAt.getTime() <= t) return true;
   const days = policy.password_expiration_duration;

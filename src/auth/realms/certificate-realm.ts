@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import { CertificateRefusedError, MissingCredentialsError } from '../../errors.js';
 import type { ClientThrottle } from '../../guard/client-throttle.js';
 import type { PolicyService } from '../../policy/policy-service.js';
-import { realmOf, type User } from '../../users/user.js';
+import type { User } from '../../users/user.js';
 import type { UserStore } from '../../users/user-store.js';
 import {
   type Attempt,
@@ -115,7 +115,7 @@ export class CertificateRealm implements Realm {
 
   /** Its tokens end with any change of the trust settings; while they hold, the user is as it is. */
   async refresh(user: User): Promise<User | undefined | NotMine> {
-    if (realmOf(user) !== 'certificate') return NOT_MINE;
+    if (user.realm !== 'certificate') return NOT_MINE;
     return (await this.policy.get()).mtls_certificate_authentication ? user : undefined;
   }
 

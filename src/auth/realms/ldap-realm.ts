@@ -8,7 +8,7 @@ import { Directory, type DirectoryEntry, type PassedOver } from '../../ldap/dire
 import { normalizeDn } from '../../ldap/escape.js';
 import type { LdapConfig } from '../../ldap/ldap-config.js';
 import type { LdapSettings } from '../../ldap/ldap-settings.js';
-import { realmOf, type User } from '../../users/user.js';
+import type { User } from '../../users/user.js';
 import type { UserStore } from '../../users/user-store.js';
 import { canonicalName } from '../../users/username.js';
 import {
@@ -62,7 +62,7 @@ export class LdapRealm implements PasswordRealm {
   }
 
   owns(user: User): boolean {
-    return realmOf(user) === 'ldap';
+    return user.realm === 'ldap';
   }
 
   async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {

@@ -7,7 +7,7 @@ import { matchPassword } from '../../users/match-password.js';
 import type { PasswordHasher } from '../../users/password-hasher.js';
 import { checkNewPassword } from '../../users/password-rules.js';
 import { isPreHashedRecord } from '../../users/pre-hashed-password.js';
-import { realmOf, type User } from '../../users/user.js';
+import type { User } from '../../users/user.js';
 import type { CredentialStore, UserStore } from '../../users/user-store.js';
 import { type Attempt, NOT_MINE, type NotMine, type PasswordRealm, type Proof, type Verdict } from './realm.js';
 
@@ -33,7 +33,7 @@ export class LocalRealm implements PasswordRealm {
   }
 
   owns(user: User): boolean {
-    return realmOf(user) === 'local';
+    return user.realm === 'local';
   }
 
   async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {

@@ -5,7 +5,7 @@ import type { RoleStore } from '../../roles/role-store.js';
 import type { SamlStore } from '../../sso/saml-store.js';
 import type { Asserted, ServiceProvider } from '../../sso/service-provider.js';
 import type { SsoSettings } from '../../sso/sso-settings.js';
-import { realmOf, type User } from '../../users/user.js';
+import type { User } from '../../users/user.js';
 import type { CredentialStore, UserStore } from '../../users/user-store.js';
 import { type Attempt, NOT_MINE, type NotMine, type Proof, type Realm, type Verdict } from './realm.js';
 
@@ -63,7 +63,7 @@ export class SsoRealm implements Realm {
     const found = (await this.users.findByUsername(person.email)) ?? (await this.provision(person));
     if ('outcome' in found) return found;
     let user = found;
-    const realm = realmOf(user);
+    const realm = user.realm;
     if (realm !== 'local' && realm !== 'sso') {
       return refusedWith(
         new SsoRefusedError(
@@ -96,7 +96,7 @@ export class SsoRealm implements Realm {
 
   /** An SSO user signs in again while SSO is on; its tokens end when it is turned off. */
   async refresh(user: User): Promise<User | undefined | NotMine> {
-    if (realmOf(user) !== 'sso') return NOT_MINE;
+    if (user.realm !== 'sso') return NOT_MINE;
     return (await this.settings.get()).control_plane ? user : undefined;
   }
 
