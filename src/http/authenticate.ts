@@ -52,6 +52,7 @@ export function authenticateRequests(app: TesseraApp): void {
     if (access === 'public') return;
     // Refresh and logout take a token: there is none to renew or end in a certificate.
     const certificates = access !== 'token';
+    const permission = isPermission(access) ? access : undefined;
     const check = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
       let presented: Presented | undefined;
       try {
@@ -60,12 +61,12 @@ export function authenticateRequests(app: TesseraApp): void {
       } catch (err) {
         return done(err as Error);
       }
-      const known = presented && knownPrincipal(presented, access);
+      const known = presented && knownPrincipal(presented, access, permission);
       if (known) {
         request.principal = known;
         return done();
       }
-      principalFor(request, presented, access).then((principal) => {
+      principalFor(request, presented, access, permission).then((principal) => {
         request.principal = principal;
         done();
       }, done);
@@ -74,11 +75,15 @@ export function authenticateRequests(app: TesseraApp): void {
   });
 
   /** The hot path: who the credentials are, from what this process has loaded, with the right; else undefined (principalFor decides). */
-  function knownPrincipal(presented: Presented, access: Exclude<Access, 'public'>): Principal | undefined {
+  function knownPrincipal(
+    presented: Presented,
+    access: Exclude<Access, 'public'>,
+    permission: Permission | undefined,
+  ): Principal | undefined {
     const rules = policy.fresh();
     if (!rules || presentedRefusal(presented, access, rules)) return undefined;
     const principal = callers.known(presented);
-    return principal && permits(access, principal) ? principal : undefined;
+    return principal && permits(permission, principal) ? principal : undefined;
   }
 
   /** The same rules, with what is not loaded awaited: the principal, or the refusal that says why not. */
@@ -86,6 +91,7 @@ export function authenticateRequests(app: TesseraApp): void {
     request: FastifyRequest,
     presented: Presented | undefined,
     access: Exclude<Access, 'public'>,
+    permission: Permission | undefined,
   ): Promise<Principal | undefined> {
     if (!presented) {
       if (access === 'optional') return undefined;
@@ -102,7 +108,7 @@ export function authenticateRequests(app: TesseraApp): void {
         return undefined;
       throw err;
     }
-    if (!permits(access, principal)) throw new ForbiddenError();
+    if (!permits(permission, principal)) throw new ForbiddenError();
     return principal;
   }
 }
@@ -127,8 +133,8 @@ const tokenRequired = () =>
 const basicOff = () => new BasicAuthDisabledError();
 
 /** The one rule of a route's permission: a route that names one needs a caller whose rights hold it. */
-function permits(access: Exclude<Access, 'public'>, principal: Principal): boolean {
-  return !isPermission(access) || holds(principal.rights, access);
+function permits(permission: Permission | undefined, principal: Principal): boolean {
+  return permission === undefined || holds(principal.rights, permission);
 }
 
 /** The principal of a route that requires credentials (set by the hook before the handler). */

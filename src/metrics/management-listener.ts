@@ -70,7 +70,7 @@ export async function listenManagement(
       .then((answer) => worker.postMessage({ type: 'ready', answer }));
   worker.on('message', (message: FromListener) => {
     if (message.type !== 'metrics') return;
-    metrics.registry.metrics().then(
+    metrics.exposition().then(
       (text) =>
         worker.postMessage({ type: 'metrics', id: message.id, text, contentType: metrics.registry.contentType }),
       () => worker.postMessage({ type: 'metrics', id: message.id }),

@@ -136,10 +136,24 @@ export class Metrics {
   );
 
   private queueDepth: () => number = () => 0;
+  private defaults = false;
+
+  /**
+   * The exposition text, with prom-client's process and Node.js metrics from the first
+   * scrape on: until somebody reads them, no collector runs (its GC observer alone cost a
+   * token read ~0.4 µs: bench/RESULTS.md). Process CPU and memory are read at each scrape;
+   * GC times count from the first.
+   */
+  exposition(): Promise<string> {
+    if (!this.defaults) {
+      this.defaults = true;
+      collectDefaultMetrics({ register: this.registry, prefix: 'tessera_' });
+    }
+    return this.registry.metrics();
+  }
 
   /** `events`: what the parts of the node announce (tokens, credentials, the directory, lockouts) is counted from there. */
   constructor(events: EventHub) {
-    collectDefaultMetrics({ register: this.registry, prefix: 'tessera_' });
     events.on('audited', (record) => record.event === 'lockout' && this.lockouts.inc());
     events.on('tokenIssued', (alg) => this.tokensIssued.inc({ alg }));
     events.on('tokenChecked', (result, cached) => this.tokenChecked(result, cached));

@@ -204,6 +204,7 @@ describe('the Grafana dashboard (ops/grafana/tessera-dashboard.json)', () => {
       exprs.flatMap((e) => [...e.matchAll(/\b(tessera_\w+?)(?:_bucket|_count|_sum)?\{/g)].map((m) => m[1]!)),
     );
     t = await testTessera();
+    await t.tessera.metrics.exposition(); // a scrape: the process metrics are collected from the first on
     const exported = new Set((await t.tessera.metrics.registry.getMetricsAsJSON()).map((m) => m.name));
     expect(asked.size).toBeGreaterThan(10);
     for (const name of asked) expect(exported.has(name), name).toBe(true);
