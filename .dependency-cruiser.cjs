@@ -2,7 +2,7 @@
 // and the floors below it, never one above; no import circle, type-only imports included.
 const FLOORS = [
   ['clock.ts', 'deadline.ts', 'errors.ts', 'errors', 'events.ts'],
-  ['store', 'access', 'probes', 'config', 'tls', 'schema'],
+  ['store', 'access', 'probes', 'config', 'tls', 'schema', 'verify'],
   ['audit'],
   ['policy', 'certs'],
   ['users'],

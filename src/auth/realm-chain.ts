@@ -7,7 +7,7 @@ import type { EventHub } from '../events.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { isLocked, isPasswordExpired, type User, unlocksInSeconds } from '../users/user.js';
 import { inTime } from './guards/in-time.js';
-import { isNotMine, type Proof, type Realm, type Success, type Trail } from './realms/realm.js';
+import { claimOf, isNotMine, type Proof, type Realm, type Success, type Trail } from './realms/realm.js';
 
 declare module '../events.js' {
   interface TesseraEvents {
@@ -64,7 +64,7 @@ export class RealmChain {
     for (const realm of this.deps.realms) {
       const found = realm.known?.(proof);
       if (!found) continue;
-      if (isPasswordExpired(found.user, rules, new Date(this.deps.clock()))) return undefined;
+      if (found.byPassword && isPasswordExpired(found.user, rules, new Date(this.deps.clock()))) return undefined;
       this.deps.events.emit('credentialsVerified', found.realm, true);
       return { user: found.user, realm: found.realm };
     }
@@ -90,7 +90,7 @@ export class RealmChain {
       this.deps.audit.record(ctx, {
         event: options.purpose === 'login' ? 'authorize' : 'authenticate',
         outcome: 'failure',
-        ...trail.about,
+        ...claimOf(proof),
         reason,
         ...(trail.realm && { realm: trail.realm }),
       });
@@ -153,7 +153,8 @@ export class RealmChain {
     if (user.lockedUntil && isLocked(user, now)) throw new AccountLockedError(unlocksInSeconds(user.lockedUntil, now));
     this.deps.events.emit('credentialsVerified', realm, success.remembered === true);
     const rules = this.deps.policy.fresh() ?? (await inTime(deadline, this.deps.policy.get()));
-    if (!options.allowExpired && isPasswordExpired(user, rules, now)) throw new PasswordExpiredError();
+    if (success.byPassword && !options.allowExpired && isPasswordExpired(user, rules, now))
+      throw new PasswordExpiredError();
     return { user, realm };
   }
 }

@@ -15,6 +15,8 @@ export interface Remembered {
   realm: RealmName;
   /** The realm vouched for the name as typed (a directory's alias): it need not be one of the account's logins. */
   anyName: boolean;
+  /** Proven by a password (whose expiry applies). */
+  byPassword: boolean;
 }
 
 interface Entry extends Remembered {
@@ -48,9 +50,16 @@ export class VerifiedCredentials {
   }
 
   /** `ttlMs`: less than the cache's own time, for what must not be trusted as long. */
-  remember(key: string, secret: string, user: User, realm: RealmName, anyName: boolean, ttlMs?: number): void {
+  remember(
+    key: string,
+    secret: string,
+    user: User,
+    realm: RealmName,
+    how: Pick<Remembered, 'anyName' | 'byPassword'>,
+    ttlMs?: number,
+  ): void {
     if (!this.entries || (ttlMs !== undefined && ttlMs <= 0)) return;
-    const entry = { mac: this.mac(key, secret), uid: user.uid, epoch: user.tokenEpoch, realm, anyName };
+    const entry = { mac: this.mac(key, secret), uid: user.uid, epoch: user.tokenEpoch, realm, ...how };
     this.entries.set(key, entry, ttlMs === undefined ? undefined : { ttl: Math.min(ttlMs, this.entries.ttl) });
   }
 

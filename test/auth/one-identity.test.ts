@@ -248,6 +248,40 @@ describe.skipIf(!slapdAvailable())('one identity behind every way in (real slapd
     }
   });
 
+  it("answers a password for an account that has none (an SSO user's) as a name known nowhere: no realm asked, not counted against it", async () => {
+    const { t, admin } = await node();
+    // Made before the directory is on (its name would be the directory's then): the SSO account of mia's mail.
+    const made = await call(t, 'POST', '/v1/users', {
+      auth: admin,
+      body: { auth_method: 'sso', email: 'mia@example.org', role_uids: [4] },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const either = {
+      base: `ou=people,${BASE_DN}`,
+      filter: '(&(objectClass=inetOrgPerson)(|(uid=%u)(mail=%u)))',
+      scope: 'subtree',
+    };
+    await configure(t, admin, 'search', { user_dn_query: either });
+    expect(
+      (await call(t, 'PUT', '/v1/cluster/policy', { auth: admin, body: { login_lockout_threshold: 2 } })).status,
+    ).toBe(200);
+    uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia', password: 'mia-pw-1' } }));
+    // The directory's right password for the entry whose mail the SSO account is named by: not a way into either account.
+    for (const password of ['mia-pw-1', 'guess-1']) {
+      const refused = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia@example.org', password } });
+      expect([refused.status, refused.body.error_code]).toEqual([401, 'invalid_credentials']);
+    }
+    // The name is counted apart, as a name nobody has is: it answers as locked now, like any name guessed at.
+    const third = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'mia@example.org', password: 'x' },
+    });
+    expect(third.body.error_code).toBe('account_locked');
+    // Guesses at a name whose account has no password lock neither that account (its way in is the IdP) nor the directory's.
+    const sso = await call(t, 'GET', `/v1/users/${made.body.uid}`, { auth: admin });
+    expect(sso.body.status).toBe('active');
+    uidOf(await call(t, 'POST', '/v1/users/authorize', { body: { username: 'mia', password: 'mia-pw-1' } }));
+  });
+
   it('bounds a remembered directory answer by cache_ttl, however often the credentials come', async () => {
     const { t, admin } = await node();
     await configure(t, admin, 'template', { cache_ttl: 1 });

@@ -38,6 +38,24 @@ describe('login lockout', () => {
     expect((await attempt('grace', 'grace-password-1')).status).toBe(200);
   });
 
+  it('names the login as typed in the audit line of every refusal, also of logins that wait on one check of the same credentials', async () => {
+    await setup();
+    const refused: (string | undefined)[] = [];
+    t.tessera.events.on(
+      'audited',
+      (r) => r.event === 'authorize' && r.outcome === 'failure' && refused.push(r.username),
+    );
+    for (let i = 0; i < 5; i++) await attempt('grace', `wrong-${i}`);
+    // Locked now: three at once with the same credentials (one checks, the others wait for it), in two spellings.
+    const find = t.tessera.users.findByUsername.bind(t.tessera.users);
+    vi.spyOn(t.tessera.users, 'findByUsername').mockImplementation(async (name) => {
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the check under way while the others arrive
+      return find(name);
+    });
+    await Promise.all([attempt('grace', 'same'), attempt('grace', 'same'), attempt('GRACE', 'same')]);
+    expect(refused.slice(5).sort()).toEqual(['GRACE', 'grace', 'grace']);
+  });
+
   it('counts case and Unicode variants of a name as the same user', async () => {
     await setup({ login_lockout_threshold: 3 });
     for (const name of ['GRACE', 'Ｇrace', 'grace']) await attempt(name, 'wrong-password');

@@ -111,6 +111,13 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
       body: { username: 'erin@example.com', password: 'erin-local-password-1' },
     });
     expect(login.status).toBe(200);
+    // Its password expired: the password is refused, the identity provider's answer is not (it proves no password).
+    await call(c.t, 'POST', `/v1/users/${made.body.uid}/expire-password`, { auth: c.admin });
+    const expired = await call(c.t, 'POST', '/v1/users/authorize', {
+      body: { username: 'erin@example.com', password: 'erin-local-password-1' },
+    });
+    expect(expired.body.error_code).toBe('password_expired');
+    expect(decodeJwt((await signIn(c, 'erin', 'erin-pw')).token!).payload.uid).toBe(made.body.uid);
   });
 
   it('makes no user for a person the IdP maps to no role, and says so to the console', async () => {

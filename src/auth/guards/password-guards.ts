@@ -61,15 +61,16 @@ export class PasswordGuards implements Realm {
   async authenticate(proof: Proof, attempt: Attempt): Promise<Verdict> {
     if (proof.kind !== 'password') return NOT_MINE;
     const { users, throttle, lockout, policy } = this.deps;
-    const { ctx, deadline, trail } = attempt;
-    trail.about = { username: proof.username };
+    const { ctx, deadline } = attempt;
     await throttle.check(ctx.ip);
     const named =
       (await inTime(deadline, users.findByUsername(proof.username))) ?? (await this.accountElsewhere(proof, deadline));
-    // An account no password realm proves (a certificate's, an SSO user's) has no password: its name is answered as a name known nowhere.
+    // An account no password realm proves (a certificate's, an SSO user's) has no password: its name is
+    // answered as a name known nowhere — no realm asked, counted apart from the account (a guess at it
+    // must not lock it out of its own way in).
     const account = named && this.realms.some((r) => r.owns(named)) ? named : undefined;
     // A login never reaches another realm's account: the account's realm alone answers for it.
-    const realms = await this.takers(proof, account);
+    const realms = named && !account ? [] : await this.takers(proof, account);
     const rules = await inTime(deadline, policy.get());
     const started = performance.now();
     const verdict = await lockout.guarded(
@@ -81,7 +82,7 @@ export class PasswordGuards implements Realm {
     // passwords it holds, for a name known nowhere, for a right directory password that maps to no
     // role — so that its time tells nothing; waited out after the lease is given back.
     if (verdict.outcome === 'refused') await this.waitOut(started, verdict.eachMs, deadline);
-    return verdict;
+    return verdict.outcome === 'success' ? { ...verdict, byPassword: true } : verdict;
   }
 
   async refresh(user: User, deadline: Deadline): Promise<User | undefined | NotMine> {

@@ -55,7 +55,7 @@ export class RememberingRealm implements Realm {
     const user = remembered && this.deps.userReads.fresh(remembered.uid)?.user;
     if (!remembered || !user || !this.admits(remembered, user, as) || isLocked(user, new Date(this.deps.clock())))
       return undefined;
-    return { outcome: 'success', user, realm: remembered.realm, remembered: true };
+    return { outcome: 'success', user, realm: remembered.realm, remembered: true, byPassword: remembered.byPassword };
   }
 
   async authenticate(proof: Proof, attempt: Attempt): Promise<Verdict> {
@@ -104,9 +104,10 @@ export class RememberingRealm implements Realm {
         under.result,
         () => new TryAgainError('The same credentials are being checked; try again shortly'),
       );
-      Object.assign(attempt.trail, under.attempt.trail);
-      // What proving it changed was recorded by the login that proved it.
-      return verdict.outcome === 'success' ? { ...verdict, changed: undefined } : verdict;
+      const { realm, reason } = under.attempt.trail;
+      Object.assign(attempt.trail, { realm, reason });
+      // Proven by the other login's check (which recorded what proving it changed): no verification of its own.
+      return verdict.outcome === 'success' ? { ...verdict, changed: undefined, remembered: true } : verdict;
     }
     const result = this.verify(proof, as, attempt);
     const mine = { result, deadline, attempt };
@@ -121,8 +122,9 @@ export class RememberingRealm implements Realm {
   private async verify(proof: Proof, as: RememberedAs, attempt: Attempt): Promise<Verdict> {
     const verdict = await this.inner.authenticate(proof, attempt);
     if (verdict.outcome === 'success') {
-      const anyName = verdict.vouchesForName === true;
-      this.deps.verified.remember(as.key, as.secret, verdict.user, verdict.realm, anyName, verdict.rememberMs);
+      const { user, realm, vouchesForName, byPassword, rememberMs } = verdict;
+      const how = { anyName: vouchesForName === true, byPassword: byPassword === true };
+      this.deps.verified.remember(as.key, as.secret, user, realm, how, rememberMs);
     }
     return verdict;
   }

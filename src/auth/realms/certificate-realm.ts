@@ -56,7 +56,6 @@ export class CertificateRealm implements Realm {
     if (proof.kind !== 'certificate') return NOT_MINE;
     const { leaf } = proof.certificate;
     const subject = subjectLine(leaf);
-    trail.about = { subject };
     trail.realm = 'certificate';
     if (!(await this.supports(proof))) {
       const error = new MissingCredentialsError(

@@ -1,6 +1,6 @@
 import type { RealmName } from '../../access/realm-name.js';
 import type { RequestContext } from '../../audit/audit-log.js';
-import type { PresentedCertificate } from '../../certs/client-certificate.js';
+import { type PresentedCertificate, subjectLine } from '../../certs/client-certificate.js';
 import type { Deadline } from '../../deadline.js';
 import type { DomainError } from '../../errors.js';
 import type { User } from '../../users/user.js';
@@ -37,8 +37,10 @@ export interface Success {
   vouchesForName?: boolean;
   /** What proving it changed of the account (fields, and why): recorded as a change of the user. */
   changed?: { changes: string[]; reason: string };
-  /** Answered from credentials verified before (the verified-credentials cache). */
+  /** Answered from credentials verified before (the verified-credentials cache), or by another login's check of the same ones. */
   remembered?: boolean;
+  /** Proven by a password: one that has expired is refused (after it was proven right). */
+  byPassword?: boolean;
 }
 
 /** What a realm says of a proof. */
@@ -69,10 +71,14 @@ export interface RememberedAs {
   login: boolean;
 }
 
+/** Who a proof claims to be, for a refusal's audit line: the name as typed, a certificate's subject (an identity provider's answer: nothing before it is verified). */
+export function claimOf(proof: Proof): { username: string } | { subject: string } | undefined {
+  if (proof.kind === 'password') return { username: proof.username };
+  return proof.kind === 'certificate' ? { subject: subjectLine(proof.certificate.leaf) } : undefined;
+}
+
 /** What a refusal's audit line says besides its code, written by whichever part learnt it on the way. */
 export interface Trail {
-  /** Who the proof claims to be: the name as typed, a certificate's subject. */
-  about?: { username: string } | { subject: string };
   realm?: RealmName;
   reason?: string;
 }
