@@ -7,7 +7,7 @@ import type { EventHub } from '../events.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { isLocked, isPasswordExpired, type User, unlocksInSeconds } from '../users/user.js';
 import { inTime } from './guards/in-time.js';
-import { claimOf, isNotMine, type Proof, type Realm, type Success, type Trail } from './realms/realm.js';
+import { claimOf, isNotMine, type Proof, passwordProof, type Realm, type Success, type Trail } from './realms/realm.js';
 
 declare module '../events.js' {
   interface TesseraEvents {
@@ -106,9 +106,8 @@ export class RealmChain {
 
   /** A user's current password, confirmed as a login's would be, for a change of it (an expired one confirms). */
   async confirmPassword(username: string, password: string, ctx: RequestContext): Promise<User> {
-    return (
-      await this.authenticate({ kind: 'password', username, password }, ctx, { purpose: 'request', allowExpired: true })
-    ).user;
+    return (await this.authenticate(passwordProof(username, password), ctx, { purpose: 'request', allowExpired: true }))
+      .user;
   }
 
   /** The user as its realm sees it now, at its token's refresh; undefined when it may no longer log in. */

@@ -13,6 +13,13 @@ export interface PasswordProof {
   username: string;
   password: string;
 }
+/** A password proof of a name as typed. */
+export const passwordProof = (username: string, password: string): PasswordProof => ({
+  kind: 'password',
+  username,
+  password,
+});
+
 export interface CertificateProof {
   kind: 'certificate';
   certificate: PresentedCertificate;
