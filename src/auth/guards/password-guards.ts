@@ -63,14 +63,17 @@ export class PasswordGuards implements Realm {
     const { users, throttle, lockout, policy } = this.deps;
     const { ctx, deadline } = attempt;
     await throttle.check(ctx.ip);
+    // The realms that take passwords now, asked once for the whole check.
+    const open = await this.open(proof);
     const named =
-      (await inTime(deadline, users.findByUsername(proof.username))) ?? (await this.accountElsewhere(proof, deadline));
+      (await inTime(deadline, users.findByUsername(proof.username))) ??
+      (await this.accountElsewhere(open, proof, deadline));
     // An account no password realm proves (a certificate's, an SSO user's) has no password: its name is
     // answered as a name known nowhere — no realm asked, counted apart from the account (a guess at it
     // must not lock it out of its own way in).
     const account = named && this.realms.some((r) => r.owns(named)) ? named : undefined;
     // A login never reaches another realm's account: the account's realm alone answers for it.
-    const realms = named && !account ? [] : await this.takers(proof, account);
+    const realms = account ? open.filter((r) => r.owns(account)) : named ? [] : open;
     const rules = await inTime(deadline, policy.get());
     const started = performance.now();
     const verdict = await lockout.guarded(
@@ -102,19 +105,22 @@ export class PasswordGuards implements Realm {
   }
 
   /** The account a realm says the proof names, when its login's name finds none (a directory's other name for an entry). */
-  private async accountElsewhere(proof: PasswordProof, deadline: Deadline): Promise<User | undefined> {
-    for (const realm of await this.takers(proof)) {
+  private async accountElsewhere(
+    open: readonly PasswordRealm[],
+    proof: PasswordProof,
+    deadline: Deadline,
+  ): Promise<User | undefined> {
+    for (const realm of open) {
       const account = await realm.account?.(proof, deadline);
       if (account) return account;
     }
     return undefined;
   }
 
-  /** The realms that take this proof now: the account's own only, when it has one. */
-  private async takers(proof: PasswordProof, account?: User): Promise<PasswordRealm[]> {
-    const candidates = account ? this.realms.filter((r) => r.owns(account)) : this.realms;
-    const supported = await Promise.all(candidates.map((r) => r.supports(proof)));
-    return candidates.filter((_, i) => supported[i]);
+  /** The realms that take this proof now (a directory's logins may be off). */
+  private async open(proof: PasswordProof): Promise<PasswordRealm[]> {
+    const supported = await Promise.all(this.realms.map((r) => r.supports(proof)));
+    return this.realms.filter((_, i) => supported[i]);
   }
 
   /** Each realm in turn until one says the proof is its own; none: a refusal that cost what a wrong password costs. */
