@@ -33,6 +33,7 @@ function line(e: LoggedEvent): string {
     e.reason && String(e.reason),
     Array.isArray(e.changes) && e.changes.length > 0 && `changed ${e.changes.join(', ')}`,
     e.ip && `from ${String(e.ip)}`,
+    typeof e.count === 'number' && e.count > 1 && `${e.count} times`,
   ]
     .filter(Boolean)
     .join('; ');
