@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
+import { scrapeGate } from './http/scrape-access.js';
 import { listenManagement, ManagementListenError } from './metrics/management-listener.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { openTessera, type Tessera } from './tessera.js';
@@ -76,6 +77,12 @@ async function start(
       ? await listenManagement(tessera.metrics, config.metricsListen, {
           started: () => started,
           readiness: tessera.readiness,
+          scrapes: scrapeGate({
+            callers: tessera.callers,
+            policy: tessera.policy,
+            metrics: tessera.metrics,
+            onFault: (err) => logger.error({ err }, 'a scrape failed'),
+          }),
         })
       : undefined;
     await releaseChosen();

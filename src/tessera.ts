@@ -4,11 +4,12 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AuditLog, START_CONTEXT } from './audit/audit-log.js';
 import { Callers } from './auth/callers.js';
+import { CertificateGuards, certificateRememberedAs } from './auth/guards/certificate-guards.js';
 import { PasswordGuards, passwordRememberedAs } from './auth/guards/password-guards.js';
 import { RememberingRealm } from './auth/guards/remembering-realm.js';
 import { Logins } from './auth/logins.js';
 import { RealmChain } from './auth/realm-chain.js';
-import { CertificateRealm, certificateRememberedAs } from './auth/realms/certificate-realm.js';
+import { CertificateUserRealm } from './auth/realms/certificate-realm.js';
 import { LdapRealm } from './auth/realms/ldap-realm.js';
 import { LocalRealm } from './auth/realms/local-realm.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
@@ -303,21 +304,18 @@ async function openCore(
       ...{ userReads, revocations, policy, clock },
     };
     // The ways in, in the order they are asked, each behind the guards of its kind of proof.
-    const passwords = new PasswordGuards(
-      [
-        new LocalRealm(users, hasher, ssoSettings, policy, clock),
-        new LdapRealm(ldapSettings, ldapMappings, users, passedOver, events, clock),
-      ],
-      { users, throttle, lockout, policy, hasher },
-    );
+    // The directory proves passwords, and (cba) says whose a trusted certificate is.
+    const directory = new LdapRealm(ldapSettings, ldapMappings, users, passedOver, events, clock);
+    const passwords = new PasswordGuards([new LocalRealm(users, hasher, ssoSettings, policy, clock), directory], {
+      ...{ users, throttle, lockout, policy, hasher },
+    });
+    const certificates = new CertificateGuards([new CertificateUserRealm(policy, users), directory], {
+      ...{ policy, trustedCa, throttle, clock },
+    });
     const chain = new RealmChain({
       realms: [
         new RememberingRealm(passwords, passwordRememberedAs, remembering),
-        new RememberingRealm(
-          new CertificateRealm(policy, trustedCa, users, throttle, clock),
-          certificateRememberedAs,
-          remembering,
-        ),
+        new RememberingRealm(certificates, certificateRememberedAs, remembering),
         new SsoRealm(ssoSettings, serviceProvider, users, roleStore, samlStore, throttle, clock),
       ],
       ...{ policy, audit, events, clock },
@@ -343,8 +341,9 @@ async function openCore(
       await argon2.close();
       await db.destroy();
     };
+    const sessionStore = new KyselySessionStore(db);
     const accountDeps: AccountDeps = {
-      ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain },
+      ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain, sessions: sessionStore },
       clusterName: async () => (await policy.get()).name,
     };
     const userCases: UserUseCases = {
@@ -354,7 +353,6 @@ async function openCore(
       userUnlock: new UserUnlock(accountDeps),
       userDeletion: new UserDeletion(accountDeps),
     };
-    const sessionStore = new KyselySessionStore(db);
     const sessions = new SessionService({
       store: sessionStore,
       policy,

@@ -7,4 +7,6 @@ export interface Actor {
   rights: readonly Role[];
   /** 'password': the request carried the actor's own password, which proves it. */
   via?: 'password' | 'token' | 'certificate';
+  /** The token the request carried (a Principal's claims fit): its session (`sid`) says when its login proved who the actor is. */
+  token?: { readonly sid?: string };
 }

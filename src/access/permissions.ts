@@ -18,13 +18,26 @@ export const PERMISSIONS = {
   delete_role: ['admin', 'user_manager'],
   view_cluster_info: ['admin', 'user_manager', 'cluster_member', 'cluster_viewer', 'db_member', 'db_viewer'],
   update_cluster: ['admin'],
-  view_ldap_config: ['admin'],
+  /**
+   * GET /metrics of the management listener when the cluster sets metrics_auth: the product's
+   * permission (its 8.0.2 release notes name admin, cluster_member and cluster_viewer), not
+   * view_cluster_stats, which every level holds.
+   */
+  view_all_metrics: ['admin', 'cluster_member', 'cluster_viewer'],
+  /** LDAP as the product's table (7.8+) gives it (bind_pass masked), but for config_ldap. */
+  view_ldap_config: ['admin', 'user_manager'],
+  /**
+   * The directory itself (PUT/DELETE /v1/cluster/ldap): admin only, where the product's table
+   * also names user_manager. Whoever sets it chooses the server whose answers prove every
+   * directory login and whose groups the mappings read, admins' included: more than managing users.
+   */
   config_ldap: ['admin'],
-  view_all_ldap_mappings_info: ['admin'],
-  view_ldap_mapping_info: ['admin'],
-  create_ldap_mapping: ['admin'],
-  update_ldap_mapping: ['admin'],
-  delete_ldap_mapping: ['admin'],
+  view_all_ldap_mappings_info: ['admin', 'user_manager'],
+  view_ldap_mapping_info: ['admin', 'user_manager'],
+  /** A user_manager's mappings give what it may grant a user, never admin rights (ldap/ldap-mapping-service.ts). */
+  create_ldap_mapping: ['admin', 'user_manager'],
+  update_ldap_mapping: ['admin', 'user_manager'],
+  delete_ldap_mapping: ['admin', 'user_manager'],
   /**
    * SSO (8.0.6+), as the product's permissions table gives them (its SSO requests page says
    * user_manager may also configure; the table, corrected later, says admin only).

@@ -46,9 +46,9 @@ export class SsoSignIn {
     return { url, nonce };
   }
 
-  /** The identity provider's answer (its SAMLResponse) in, a one-time code for the console out. */
-  async consume(samlResponse: string, ctx: RequestContext): Promise<string> {
-    const proof: SamlProof = { kind: 'saml', response: samlResponse };
+  /** The identity provider's answer (its SAMLResponse), posted to the consumer at `acsPath`, in; a one-time code for the console out. */
+  async consume(samlResponse: string, acsPath: string, ctx: RequestContext): Promise<string> {
+    const proof: SamlProof = { kind: 'saml', response: samlResponse, acsPath };
     const { user } = await this.deps.logins.prove(proof, ctx);
     return this.deps.store.createSignIn(
       { uid: user.uid, tokenEpoch: user.tokenEpoch, browserHash: proof.browserHash ?? null },

@@ -15,6 +15,12 @@ const NAME_CONSTRAINTS = '2.5.29.30';
 
 const untrusted = (why: string) => new CertificateRefusedError('certificate_untrusted', why);
 
+/** The first value of a subject attribute of a certificate, by its dotted OID (any OID: one Node prints by number or by name alike); undefined when it has none. */
+export function subjectAttribute(leaf: NodeCertificate, oid: string): string | undefined {
+  const value = new x509.X509Certificate(leaf.raw).subjectName.getField(oid)[0];
+  return value || undefined;
+}
+
 /**
  * The path from a client certificate to one of the trusted CAs, checked as a client
  * certificate's path must be (RFC 5280 §6.1, as OpenSSL checks one for TLS client

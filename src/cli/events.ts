@@ -1,14 +1,16 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { EVENT_TYPES, type LoggedEvent } from '../event-log/event-log.js';
+import type { LoggedEvent } from '../event-log/event-log.js';
+import { instantOf } from '../event-log/event-time.js';
+import { eventTypeRefusal } from '../event-log/event-types.js';
 import { addStoreOptions, type SettingOptions } from './options.js';
 import { withStore } from './with-store.js';
 
-/** A time as ISO 8601, or how long ago: 30m, 12h, 7d. */
+/** A time as ISO 8601 (without a zone: UTC, as the times shown), or how long ago: 30m, 12h, 7d. */
 function when(value: string): string {
   const ago = /^(\d+)([mhd])$/.exec(value);
   const at = ago
     ? Date.now() - Number(ago[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd']
-    : Date.parse(value);
+    : (instantOf(value) ?? Number.NaN);
   const time = new Date(at);
   if (Number.isNaN(time.getTime()))
     throw new InvalidArgumentError('give a time like 2026-11-25T09:00:00Z, or how long ago: 30m, 12h, 7d');
@@ -49,11 +51,9 @@ function line(e: LoggedEvent): string {
 }
 
 function eventType(value: string): string {
-  if (EVENT_TYPES.includes(value)) return value;
-  const near = EVENT_TYPES.find((t) => t.startsWith(value) || value.startsWith(t));
-  throw new InvalidArgumentError(
-    `no event has the type "${value}"${near ? ` (did you mean ${near}?)` : ''}; the types: ${EVENT_TYPES.join(', ')}`,
-  );
+  const refused = eventTypeRefusal(value);
+  if (refused) throw new InvalidArgumentError(refused);
+  return value;
 }
 
 export function eventsCommand(): Command {
@@ -63,7 +63,7 @@ export function eventsCommand(): Command {
     .option('--until <time>', 'until this time', when)
     .option(
       '--type <type>',
-      'only events of this type (user_created, user_updated, user_deleted, authorize, lockout, role_update, …)',
+      'only events of this type (cluster_updated, user_created, user_updated, user_deleted, authorize, lockout, role_update, …)',
       eventType,
     )
     .option('--user <uid>', 'only events about this user or by it', whole)

@@ -27,7 +27,7 @@ export class BuiltInRoleChangeError extends DomainError {
   constructor(name: string) {
     super(
       'update_builtin_role_not_allowed',
-      `"${name}" is a built-in role: its name and management do not change (make a role of your own with the name or level you want)`,
+      `"${name}" is a built-in role: its name, management and resources do not change (make a role of your own with the name, level or databases you want)`,
     );
   }
 }

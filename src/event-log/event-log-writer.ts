@@ -2,6 +2,7 @@ import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { EventHub } from '../events.js';
 import { type EventLogStore, type EventRow, isNoise, rowOf } from './event-log.js';
+import { EVENTS_DROPPED } from './event-types.js';
 
 /** Events written in one insert at most. */
 const BATCH = 500;
@@ -85,7 +86,7 @@ export class EventLogWriter {
     if (this.dropped > 0) {
       this.queue.push({
         time: now,
-        type: 'events_dropped',
+        type: EVENTS_DROPPED,
         severity: 'WARNING',
         uid: null,
         actorUid: null,
@@ -103,7 +104,7 @@ export class EventLogWriter {
         this.events?.emit(
           'eventsLost',
           'write_failed',
-          batch.reduce((n, row) => n + (row.type === 'events_dropped' ? 0 : Number(row.fields.count ?? 1)), 0),
+          batch.reduce((n, row) => n + (row.type === EVENTS_DROPPED ? 0 : Number(row.fields.count ?? 1)), 0),
         );
         return;
       }

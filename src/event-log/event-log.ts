@@ -1,4 +1,5 @@
-import { AUDIT_EVENTS, type AuditRecord, type RequestContext } from '../audit/audit-log.js';
+import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
+import { eventTypeOf } from './event-types.js';
 
 /** An event as GET /v1/logs answers it: the product's `time`, `type`, `severity`, and the record's fields. */
 export interface LoggedEvent {
@@ -10,7 +11,7 @@ export interface LoggedEvent {
 }
 
 export interface EventQuery {
-  /** ISO 8601: from (inclusive) and until (inclusive). */
+  /** ISO 8601 with its zone (Z), as toISOString() writes it: from (inclusive) and until (inclusive). */
   stime?: string;
   etime?: string;
   order: 'asc' | 'desc';
@@ -62,16 +63,6 @@ export const isNoise = (row: Pick<EventRow, 'type' | 'severity' | 'uid' | 'actor
   ROUTINE_TYPES.includes(row.type) ||
   (row.actorUid !== null && row.actorUid === row.uid && SELF_SERVICE_TYPES.includes(row.type));
 
-/** The product's names where it has one (alerts-events.md: user_created, user_updated, user_deleted); Tessera's audit names otherwise. */
-const PRODUCT_TYPES: Partial<Record<AuditRecord['event'], string>> = {
-  user_create: 'user_created',
-  user_update: 'user_updated',
-  user_delete: 'user_deleted',
-};
-
-/** Every type an event of the log may have (what GET /v1/logs?type= and `tessera events --type` filter by). */
-export const EVENT_TYPES: readonly string[] = AUDIT_EVENTS.map((event) => PRODUCT_TYPES[event] ?? event);
-
 /** A field's text at most this long: what a request typed (a name, an identity provider's message) never makes a large row. */
 const MAX_TEXT = 256;
 
@@ -94,7 +85,7 @@ export function rowOf(record: AuditRecord, ctx: RequestContext | undefined, time
   const all: Record<string, unknown> = { ...fields, ...(ctx && { ip: ctx.ip, request_id: ctx.requestId }) };
   return {
     time,
-    type: PRODUCT_TYPES[event] ?? event,
+    type: eventTypeOf(event),
     severity: record.outcome === 'failure' ? 'WARNING' : 'INFO',
     uid: record.uid ?? null,
     actorUid: record.actor_uid ?? null,

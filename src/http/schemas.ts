@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { ResourceScopes } from '../access/resource-scopes.js';
 import { ROLE_NAME_MAX_LENGTH } from '../roles/role.js';
 import { StringEnum } from '../schema/string-enum.js';
 import { TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../tokens/claims.js';
@@ -83,8 +84,17 @@ export function isDryRun(query: { dry_run?: string }): boolean {
   return query.dry_run !== undefined && query.dry_run !== 'false' && query.dry_run !== '0';
 }
 
-export const RoleView = Type.Object({ uid: Type.Integer(), name: Type.String(), management: Role });
-const RoleFields = { name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }), management: Role };
+export const RoleView = Type.Object({
+  uid: Type.Integer(),
+  name: Type.String(),
+  management: Role,
+  resources: Type.Optional(ResourceScopes),
+});
+const RoleFields = {
+  name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }),
+  management: Role,
+  resources: Type.Optional(ResourceScopes),
+};
 export const CreateRoleBody = Type.Object(
   {
     ...RoleFields,
@@ -99,7 +109,20 @@ export const CreateRoleBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const UpdateRoleBody = Type.Partial(Type.Object(RoleFields), { additionalProperties: false });
+export const UpdateRoleBody = Type.Object(
+  {
+    name: Type.Optional(RoleFields.name),
+    management: Type.Optional(Role),
+    resources: Type.Optional(ResourceScopes),
+    uid: Type.Optional(
+      Type.Integer({
+        readOnly: true,
+        description: 'read-only: a role read and sent back whole keeps its uid (no change); another uid is refused',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const PasswordBody = Type.Object(
   {

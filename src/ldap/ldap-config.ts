@@ -29,7 +29,18 @@ export interface LdapConfig {
   control_plane: boolean;
   /** Kept as given: Tessera serves no data plane. */
   data_plane: boolean;
+  /** Certificate logins of directory users (LDAP as the identity source of a trusted client certificate), while control_plane is on. */
+  cba: boolean;
+  /** Where a certificate names its directory user: its subject's CN, or the subject attribute of cba_identity_oid. */
+  cba_identity_source: CbaIdentitySource;
+  /** The dotted OID of the subject attribute that names the user (cba_identity_source "subject_oid"). */
+  cba_identity_oid: string;
 }
+
+export const CBA_IDENTITY_SOURCES = ['subject_cn', 'subject_oid'] as const;
+export type CbaIdentitySource = (typeof CBA_IDENTITY_SOURCES)[number];
+/** A dotted OID, as cba_identity_oid is written: "1.2.3.4". */
+const OID = /^[0-2](\.(0|[1-9]\d{0,9})){1,31}$/;
 
 export const LDAP_DEFAULTS: LdapConfig = Object.freeze({
   uris: [],
@@ -45,6 +56,9 @@ export const LDAP_DEFAULTS: LdapConfig = Object.freeze({
   directory_timeout_s: 5,
   control_plane: false,
   data_plane: false,
+  cba: false,
+  cba_identity_source: 'subject_cn',
+  cba_identity_oid: '',
 });
 
 /** The fields that decide where, and how protected, the bind password is sent. */
@@ -124,6 +138,12 @@ export function validateLdapConfig(c: LdapConfig): LdapConfig {
   if (!Number.isInteger(c.directory_timeout_s) || c.directory_timeout_s < min || c.directory_timeout_s > max) {
     throw new InvalidRequestError(`directory_timeout_s must be whole seconds from ${min} to ${max}`);
   }
+  if (c.cba_identity_source === 'subject_oid' && !OID.test(c.cba_identity_oid))
+    throw new LdapFieldsError(
+      'cba_identity_source "subject_oid" needs cba_identity_oid: the dotted OID of the subject attribute that names the user, like "1.2.3.4"',
+    );
+  if (c.cba_identity_oid && !OID.test(c.cba_identity_oid))
+    throw new LdapFieldsError('cba_identity_oid must be a dotted OID, like "1.2.3.4"');
   if (c.control_plane) {
     if (c.uris.length === 0) throw new LdapFieldsError('control_plane needs uris: where the directory is');
     if (!c.user_dn_template && !isQuery(c.user_dn_query))

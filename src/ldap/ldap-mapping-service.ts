@@ -1,6 +1,8 @@
 import type { Actor } from '../access/actor.js';
+import type { Role as Management } from '../access/management.js';
 import { type AuditLog, type AuditRecord, actorOf, type RequestContext } from '../audit/audit-log.js';
-import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError } from '../errors.js';
+import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError, UnauthorizedActionError } from '../errors.js';
+import { assertMayGrant } from '../users/account-access.js';
 import type { UserStore } from '../users/user-store.js';
 import { isEmail, validateName } from '../users/username.js';
 import { normalizeDn } from './escape.js';
@@ -22,12 +24,14 @@ export interface LdapMappingFields {
  * LDAP mappings with the product's checks and codes: a name (unique regardless of case), a
  * group DN, and roles that exist. A change to a mapping or its removal ends the tokens of
  * every directory user, whose roles are then read again at their next login; a new mapping
- * only grants, and reaches users at their next directory check.
+ * only grants, and reaches users at their next directory check. A mapping grants its roles
+ * to a group as a user's roles grant them to a user, under the same rule (`assertMayGrant`):
+ * only an admin makes a mapping that gives admin rights, or changes or deletes one.
  */
 export class LdapMappingService {
   constructor(
     private readonly mappings: LdapMappingStore,
-    private readonly roles: { list(): Promise<readonly { uid: number }[]> },
+    private readonly roles: { list(): Promise<readonly { uid: number; management: Management }[]> },
     private readonly users: Pick<UserStore, 'revokeDirectoryUsers'>,
     private readonly audit: AuditLog,
   ) {}
@@ -46,17 +50,25 @@ export class LdapMappingService {
     for (const field of ['name', 'dn', 'role_uids'] as const) {
       if (fields[field] === undefined) throw new LdapFieldsError(`${field} is required`, 'missing_field');
     }
-    const mapping = await this.mappings.create(
-      await this.checked({ email: '', email_alerts: true, cluster_email_alerts: false, ...fields } as LdapMappingInput),
-    );
+    const checked = await this.checked({
+      email: '',
+      email_alerts: true,
+      cluster_email_alerts: false,
+      ...fields,
+    } as LdapMappingInput);
+    assertMayGrant(actor, await this.levelsOf(checked.role_uids));
+    const mapping = await this.mappings.create(checked);
     this.record(ctx, actor, 'ldap_mapping_create', mapping, Object.keys(fields));
     return mapping;
   }
 
   async update(actor: Actor, uid: number, fields: LdapMappingFields, ctx: RequestContext): Promise<LdapMapping> {
     const current = await this.get(uid);
+    await this.assertMayChange(actor, current);
     const { uid: _, ...rest } = current;
-    await this.mappings.update(uid, await this.checked({ ...rest, ...stripUndefined(fields) } as LdapMappingInput));
+    const checked = await this.checked({ ...rest, ...stripUndefined(fields) } as LdapMappingInput);
+    assertMayGrant(actor, await this.levelsOf(checked.role_uids));
+    await this.mappings.update(uid, checked);
     await this.users.revokeDirectoryUsers();
     this.record(ctx, actor, 'ldap_mapping_update', current, Object.keys(fields));
     return this.get(uid);
@@ -64,6 +76,7 @@ export class LdapMappingService {
 
   async delete(actor: Actor, uid: number, ctx: RequestContext): Promise<void> {
     const mapping = await this.get(uid);
+    await this.assertMayChange(actor, mapping);
     await this.mappings.delete(uid);
     await this.users.revokeDirectoryUsers();
     this.record(ctx, actor, 'ldap_mapping_delete', mapping);
@@ -82,6 +95,20 @@ export class LdapMappingService {
       if (groups.has(normalizeDn(m.dn))) for (const r of m.role_uids) roles.add(r);
     }
     return [...roles].sort((a, b) => a - b);
+  }
+
+  /** The management levels these roles grant. */
+  private async levelsOf(roleUids: readonly number[]): Promise<Management[]> {
+    return (await this.roles.list()).filter((r) => roleUids.includes(r.uid)).map((r) => r.management);
+  }
+
+  /** A mapping that gives admin rights is an admin's to change or delete, as an admin is an admin's to manage. */
+  private async assertMayChange(actor: Actor, mapping: LdapMapping): Promise<void> {
+    if (actor.rights.includes('admin')) return;
+    if ((await this.levelsOf(mapping.role_uids)).includes('admin'))
+      throw new UnauthorizedActionError(
+        `Only an admin may change or delete LDAP mapping ${mapping.uid} (${mapping.name}): it gives the admin role`,
+      );
   }
 
   private async checked(m: LdapMappingInput): Promise<LdapMappingInput> {

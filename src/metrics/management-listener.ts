@@ -17,21 +17,39 @@ export interface Probes {
   readiness: Readiness;
 }
 
-/** How often the main thread tells the listener its readiness (which is also its heartbeat). */
-const READINESS_EVERY_MS = 500;
-/** The main thread is taken for dead when it has said nothing for this long. */
-const LIVENESS_MS = 10_000;
-
-interface Answer {
+/** An answer of the listener: its status, JSON body and headers. */
+export interface ListenerAnswer {
   status: number;
   body: object;
   headers?: Record<string, string>;
 }
 
+/**
+ * Whether a scrape of GET /metrics may have the metrics: undefined lets it; else the answer
+ * that refuses it (401, 403, …). Asked on the main thread, which has the store and the callers
+ * (http/scrape-access.ts: the cluster's metrics_auth). The probes never ask it.
+ */
+export type ScrapeGate = (
+  authorization: string | undefined,
+  client: { ip: string; userAgent?: string },
+) => Promise<ListenerAnswer | undefined>;
+
+/** What the listener answers from: the probes' facts, and who may scrape. */
+export interface ListenerParts extends Probes {
+  scrapes: ScrapeGate;
+}
+
+/** How often the main thread tells the listener its readiness (which is also its heartbeat). */
+const READINESS_EVERY_MS = 500;
+/** The main thread is taken for dead when it has said nothing for this long. */
+const LIVENESS_MS = 10_000;
+
+type Answer = ListenerAnswer;
+
 type FromListener =
   | { type: 'listening'; address: string; port: number }
   | { type: 'failed'; code: string }
-  | { type: 'metrics'; id: number };
+  | { type: 'metrics'; id: number; authorization?: string; ip: string; userAgent?: string };
 
 /**
  * The management listener (as Keycloak's management port): GET /metrics in the Prometheus
@@ -40,18 +58,18 @@ type FromListener =
  * keeps the main event loop busy, and a probe must not wait behind it (a liveness probe's
  * usual timeout is 1 s). The main thread tells it its readiness twice a second — that is
  * also its heartbeat: /healthz fails when the main thread has said nothing for 10 s — and
- * answers its requests for the metrics.
+ * answers its requests for the metrics, once `parts.scrapes` lets the scraper have them.
  */
 export async function listenManagement(
   metrics: Metrics,
   at: { host: string; port: number },
-  probes: Probes,
+  parts: ListenerParts,
   livenessMs = LIVENESS_MS,
 ): Promise<{ url: string; close(): Promise<void> }> {
   // A thread costs ~7 MB of RSS (its isolate); a smaller heap limit did not change that.
   const worker = new Worker(`(${managementListener.toString()})()`, { eval: true, workerData: { ...at, livenessMs } });
   const tell = () =>
-    void readyState(probes.started(), probes.readiness)
+    void readyState(parts.started(), parts.readiness)
       .then(
         (ready): Answer => ({ status: 200, body: ready }),
         (err: unknown): Answer => {
@@ -70,11 +88,16 @@ export async function listenManagement(
       .then((answer) => worker.postMessage({ type: 'ready', answer }));
   worker.on('message', (message: FromListener) => {
     if (message.type !== 'metrics') return;
-    metrics.exposition().then(
-      (text) =>
-        worker.postMessage({ type: 'metrics', id: message.id, text, contentType: metrics.registry.contentType }),
-      () => worker.postMessage({ type: 'metrics', id: message.id }),
-    );
+    const { id, authorization, ip, userAgent } = message;
+    const client = { ip, ...(userAgent !== undefined && { userAgent }) };
+    parts
+      .scrapes(authorization, client)
+      .then(async (refusal) => {
+        if (refusal) return worker.postMessage({ type: 'metrics', id, refusal });
+        const text = await metrics.exposition();
+        worker.postMessage({ type: 'metrics', id, text, contentType: metrics.registry.contentType });
+      })
+      .catch(() => worker.postMessage({ type: 'metrics', id }));
   });
   const bound = await new Promise<{ address: string; port: number }>((resolve, reject) => {
     worker.once('error', reject);
@@ -118,13 +141,12 @@ function managementListener(): void {
     headers: { 'retry-after': '1' },
   };
   let heardAt = Date.now();
-  const waiting = new Map<number, (reply: { text?: string; contentType?: string }) => void>();
+  type Reply = { text?: string; contentType?: string; refusal?: Answer };
+  const waiting = new Map<number, (reply: Reply) => void>();
   let nextId = 0;
   parentPort!.on(
     'message',
-    (
-      message: { type: 'ready'; answer: Answer } | { type: 'metrics'; id: number; text?: string; contentType?: string },
-    ) => {
+    (message: { type: 'ready'; answer: Answer } | ({ type: 'metrics'; id: number } & Reply)) => {
       heardAt = Date.now();
       if (message.type === 'ready') ready = message.answer;
       else {
@@ -169,12 +191,21 @@ function managementListener(): void {
       });
     }
     const id = nextId++;
-    waiting.set(id, ({ text, contentType }) =>
-      text === undefined
-        ? response.writeHead(500).end()
-        : response.writeHead(200, { 'content-type': contentType! }).end(text),
-    );
-    parentPort!.postMessage({ type: 'metrics', id });
+    waiting.set(id, ({ text, contentType, refusal }) => {
+      if (refusal) return json(response, refusal);
+      if (text === undefined) return response.writeHead(500).end();
+      response.writeHead(200, { 'content-type': contentType! }).end(text);
+    });
+    // Whether this scraper may have the metrics is the main thread's to say (the cluster's metrics_auth).
+    const agent = request.headers['user-agent'];
+    const remote = request.socket.remoteAddress ?? '';
+    parentPort!.postMessage({
+      type: 'metrics',
+      id,
+      authorization: request.headers.authorization,
+      ip: /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(remote) ? remote.slice(7) : remote,
+      ...(agent !== undefined && { userAgent: agent.slice(0, 256) }),
+    });
   });
   server.once('error', (err: NodeJS.ErrnoException) =>
     parentPort!.postMessage({ type: 'failed', code: err.code ?? String(err) }),

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
-import type { Policy } from './policy.js';
+import { InvalidRequestError } from '../errors.js';
+import type { PasswordHashingAlgorithm, Policy } from './policy.js';
 import type { PolicyService } from './policy-service.js';
 
 /** The settings that decide which client certificates prove who a certificate user is. */
@@ -48,14 +49,19 @@ export class ClusterSettings {
   /**
    * PATCH /v1/cluster/change_password_hashing_algorithm: the product's choice between SHA-256
    * and PBKDF2. Tessera hashes every password with argon2id (memory-hard, stronger than
-   * either) and keeps doing so: the request is taken, so that the clients that send it after
-   * an upgrade go on, and audited with what was asked; nothing is rehashed.
+   * either) and keeps doing so: the algorithm asked for is kept, so that asking for the one
+   * already set is refused as the product refuses it, and audited with what was asked; nothing
+   * is rehashed.
    */
-  changePasswordHashingAlgorithm(
+  async changePasswordHashingAlgorithm(
     actor: { uid: number; username: string },
-    algorithm: string,
+    algorithm: PasswordHashingAlgorithm,
     ctx: RequestContext,
-  ): void {
+  ): Promise<void> {
+    // As the store has it now, not as this node read it up to a second ago (another node may have just set it).
+    if ((await this.policy.reload()).password_hashing_algorithm === algorithm)
+      throw new InvalidRequestError(`this algorithm is already set: ${algorithm}`);
+    await this.policy.update({ password_hashing_algorithm: algorithm });
     this.audit.record(ctx, {
       event: 'password_hashing_algorithm',
       outcome: 'success',

@@ -2,7 +2,8 @@ import Type, { type Static } from 'typebox';
 
 /**
  * The cluster object's security fields (GET/PUT /v1/cluster), where the product keeps
- * them: password rules and expiry, the console's session timeout, Basic on or off.
+ * them: password rules and expiry, the console's session timeout, Basic on or off, who
+ * may scrape the metrics.
  */
 export const ClusterFieldsSchema = Type.Object(
   {
@@ -31,6 +32,10 @@ export const ClusterFieldsSchema = Type.Object(
     control_plane_basic_authentication: Type.Boolean({
       description:
         'false: Basic credentials are refused everywhere but POST /v1/users/authorize (present a token instead)',
+    }),
+    metrics_auth: Type.Boolean({
+      description:
+        'true: GET /metrics of the management listener asks for the Basic credentials (or a token) of a user who may view metrics (admin, cluster_member, cluster_viewer); the probes stay open',
     }),
     mtls_certificate_authentication: Type.Boolean({
       description: 'client certificates log certificate users in (trusted CA: mtls_trusted_ca)',
@@ -85,8 +90,18 @@ export const ClusterSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The product's password hashing choices (PATCH /v1/cluster/change_password_hashing_algorithm); SHA-256 its default. */
+export const PASSWORD_HASHING_ALGORITHMS = ['SHA-256', 'PBKDF2'] as const;
+export type PasswordHashingAlgorithm = (typeof PASSWORD_HASHING_ALGORITHMS)[number];
+
 /** Every security setting of the cluster, stored together; each is served where the product keeps it. */
-export type Policy = Readonly<Static<typeof ClusterFieldsSchema> & Static<typeof ClusterSettingsSchema>>;
+export type Policy = Readonly<
+  Static<typeof ClusterFieldsSchema> &
+    Static<typeof ClusterSettingsSchema> & {
+      /** The algorithm asked for last (none served: the product has no read of it); Tessera hashes with argon2id whatever it says. */
+      password_hashing_algorithm: PasswordHashingAlgorithm;
+    }
+>;
 
 export const DEFAULT_POLICY: Policy = Object.freeze({
   name: '',
@@ -96,12 +111,14 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   cm_session_timeout_minutes: 15,
   session_max_lifetime_minutes: 720,
   control_plane_basic_authentication: true,
+  metrics_auth: false,
   mtls_certificate_authentication: false,
   mtls_client_cert_subject_validation_type: 'disabled',
   mtls_authorized_subjects: [],
   login_lockout_threshold: 5,
   login_lockout_counter_reset_after: 900,
   login_lockout_duration: 1800,
+  password_hashing_algorithm: 'SHA-256',
 });
 
 /** The cluster's name: the one set, else the host of the public URL. */

@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import { isRole } from '../access/management.js';
+import { type ResourceScope, sameScopes } from '../access/resource-scopes.js';
 import { LastAdminError, RoleInUseError, RoleNotFoundError, UserAlreadyExistsError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
@@ -7,34 +8,39 @@ import { serialized } from '../store/serialized.js';
 import { countAdmins } from '../users/kysely-user-store.js';
 import { roleNameKey } from '../users/username.js';
 import type { Role } from './role.js';
-import type { RoleGuard, RoleStore } from './role-store.js';
+import type { RoleChanges, RoleGuard, RoleStore } from './role-store.js';
 
-const toRole = (row: { uid: number; name: string; management: string }): Role => ({
+const COLUMNS = ['uid', 'name', 'management', 'resources'] as const;
+
+const toRole = (row: { uid: number; name: string; management: string; resources: string | null }): Role => ({
   uid: row.uid,
   name: row.name,
   management: isRole(row.management) ? row.management : 'none',
+  resources: row.resources === null ? [] : (JSON.parse(row.resources) as ResourceScope[]),
 });
+
+/** What the column holds: null for none. */
+const resourcesColumn = (scopes: readonly ResourceScope[]) => (scopes.length === 0 ? null : JSON.stringify(scopes));
 
 /** Roles over any Kysely dialect. */
 export class KyselyRoleStore implements RoleStore {
   constructor(private readonly db: Db) {}
 
   async list(): Promise<Role[]> {
-    return (await this.db.selectFrom('roles').select(['uid', 'name', 'management']).orderBy('uid').execute()).map(
-      toRole,
-    );
+    return (await this.db.selectFrom('roles').select(COLUMNS).orderBy('uid').execute()).map(toRole);
   }
 
   async get(uid: number): Promise<Role | undefined> {
-    const row = await this.db
-      .selectFrom('roles')
-      .select(['uid', 'name', 'management'])
-      .where('uid', '=', uid)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('roles').select(COLUMNS).where('uid', '=', uid).executeTakeFirst();
     return row && toRole(row);
   }
 
-  async create(role: { name: string; management: string; uid?: number }): Promise<Role> {
+  async create(role: {
+    name: string;
+    management: string;
+    uid?: number;
+    resources?: readonly ResourceScope[];
+  }): Promise<Role> {
     const row = await this.db
       .insertInto('roles')
       .values({
@@ -42,9 +48,10 @@ export class KyselyRoleStore implements RoleStore {
         name: role.name,
         name_key: roleNameKey(role.name),
         management: role.management,
+        resources: resourcesColumn(role.resources ?? []),
       })
       .onConflict((oc) => oc.doNothing())
-      .returning(['uid', 'name', 'management'])
+      .returning(COLUMNS)
       .executeTakeFirst();
     if (!row) {
       if (role.uid !== undefined && (await this.get(role.uid)))
@@ -61,10 +68,11 @@ export class KyselyRoleStore implements RoleStore {
     return toRole(row);
   }
 
-  async update(uid: number, changes: { name?: string; management?: string }, guard?: RoleGuard): Promise<boolean> {
+  async update(uid: number, changes: RoleChanges, guard?: RoleGuard): Promise<boolean> {
     const set = {
       ...(changes.name !== undefined && { name: changes.name, name_key: roleNameKey(changes.name) }),
       ...(changes.management !== undefined && { management: changes.management }),
+      ...(changes.resources !== undefined && { resources: resourcesColumn(changes.resources) }),
     };
     if (Object.keys(set).length === 0) return false;
     try {
@@ -75,7 +83,10 @@ export class KyselyRoleStore implements RoleStore {
         await trx.updateTable('roles').set(set).where('uid', '=', uid).execute();
         if (admins > 0 && (await countAdmins(trx)) === 0)
           throw new LastAdminError('change_last_admin_role_not_allowed');
-        return changes.management !== undefined && changes.management !== current.management;
+        return (
+          (changes.management !== undefined && changes.management !== current.management) ||
+          (changes.resources !== undefined && !sameScopes(changes.resources, current.resources))
+        );
       });
     } catch (err) {
       if (/unique|duplicate/i.test(String((err as Error).message))) {
@@ -85,7 +96,7 @@ export class KyselyRoleStore implements RoleStore {
     }
   }
 
-  async delete(uid: number, guard?: RoleGuard): Promise<number[]> {
+  async delete(uid: number, guard?: RoleGuard, dryRun = false): Promise<number[]> {
     return serialized(this.db, async (trx) => {
       await this.guarded(trx, uid, guard);
       // In use: checked where it is given (a user's roles, a mapping), so that none is given it meanwhile.
@@ -95,6 +106,7 @@ export class KyselyRoleStore implements RoleStore {
         (JSON.parse(m.role_uids) as number[]).includes(uid),
       ).length;
       if (mappings > 0) throw new RoleInUseError(mappings, 'LDAP mapping');
+      if (dryRun) return [];
       // Directory users hold a role only until their next login (their groups decide): they let go of it here.
       const held = await trx.deleteFrom('user_roles').where('role_uid', '=', uid).returning('uid').execute();
       await trx.deleteFrom('roles').where('uid', '=', uid).execute();
@@ -104,11 +116,7 @@ export class KyselyRoleStore implements RoleStore {
 
   /** The role as the transaction sees it, which the guard lets this change; RoleNotFoundError when it is gone. */
   private async guarded(trx: Transaction<Database>, uid: number, guard?: RoleGuard): Promise<Role> {
-    const row = await trx
-      .selectFrom('roles')
-      .select(['uid', 'name', 'management'])
-      .where('uid', '=', uid)
-      .executeTakeFirst();
+    const row = await trx.selectFrom('roles').select(COLUMNS).where('uid', '=', uid).executeTakeFirst();
     if (!row) throw new RoleNotFoundError();
     const role = toRole(row);
     guard?.(role);

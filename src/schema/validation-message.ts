@@ -81,6 +81,12 @@ function describe(field: string, errs: SchemaError[], part: string): string {
       return p.limit === 1 ? `${field} must not be empty` : `${field} must have at least ${String(p.limit)} characters`;
     case 'maxLength':
       return `${field} must have at most ${String(p.limit)} characters`;
+    case 'minItems':
+      return p.limit === 1 ? `${field} must not be empty` : `${field} must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `${field} must have at most ${String(p.limit)} items`;
+    case 'uniqueItems':
+      return `${field} holds the same value twice`;
     case 'pattern':
       return `${field} must be ${e.parentSchema?.description ?? 'in the documented form'}`;
     default:

@@ -66,7 +66,15 @@ export class SessionService {
    * live sessions (a storm of logins) costs no more rows a login: an API login joins the newest
    * session of its address and realm, and one that starts a session ends the oldest.
    */
-  async start(user: User, realm: string, ctx: RequestContext, console: boolean, ttl: number): Promise<Issued> {
+  async start(
+    user: User,
+    realm: string,
+    ctx: RequestContext,
+    console: boolean,
+    ttl: number,
+    /** When its login was: now, unless the session carries on a login made before sessions existed. */
+    begun?: Date,
+  ): Promise<Issued> {
     const now = this.deps.clock();
     const endsAt = now + Math.max(await this.lifetimeMs(), ttl * 1000);
     const at = new Date(now);
@@ -86,7 +94,7 @@ export class SessionService {
       ip: ctx.ip,
       userAgent: ctx.userAgent ?? null,
       console,
-      startedAt: at,
+      startedAt: begun ?? at,
       refreshedAt: at,
       lastSeenAt: at,
       endsAt: new Date(endsAt),
@@ -103,7 +111,8 @@ export class SessionService {
    * issued before sessions existed starts one.
    */
   async renew(token: TokenClaims, user: User, realm: string, ctx: RequestContext, ttl: number): Promise<Issued> {
-    if (token.sid === undefined) return this.start(user, realm, ctx, false, ttl);
+    // A token issued before sessions: its session began at its issue, not now (a login's age is what its session says).
+    if (token.sid === undefined) return this.start(user, realm, ctx, false, ttl, new Date(token.iat * 1000));
     const session = await this.deps.store.get(token.sid);
     const now = this.deps.clock();
     if (!session || session.endedAt !== null || session.uid !== user.uid)

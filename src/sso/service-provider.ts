@@ -7,7 +7,7 @@ import type { SamlStore, SsoSession } from './saml-store.js';
 import { EMAIL_NAME_ID, MAX_ELEMENTS, markupOnly, parseXml, select, textOf, tooManyElements } from './saml-xml.js';
 import { spMetadata } from './sp-metadata.js';
 import type { SsoCertificateSet, SsoCertificates } from './sso-certificates.js';
-import { addressOf, type SsoConfig, spUrls } from './sso-config.js';
+import { ACS_PATHS, addressOf, type SsoConfig, spUrls } from './sso-config.js';
 import type { SsoSettings } from './sso-settings.js';
 
 /** How long an authentication request may be answered (the product's three minutes). */
@@ -34,7 +34,8 @@ interface Setup {
   config: SsoConfig;
   certs: SsoCertificateSet;
   saml: SAML;
-  urls: ReturnType<typeof spUrls>;
+  /** The base URL the consumers are reached at. */
+  address: string;
 }
 
 /** An email an SSO user can be named by: what a user's email may be here, in ASCII (the lookup key is then unambiguous). */
@@ -58,11 +59,13 @@ const refused = (auditReason: string) =>
  * Tessera as a SAML 2.0 service provider, on node-saml (signatures with xml-crypto: only the
  * signed bytes are read, only the sso_issuer certificate is trusted, one assertion per
  * answer), plus what node-saml leaves to its user: the assertion's Issuer is the configured
- * identity provider, it is addressed to this consumer (bearer Recipient, the Response's
- * Destination) within its time, and it is used once on every node (its ID kept in the
- * store until it expires). Requests are signed (RSA-SHA256), answers by HTTP-POST only,
- * InResponseTo checked against the requests of the last three minutes in the store, on any
- * node; an answer nobody asked for (IdP-initiated) is taken, once.
+ * identity provider, it is addressed to the consumer it was posted to (bearer Recipient, the
+ * Response's Destination: the documented one, or the earlier one an identity provider set up
+ * before may still use — never one for the other) within its time, and it is used once on
+ * every node (its ID kept in the store until it expires). Requests are signed (RSA-SHA256)
+ * and name no consumer (the identity provider posts to the one it was set up with), answers
+ * by HTTP-POST only, InResponseTo checked against the requests of the last three minutes in
+ * the store, on any node; an answer nobody asked for (IdP-initiated) is taken, once.
  */
 export class ServiceProvider {
   private built?: Setup;
@@ -87,9 +90,14 @@ export class ServiceProvider {
     return { url, requestId };
   }
 
-  /** The person an HTTP-POST answer (its SAMLResponse field) proves, or a refusal (why: for the audit line). */
-  async verify(samlResponse: string): Promise<Asserted> {
-    const { saml, config, urls } = await this.setup();
+  /**
+   * The person an HTTP-POST answer (its SAMLResponse field) proves, or a refusal (why: for the
+   * audit line); `acsPath`: the consumer it was posted to, which it must be addressed to.
+   */
+  async verify(samlResponse: string, acsPath: string): Promise<Asserted> {
+    const { saml, config, address } = await this.setup();
+    if (!ACS_PATHS.includes(acsPath)) throw refused(`an answer posted to ${acsPath}, which is no consumer`);
+    const acsUrl = `${address}${acsPath}`;
     const text = Buffer.from(samlResponse, 'base64').toString('utf8');
     // What holds no signature element (outside comments and CDATA) is refused before any parsing: a linear search.
     if (!/<(?:[A-Za-z_][\w.-]*:)?SignatureValue[\s>]/.test(markupOnly(text))) throw refused('the answer is not signed');
@@ -106,11 +114,11 @@ export class ServiceProvider {
     const now = this.clock();
     const response = parseXml(profile.getSamlResponseXml?.() ?? '');
     const destination = response ? textOf('/samlp:Response/@Destination', response) : '';
-    if (destination !== '' && destination !== urls.acs_url)
-      throw refused(`the answer is for ${destination}, not this consumer`);
+    if (destination !== '' && destination !== acsUrl)
+      throw refused(`the answer is for ${destination}, not this consumer (${acsUrl})`);
     const assertion = parseXml(profile.getAssertionXml?.() ?? ''); // the bytes the signature covers
     if (!assertion) throw refused('the signed assertion cannot be read');
-    const until = this.confirmedUntil(assertion, urls.acs_url, now);
+    const until = this.confirmedUntil(assertion, acsUrl, now);
     // Which request the signed assertion answers (node-saml reads the Response's copy, which an attacker may remove).
     const inResponseTo = textOf(
       `/saml:Assertion/saml:Subject/saml:SubjectConfirmation[@Method='${BEARER}']/saml:SubjectConfirmationData/@InResponseTo`,
@@ -239,9 +247,13 @@ export class ServiceProvider {
     if (!certs.service || !certs.issuer || !config.issuer.id || !config.issuer.login_url) {
       throw new SsoRefusedError('sso_refused', 'SSO is not fully set up on this cluster', 'sso incomplete');
     }
-    const urls = spUrls(addressOf(config, this.publicUrl));
+    const address = addressOf(config, this.publicUrl);
+    const urls = spUrls(address);
     const saml = new SAML({
       callbackUrl: urls.acs_url,
+      // No AssertionConsumerServiceURL in the request: the identity provider posts to the consumer it
+      // was set up with (one set up with the earlier path refuses a request naming another: Entra ID's AADSTS50011).
+      disableRequestAcsUrl: true,
       issuer: urls.entity_id,
       audience: urls.entity_id,
       entryPoint: config.issuer.login_url,
@@ -262,7 +274,7 @@ export class ServiceProvider {
       cacheProvider: this.store.requestCache(),
       disableRequestedAuthnContext: true,
     });
-    this.built = { config, certs, saml, urls };
+    this.built = { config, certs, saml, address };
     return this.built;
   }
 }

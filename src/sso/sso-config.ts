@@ -40,12 +40,33 @@ export interface SsoPatch {
   service?: { address?: string; saml2?: unknown };
 }
 
-/** The service provider's URLs at this address, as the product names them. */
+/**
+ * Where the service provider answers below its address: the paths the product's REST reference
+ * writes (its `sso` object's acs_url and slo_url), which GET /v1/cluster/sso and the metadata
+ * advertise; and the paths Tessera advertised before (the product's Cluster Manager UI's, on
+ * its port 8443), which identity providers set up then still post to: served too.
+ */
+export const SP_PATHS = {
+  login: '/v1/cluster/sso/saml/login',
+  acs: '/v1/cluster/sso/saml/acs',
+  slo: '/v1/cluster/sso/saml/slo',
+} as const;
+export const EARLIER_SP_PATHS = {
+  login: '/cluster/sso/saml/login',
+  acs: '/cluster/sso/saml/acs',
+  slo: '/cluster/sso/saml/slo',
+} as const;
+export type SpPaths = typeof SP_PATHS | typeof EARLIER_SP_PATHS;
+
+/** The consumers an answer may be posted to, as paths. */
+export const ACS_PATHS: readonly string[] = [SP_PATHS.acs, EARLIER_SP_PATHS.acs];
+
+/** The service provider's URLs at this address, as the product's REST reference names them. */
 export function spUrls(address: string): { entity_id: string; acs_url: string; slo_url: string } {
   return {
     entity_id: `${address}/sp`,
-    acs_url: `${address}/cluster/sso/saml/acs`,
-    slo_url: `${address}/cluster/sso/saml/slo`,
+    acs_url: `${address}${SP_PATHS.acs}`,
+    slo_url: `${address}${SP_PATHS.slo}`,
   };
 }
 

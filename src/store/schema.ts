@@ -42,6 +42,8 @@ export interface RolesTable {
   name: string;
   name_key: string;
   management: string;
+  /** JSON of the role's scopes (`[{"type": "db", "uids": ["1"]}]`); null: none, every database. */
+  resources: string | null;
 }
 
 export interface UserRolesTable {

@@ -1,4 +1,5 @@
 import type { Role } from '../access/management.js';
+import type { LevelScope } from '../access/resource-scopes.js';
 
 /** What a Tessera token says. `sub` is the uid as a string, `exp` = `iat` + ttl. */
 export interface TokenClaims {
@@ -9,6 +10,12 @@ export interface TokenClaims {
   uid: number;
   username: string;
   roles: Role[];
+  /**
+   * The levels of `roles` that the user's roles limit to some resources (the product's role
+   * `resources`, 8.2), merged over its roles: `{management, type, uids}`. A level of `roles`
+   * that no entry names applies to every resource. Absent when none is limited.
+   */
+  resources?: LevelScope[];
   iat: number;
   exp: number;
   jti: string;

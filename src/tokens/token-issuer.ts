@@ -48,6 +48,7 @@ export class TokenIssuer {
       uid: user.uid,
       username: user.username,
       roles: user.rights,
+      ...(user.resources.length > 0 && { resources: user.resources }),
       ver: user.tokenEpoch,
       iat,
       exp: iat + ttlSeconds,

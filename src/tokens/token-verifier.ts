@@ -1,6 +1,7 @@
 import { createVerifier } from 'fast-jwt';
 import { LRUCache } from 'lru-cache';
 import { isRole } from '../access/management.js';
+import { isLevelScopes } from '../access/resource-scopes.js';
 import type { Clock } from '../clock.js';
 import { InvalidTokenError, TokenExpiredError } from '../errors.js';
 import type { TokenOrigins } from './accepted-issuers.js';
@@ -132,7 +133,7 @@ function signatureOf(token: string): string {
 }
 
 function toClaims(p: Record<string, unknown>): TokenClaims {
-  const { uid, username, roles, ver, sid, cm } = p;
+  const { uid, username, roles, ver, sid, cm, resources } = p;
   if (
     !Number.isSafeInteger(uid) ||
     !Number.isSafeInteger(ver) ||
@@ -140,6 +141,7 @@ function toClaims(p: Record<string, unknown>): TokenClaims {
     typeof username !== 'string' ||
     !Array.isArray(roles) ||
     !roles.every((r) => typeof r === 'string' && isRole(r)) ||
+    (resources !== undefined && !isLevelScopes(resources)) ||
     (sid !== undefined && typeof sid !== 'string') ||
     (cm !== undefined && cm !== true)
   ) {

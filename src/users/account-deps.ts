@@ -15,6 +15,11 @@ export interface Identities {
   nameTaken(name: string): Promise<string | undefined>;
 }
 
+/** A session as the sessions keep it (their store fits), for what the accounts ask of it: when its login proved who its user is. */
+export interface SessionRecords {
+  get(sid: string): Promise<{ uid: number; startedAt: Date; endedAt: Date | null } | undefined>;
+}
+
 /** What the use cases of users are given; each takes the part it uses. */
 export interface AccountDeps {
   users: UserStore & CredentialStore;
@@ -27,6 +32,8 @@ export interface AccountDeps {
   audit: AuditLog;
   clock: Clock;
   identities: Identities;
+  /** The sessions: a token of one whose login is recent stands in for the current password (proveOwnPassword). */
+  sessions: SessionRecords;
   /** The cluster's name as set (GET /v1/cluster), "" when it is not: the "clustername" of the product's pre-hashed passwords. */
   clusterName(): Promise<string>;
 }

@@ -1,5 +1,6 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import { isRole, type Role, rightsFrom } from '../access/management.js';
+import { mergedScopes, type ResourceScope } from '../access/resource-scopes.js';
 import {
   EmailAlreadyExistsError,
   LastAdminError,
@@ -47,19 +48,20 @@ const COLUMNS = [
   'directory_key',
 ] as const;
 
-// The user's roles and their levels in the same row (string_agg: SQLite ≥ 3.44 and PostgreSQL).
+// The user's roles and what each grants in the same row (string_agg: SQLite ≥ 3.44 and PostgreSQL): a role's
+// level, and `=` and its resources' JSON when it has some ("db_viewer=[{…}]"), one role from the next by ';'.
 const ROLE_UIDS = sql<
   string | null
 >`(select string_agg(cast(ur.role_uid as text), ',') from user_roles ur where ur.uid = users.uid)`.as('role_uids');
-const ROLE_LEVELS = sql<
+const ROLE_GRANTS = sql<
   string | null
->`(select string_agg(r.management, ',') from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as(
-  'role_levels',
+>`(select string_agg(r.management || coalesce('=' || r.resources, ''), ';') from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as(
+  'role_grants',
 );
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof COLUMNS)[number]> & {
   role_uids: string | null;
-  role_levels: string | null;
+  role_grants: string | null;
 };
 type Executor = Db | Transaction<Database>;
 
@@ -67,7 +69,19 @@ const date = (iso: string | null) => (iso ? new Date(iso) : null);
 const role = (value: string): Role => (isRole(value) ? value : 'none');
 const authMethod = (value: string): AuthMethod => AUTH_METHODS.find((m) => m === value) ?? 'regular';
 
+/** What each of the user's roles grants: its level and its scopes. */
+function grantsOf(column: string | null): { management: Role; resources: ResourceScope[] }[] {
+  if (!column) return [];
+  return column.split(';').map((grant) => {
+    const at = grant.indexOf('=');
+    return at < 0
+      ? { management: role(grant), resources: [] }
+      : { management: role(grant.slice(0, at)), resources: JSON.parse(grant.slice(at + 1)) as ResourceScope[] };
+  });
+}
+
 function toUser(row: UserRow): User {
+  const grants = grantsOf(row.role_grants);
   return {
     uid: row.uid,
     username: row.name ?? row.email ?? '',
@@ -80,7 +94,8 @@ function toUser(row: UserRow): User {
           .map(Number)
           .sort((a, b) => a - b)
       : [],
-    rights: rightsFrom(row.role_levels ? row.role_levels.split(',').map(role) : []),
+    rights: rightsFrom(grants.map((g) => g.management)),
+    resources: mergedScopes(grants),
     authMethod: authMethod(row.auth_method),
     emailAlerts: Boolean(row.email_alerts),
     clusterEmailAlerts: Boolean(row.cluster_email_alerts),
@@ -126,7 +141,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     private readonly db: Db,
     private readonly events: EventHub,
   ) {
-    const users = db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_LEVELS]);
+    const users = db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_GRANTS]);
     this.userByUid = precompiled(db, users.where('uid', '=', 0));
     // Two unique-index lookups: one query with OR took ~5× as long on SQLite (a multi-index OR).
     this.userByName = precompiled(db, users.where('name_key', '=', ''));
@@ -138,7 +153,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   private selectUsers(db: Executor = this.db) {
-    return db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_LEVELS]);
+    return db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_GRANTS]);
   }
 
   async list(): Promise<User[]> {
@@ -254,7 +269,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   revokeCertificateUsers(): Promise<void> {
-    return this.revokeWhere((eb) => eb('auth_method', '=', 'certificate'));
+    // A directory user may have come by a certificate too (LDAP certificate logins, cba).
+    return this.revokeWhere((eb) => eb.or([eb('auth_method', '=', 'certificate'), eb('realm', '=', 'ldap')]));
   }
 
   revokeSsoUsers(): Promise<void> {

@@ -78,17 +78,47 @@ export async function passwordWritten(
   });
 }
 
-/** A user changing its own password proves the current one: its request's own password did, else `oldPassword` must. */
+/**
+ * How long after its login a session's tokens stand in for the current password: the login
+ * proved who holds the keyboard (a password, a certificate, an SSO sign-in) this recently.
+ */
+export const RECENT_LOGIN_SECONDS = 300;
+
+/**
+ * A user changing its own password proves the current one: its request's own password did;
+ * else a token whose session's login is at most RECENT_LOGIN_SECONDS old (the product's docs
+ * send `new_password` alone; a refresh keeps its session's start); else `oldPassword` must.
+ * An `oldPassword` given is always checked.
+ */
 export async function proveOwnPassword(
-  deps: Pick<AccountDeps, 'identities'>,
+  deps: Pick<AccountDeps, 'identities' | 'sessions' | 'clock'>,
   actor: Actor,
   user: User,
   oldPassword: string | undefined,
   ctx: RequestContext,
 ): Promise<void> {
   if (actor.via === 'password') return; // the request's own credentials were just verified
-  // A token does not prove who holds the keyboard now (OWASP ASVS 2.1.6).
-  if (oldPassword === undefined)
-    throw new InvalidRequestError('old_password is required to change your own password with a token');
-  await deps.identities.confirmPassword(user.username, oldPassword, ctx);
+  if (oldPassword !== undefined) {
+    await deps.identities.confirmPassword(user.username, oldPassword, ctx);
+    return;
+  }
+  // An older token does not prove who holds the keyboard now (OWASP ASVS 2.1.6).
+  if (await loggedInRecently(deps, actor, user)) return;
+  throw new InvalidRequestError(
+    `To change your own password with a token, its login must be at most ${RECENT_LOGIN_SECONDS / 60} minutes old: log in again and use the new token, or send old_password (your current password)`,
+  );
+}
+
+/** Whether the actor's token belongs to a live session of the user that began with a login in the last RECENT_LOGIN_SECONDS. */
+async function loggedInRecently(
+  deps: Pick<AccountDeps, 'sessions' | 'clock'>,
+  actor: Actor,
+  user: User,
+): Promise<boolean> {
+  const sid = actor.via === 'token' ? actor.token?.sid : undefined;
+  if (sid === undefined) return false; // a token issued before sessions: its login is unknown
+  const session = await deps.sessions.get(sid);
+  if (!session || session.uid !== user.uid || session.endedAt !== null) return false;
+  // A start ahead of this node's clock (another node's login) is recent.
+  return deps.clock() - session.startedAt.getTime() <= RECENT_LOGIN_SECONDS * 1000;
 }

@@ -25,14 +25,15 @@ export class PasswordChanges {
   constructor(
     private readonly deps: Pick<
       AccountDeps,
-      'users' | 'hasher' | 'policy' | 'lockout' | 'audit' | 'clock' | 'identities' | 'clusterName'
+      'users' | 'hasher' | 'policy' | 'lockout' | 'audit' | 'clock' | 'identities' | 'sessions' | 'clusterName'
     >,
   ) {}
 
   /**
    * Whose password a /v1/users/password request changes, and whether it may: another
    * user's for who may manage that user; one's own with the proof of the current password
-   * (the request's Basic credentials, or `old_password`). Without credentials, `username`
+   * (the request's Basic credentials, a token of a login of the last five minutes, or
+   * `old_password`: proveOwnPassword). Without credentials, `username`
    * and `old_password` (how an expired password is replaced).
    */
   async target(

@@ -1,5 +1,6 @@
 import Value from 'typebox/value';
 import { isRole, type Role } from '../access/management.js';
+import { checkedScopes, type ResourceScope, ResourceScopes, sameScopes } from '../access/resource-scopes.js';
 import { CLI_CONTEXT, type RequestContext } from '../audit/audit-log.js';
 import { DomainError, InvalidRequestError, RetryLaterError } from '../errors.js';
 import { validationMessage } from '../schema/validation-message.js';
@@ -38,10 +39,10 @@ export interface ImportOptions {
 
 /** The roles an import matches by name and makes (the roles' service has these: the users never import it). */
 export interface ImportRoles {
-  list(): Promise<readonly { uid: number; name: string; management: Role }[]>;
+  list(): Promise<readonly { uid: number; name: string; management: Role; resources: readonly ResourceScope[] }[]>;
   create(
     actor: null,
-    input: { name: string; management: Role; uid?: number },
+    input: { name: string; management: Role; uid?: number; resources?: ResourceScope[] },
     ctx: RequestContext,
     dryRun: boolean,
   ): Promise<{ uid: number } | undefined>;
@@ -122,7 +123,7 @@ async function importRole(
   { dryRun }: ImportOptions,
   roleUids: Map<number, number | undefined>,
 ): Promise<ImportLine> {
-  const role = given as { uid?: unknown; name?: unknown; management?: unknown } | null;
+  const role = given as { uid?: unknown; name?: unknown; management?: unknown; resources?: unknown } | null;
   const who = roleName(given, index);
   const line = (outcome: ImportOutcome, detail?: string, uid?: number): ImportLine => ({
     kind: 'role',
@@ -140,6 +141,16 @@ async function importRole(
   ) {
     return line('refused', 'a role has a "name" and a "management" level (what GET /v1/roles answers)');
   }
+  // The databases a role is limited to (8.2): dropped, they would give its users every database.
+  const scopes = role.resources ?? [];
+  if (!Value.Check(ResourceScopes, scopes))
+    return line('refused', `resources: ${validationMessage([...Value.Errors(ResourceScopes, scopes)], 'resources')}`);
+  let resources: ResourceScope[];
+  try {
+    resources = checkedScopes(role.management, scopes);
+  } catch (error) {
+    return refusal(error, line);
+  }
   const uid = Number.isSafeInteger(role.uid) ? (role.uid as number) : undefined;
   const here = (await target.roles.list()).find((r) => r.name === role.name);
   if (here) {
@@ -150,11 +161,17 @@ async function importRole(
         `a role of this name here grants ${here.management}, not ${role.management}: rename one of them first; its users are refused`,
         here.uid,
       );
+    if (!sameScopes(here.resources, resources))
+      return line(
+        'refused',
+        'a role of this name here is limited to other databases ("resources"): rename one of them first; its users are refused',
+        here.uid,
+      );
     if (uid !== undefined) roleUids.set(uid, here.uid);
     return line('exists', undefined, here.uid);
   }
   try {
-    const input = { name: role.name, management: role.management };
+    const input = { name: role.name, management: role.management, ...(resources.length > 0 && { resources }) };
     const free = uid !== undefined && uid > 100 && !(await target.roles.list()).some((r) => r.uid === uid);
     const made = await target.roles.create(null, free ? { ...input, uid } : input, CLI_CONTEXT, dryRun);
     if (uid !== undefined) roleUids.set(uid, made?.uid);

@@ -78,7 +78,7 @@ export interface UserStore {
   upsertDirectoryUser(account: DirectoryAccount, at: Date): Promise<User | undefined>;
   /** Ends the tokens of every directory user (its settings or mappings changed). */
   revokeDirectoryUsers(): Promise<void>;
-  /** Ends the tokens of every certificate user (the trust in client certificates changed). */
+  /** Ends the tokens of every user a client certificate may prove — certificate users, and directory users (cba) — when the trust in client certificates changed. */
   revokeCertificateUsers(): Promise<void>;
   /** Ends every user's tokens (and sessions): the end of every session of the cluster. */
   revokeEveryone(): Promise<void>;

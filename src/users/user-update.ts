@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Actor } from '../access/actor.js';
+import type { Role } from '../access/management.js';
 import { holds } from '../access/permissions.js';
 import type { RequestContext } from '../audit/audit-log.js';
 import { InvalidRequestError, LastAdminError, UnauthorizedActionError } from '../errors.js';
@@ -17,6 +18,8 @@ import {
 } from './new-password.js';
 import { sameRoles, type User } from './user.js';
 import type { ProfileChanges } from './user-store.js';
+import { toUserView, type UserView } from './user-view.js';
+import { READ_ONLY_USER_FIELDS } from './user-write-schemas.js';
 import { usernameKey, validateEmail, validateUserName } from './username.js';
 
 export interface AccountChanges extends UserFields {
@@ -24,6 +27,12 @@ export interface AccountChanges extends UserFields {
   password_hash_method?: PasswordHashMethod;
   /** The current password, when users change their own with a token. */
   old_password?: string;
+  /** The server's fields, in a user sent back as GET answers it: no change as they are, refused otherwise. */
+  uid?: number;
+  status?: string;
+  password_issue_date?: string;
+  last_login?: number;
+  username?: string;
 }
 
 /**
@@ -51,28 +60,29 @@ export class UserUpdate {
     ctx: RequestContext,
     dryRun = false,
   ): Promise<User> {
-    const changes = withoutEmptyEmail(given);
     const self = actor?.uid === uid;
-    const named = Object.keys(changes).filter((k) => changes[k as keyof AccountChanges] !== undefined);
     const manager = actor === null || holds(actor.rights, 'update_user');
     // Who may not manage users learns nothing of another uid (not even whether it exists) and changes little of its own.
     if (!self && !manager)
       throw new UnauthorizedActionError('Only who may manage users (admin, user_manager) may change another user');
+    const target = localOnly(await mustGet(this.deps.users, uid));
+    // A user read, changed and written back (GET, then PUT) carries every field: those as they are ask nothing.
+    const changes = withoutEmptyEmail(
+      withoutKept(given, target, toUserView(target, await this.deps.policy.get(), new Date(this.deps.clock()))),
+    );
+    const named = Object.keys(changes).filter((k) => changes[k as keyof AccountChanges] !== undefined);
+    if (!self) assertMayManage(actor, target);
+    const readOnly = READ_ONLY_USER_FIELDS.find((field) => changes[field] !== undefined);
+    if (readOnly) throw new InvalidRequestError(`${readOnly} is read-only: send it as GET answers it, or leave it out`);
     if (self && !manager && named.some((k) => !OWN_FIELDS.has(k))) {
       throw new UnauthorizedActionError(
         'You may change your own password and alert settings; your name and email are changed by who manages users',
       );
     }
-    const target = localOnly(await mustGet(this.deps.users, uid));
-    if (!self) assertMayManage(actor, target);
     const profile: ProfileChanges = {};
-    // A name or email sent back as it is stored is no change: kept even where today's rules would refuse it (made before them).
-    if (changes.name !== undefined)
-      profile.name =
-        changes.name === null ? null : changes.name === target.name ? target.name : validateUserName(changes.name);
-    if (changes.email !== undefined)
-      profile.email =
-        changes.email === null ? null : changes.email === target.email ? target.email : validateEmail(changes.email);
+    // Names and emails as they are stored were dropped above: kept even where today's rules would refuse them (made before them).
+    if (changes.name !== undefined) profile.name = changes.name === null ? null : validateUserName(changes.name);
+    if (changes.email !== undefined) profile.email = changes.email === null ? null : validateEmail(changes.email);
     const name = profile.name === undefined ? target.name : profile.name;
     const email = profile.email === undefined ? target.email : profile.email;
     if (name === null && email === null) throw new InvalidRequestError('A user keeps a name or an email');
@@ -119,7 +129,9 @@ export class UserUpdate {
       // Against the name and email the user has after this request, not before.
       await checkCandidate(this.deps, target, password, { name, email });
     }
-    if (dryRun) return target;
+    // The user as the request would leave it: what the real request answers.
+    if (dryRun)
+      return asItWouldBe(target, profile, roles?.rights, password === undefined ? undefined : this.deps.clock());
     // What the request really changes: a field sent as it is, is no change (neither written nor audited).
     const changed = changedFields(target, profile, named);
     if (changed.length === 0 && password === undefined) return target;
@@ -162,4 +174,70 @@ function changedFields(user: User, profile: ProfileChanges, named: readonly stri
   ];
   const changed = new Set(differs.filter(([, yes]) => yes).map(([field]) => field));
   return named.filter((field) => changed.has(field));
+}
+
+/**
+ * The request without what it sends as the user has it (a user read and sent back whole):
+ * read-only fields as GET answers them (last_login: or an earlier one), a name or email as stored ("" for none, as GET
+ * answers it), `role_uids` of the same roles (with `role` as GET reads it), the same
+ * auth_method, alerts and certificate subject. What is left is what the request asks.
+ */
+function withoutKept(given: AccountChanges, user: User, view: UserView): AccountChanges {
+  const changes = { ...given };
+  const drop = (field: keyof AccountChanges, kept: boolean) => {
+    if (changes[field] !== undefined && kept) delete changes[field];
+  };
+  drop('uid', given.uid === view.uid);
+  drop('status', given.status === view.status);
+  drop('username', given.username === view.username);
+  // last_login only moves forward, by the user's own logins: an earlier one is a read from before them, not a request.
+  drop(
+    'last_login',
+    given.last_login !== undefined && view.last_login !== undefined && given.last_login <= view.last_login,
+  );
+  drop('password_issue_date', sameSecond(given.password_issue_date, view.password_issue_date));
+  drop('name', given.name === user.name || (given.name === '' && user.name === null));
+  drop('email', given.email === user.email || ((given.email === '' || given.email === null) && user.email === null));
+  // role alone is a change of roles (the built-in role of that level); beside the same role_uids it only reads them back.
+  if (
+    given.role_uids !== undefined &&
+    sameRoles(given.role_uids, user.roleUids) &&
+    given.role_uids.length === new Set(given.role_uids).size
+  ) {
+    drop('role', given.role === view.role);
+    if (changes.role === undefined) delete changes.role_uids;
+  }
+  drop('auth_method', given.auth_method === user.authMethod);
+  drop('email_alerts', given.email_alerts === user.emailAlerts);
+  drop('cluster_email_alerts', given.cluster_email_alerts === user.clusterEmailAlerts);
+  drop('bdbs_email_alerts', isDeepStrictEqual(given.bdbs_email_alerts, user.bdbsEmailAlerts));
+  drop('certificate_subject_line', given.certificate_subject_line === user.certificateSubjectLine);
+  return changes;
+}
+
+/** Whether a time sent back is the one GET answered: the same text, or the same second. */
+function sameSecond(given: string | undefined, shown: string): boolean {
+  if (given === shown) return true;
+  const at = given === undefined ? Number.NaN : Date.parse(given);
+  return !Number.isNaN(at) && Math.floor(at / 1000) === Math.floor(Date.parse(shown) / 1000);
+}
+
+/** The user as a change would leave it (what a dry run answers): its profile, its roles, a new password's dates. */
+function asItWouldBe(user: User, p: ProfileChanges, rights: Role[] | undefined, passwordAt: number | undefined): User {
+  const name = p.name === undefined ? user.name : p.name;
+  const email = p.email === undefined ? user.email : p.email;
+  const at = passwordAt === undefined ? undefined : new Date(passwordAt);
+  return {
+    ...user,
+    name,
+    email,
+    username: (name ?? email)!,
+    ...(p.roleUids !== undefined && rights !== undefined && { roleUids: p.roleUids, rights }),
+    ...(p.emailAlerts !== undefined && { emailAlerts: p.emailAlerts }),
+    ...(p.clusterEmailAlerts !== undefined && { clusterEmailAlerts: p.clusterEmailAlerts }),
+    ...(p.bdbsEmailAlerts !== undefined && { bdbsEmailAlerts: p.bdbsEmailAlerts }),
+    ...(p.certificateSubjectLine !== undefined && { certificateSubjectLine: p.certificateSubjectLine }),
+    // A new password starts its dates again and lifts a lock, as the store writes it.
+    ...(at && { passwordIssueDate: at, passwordExpiresAt: null, lockedUntil: null, lockResetAt: at }),
+  };
 }

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { ROLES } from '../access/management.js';
 import { StringEnum } from '../schema/string-enum.js';
 import { PASSWORD_MAX_LENGTH } from './password-rules.js';
-import { AUTH_METHODS } from './user.js';
+import { AUTH_METHODS, USER_STATUSES, type UserStatus } from './user.js';
 import { USERNAME_MAX_LENGTH } from './username.js';
 
 /*
@@ -39,7 +39,7 @@ const Login = (what: string, minLength = 1) =>
     description: what,
   });
 
-/** The writable fields of a user object; read-only ones (uid, status, dates) are refused by name. */
+/** The writable fields of a user object; read-only ones (uid, status, dates) are refused by name (on a PUT: when they differ). */
 const UserFields = {
   name: Type.Optional(Login('a login, unique regardless of case')),
   email: Type.Optional(Login('a login too, an address, unique regardless of case; "" or null: none', 0)),
@@ -75,13 +75,28 @@ export const CreateUserBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A field the server sets, in a user sent back as GET answers it: its value then is no change; another value is refused. */
+const READ_ONLY = { readOnly: true, description: 'read-only: as GET answers it, no change; another value is refused' };
+
+/** The server's fields of the user object (GET /v1/users/{uid}), which a client that reads, changes and writes back sends too. */
+export const READ_ONLY_USER_FIELDS = ['uid', 'status', 'password_issue_date', 'last_login', 'username'] as const;
+
 export const UpdateUserBody = Type.Object(
   {
     ...UserFields,
+    // "" is how GET answers a user without a name: sent back, it is no change (any other user needs a name there).
+    name: Type.Optional(
+      Login('a login, unique regardless of case ("" as GET answers a user without one: no change)', 0),
+    ),
     password: Type.Optional(Password),
     password_hash_method: PasswordHashMethod,
     /** Required when users change their own password with a token. */
     old_password: Type.Optional(Password),
+    uid: Type.Optional(Type.Integer(READ_ONLY)),
+    status: Type.Optional(Type.Unsafe<UserStatus>({ type: 'string', enum: [...USER_STATUSES], ...READ_ONLY })),
+    password_issue_date: Type.Optional(Type.String({ maxLength: 64, ...READ_ONLY })),
+    last_login: Type.Optional(Type.Integer(READ_ONLY)),
+    username: Type.Optional(Type.String({ maxLength: USERNAME_MAX_LENGTH, ...READ_ONLY })),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,6 @@
 import type { Role } from '../access/management.js';
 import type { RealmName } from '../access/realm-name.js';
+import type { LevelScope } from '../access/resource-scopes.js';
 import type { Policy } from '../policy/policy.js';
 
 export const AUTH_METHODS = ['regular', 'certificate', 'sso'] as const;
@@ -20,6 +21,8 @@ export interface User {
   roleUids: number[];
   /** What the user may do: the levels of its roles, highest first. */
   rights: Role[];
+  /** The levels of `rights` that its roles limit to some databases (a token's `resources`); [] when none is. */
+  resources: LevelScope[];
   authMethod: AuthMethod;
   emailAlerts: boolean;
   clusterEmailAlerts: boolean;

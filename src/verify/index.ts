@@ -4,6 +4,7 @@
  */
 
 export { createIntrospector, type IntrospectorOptions } from './introspector.js';
+export { hasRoleOn, type Resource, type ResourceScope, rolesOn, type ScopedClaims } from './resources.js';
 export type { FeedCredentials } from './revocation-feed.js';
 export {
   createVerifier,

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { isResourceScopes, type ResourceScope } from './resources.js';
 import { type FeedCredentials, RevocationFeed } from './revocation-feed.js';
 
 /** The claims of a Tessera token, checked for their types. */
@@ -9,6 +10,12 @@ export interface TesseraClaims extends JWTPayload {
   uid: number;
   username: string;
   roles: string[];
+  /**
+   * The levels of `roles` that the user's roles limit to some resources (`[{management:
+   * "db_viewer", type: "db", uids: ["1", "2"]}]`); a level no entry names applies to every
+   * resource. Absent when none is limited. Ask `rolesOn(claims, {type: 'db', uid})`.
+   */
+  resources?: ResourceScope[];
   iat: number;
   exp: number;
   jti: string;
@@ -125,13 +132,15 @@ async function discover(issuer: string): Promise<Discovered> {
 }
 
 function claimsOf(p: JWTPayload): TesseraClaims {
-  const { uid, username, roles, ver } = p as Record<string, unknown>;
+  const { uid, username, roles, ver, resources } = p as Record<string, unknown>;
   if (
     !Number.isSafeInteger(uid) ||
     !Number.isSafeInteger(ver) ||
     typeof username !== 'string' ||
     !Array.isArray(roles) ||
-    !roles.every((r) => typeof r === 'string')
+    !roles.every((r) => typeof r === 'string') ||
+    // A limit this kit cannot read must not become no limit.
+    (resources !== undefined && !isResourceScopes(resources))
   ) {
     throw new TokenRejectedError('the token does not carry Tessera claims');
   }

@@ -90,6 +90,18 @@ describe('who may do what, decided by the one permissions table', () => {
     expect(res.body.user_manager.api_permissions).toEqual(
       expect.arrayContaining(['create_new_user', 'update_role', 'view_all_users_info']),
     );
+    // LDAP as the product's table has it, but the directory itself (config_ldap), which stays the admins'.
+    expect(res.body.user_manager.api_permissions).toEqual(
+      expect.arrayContaining([
+        'view_ldap_config',
+        'view_all_ldap_mappings_info',
+        'view_ldap_mapping_info',
+        'create_ldap_mapping',
+        'update_ldap_mapping',
+        'delete_ldap_mapping',
+      ]),
+    );
+    expect(res.body.user_manager.api_permissions).not.toContain('config_ldap');
     expect(res.body.user_manager.ui_permissions).toEqual(
       expect.arrayContaining(['view_users_page', 'view_roles_page']),
     );

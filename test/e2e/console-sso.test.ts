@@ -98,7 +98,7 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
     await page.getByLabel('Sign-in with SSO for this console').check();
     await page.getByRole('button', { name: 'Save SSO' }).click();
     await page.getByText('SSO settings saved.').waitFor();
-    await expect.poll(() => page.getByText(`${site}/cluster/sso/saml/acs`).count()).toBe(1);
+    await expect.poll(() => page.getByText(`${site}/v1/cluster/sso/saml/acs`).count()).toBe(1);
     expect(await accessibilityViolations(page)).toEqual([]);
 
     const download = page.waitForEvent('download');
@@ -118,8 +118,8 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
     });
     idp.trustSp({
       entityId: `${site}/sp`,
-      acsUrl: `${site}/cluster/sso/saml/acs`,
-      sloUrl: `${site}/cluster/sso/saml/slo`,
+      acsUrl: `${site}/v1/cluster/sso/saml/acs`,
+      sloUrl: `${site}/v1/cluster/sso/saml/slo`,
       certificate: sp.certificate,
     });
   });

@@ -180,6 +180,73 @@ describe('GET /v1/logs: the event log as the product serves it', () => {
     ).json();
     expect(full.some((e: { username?: string }) => e.username === 'MyPassw0rd!')).toBe(true);
   });
+
+  it("names a change of the cluster's settings as the product does (cluster_updated); a type= the log does not use is 400, naming the one it does", async () => {
+    const root = t.basic('root', 'root-password');
+    await call(t, 'PUT', '/v1/cluster', { auth: root, body: { password_min_length: 10 } });
+    await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body: { login_lockout_threshold: 6 } });
+    const changed = await call(t, 'GET', '/v1/logs?type=cluster_updated', { auth: root });
+    expect(changed.status).toBe(200);
+    expect(changed.body.map((e: { changes: string[] }) => e.changes)).toEqual([
+      ['password_min_length'],
+      ['login_lockout_threshold'],
+    ]);
+    expect(changed.body[0]).toMatchObject({ type: 'cluster_updated', severity: 'INFO', actor: 'root' });
+    // The former name (still the audit line's) and a user event's audit name are named as the log calls them.
+    for (const [asked, named] of [
+      ['policy_update', 'cluster_updated'],
+      ['user_create', 'user_created'],
+    ]) {
+      const old = await call(t, 'GET', `/v1/logs?type=${asked}`, { auth: root });
+      expect([old.status, old.body.error_code], asked).toEqual([400, 'invalid_request']);
+      expect(old.body.message, asked).toContain(`did you mean ${named}?`);
+    }
+    for (const asked of ['no_such_event', 'constructor', '__proto__']) {
+      const unknown = await call(t, 'GET', `/v1/logs?type=${asked}`, { auth: root });
+      expect([unknown.status, unknown.body.error_code], asked).toEqual([400, 'invalid_request']);
+      expect(unknown.body.message, asked).toMatch(/^no event has the type "[a-z_]+"; the types: .*cluster_updated, /);
+    }
+    // What the writer itself says is a type too.
+    expect((await call(t, 'GET', '/v1/logs?type=events_dropped', { auth: root })).status).toBe(200);
+  });
+
+  it("reads a time without a zone as UTC whatever the server's zone, and order in any case (the docs' example: GET /v1/logs?order=desc)", async () => {
+    const root = t.basic('root', 'root-password');
+    t.advance(7200); // a second of its own, after every event so far
+    t.tessera.audit.record({ ip: '203.0.113.8', requestId: 'zone' }, { event: 'key_rotate', outcome: 'success' });
+    const at = (await call(t, 'GET', '/v1/logs?order=desc&limit=1', { auth: root })).body[0].time as string;
+    const zoneless = (ms: number) => new Date(ms).toISOString().slice(0, 19); // 2026-11-27T10:00:00
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York'; // a server's local time is not UTC
+    try {
+      const from = await call(t, 'GET', `/v1/logs?stime=${zoneless(Date.parse(at))}`, { auth: root });
+      expect([from.status, from.body]).toEqual([200, [expect.objectContaining({ type: 'key_rotate', time: at })]]);
+      const until = await call(t, 'GET', `/v1/logs?order=desc&limit=1&etime=${zoneless(Date.parse(at) - 1000)}`, {
+        auth: root,
+      });
+      expect(until.status).toBe(200);
+      expect(until.body[0].time < at).toBe(true);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+    // The docs' example request, and its order in any case.
+    const desc = await call(t, 'GET', '/v1/logs?order=desc', { auth: root });
+    expect(desc.status).toBe(200);
+    expect(desc.body[0]).toMatchObject({ time: at, type: 'key_rotate', severity: 'INFO' });
+    const times = desc.body.map((e: { time: string }) => e.time);
+    expect(times).toEqual([...times].sort().reverse());
+    for (const order of ['DESC', 'Desc'])
+      expect((await call(t, 'GET', `/v1/logs?order=${order}`, { auth: root })).body).toEqual(desc.body);
+    expect((await call(t, 'GET', '/v1/logs?order=ASC&limit=1', { auth: root })).body[0].time < at).toBe(true);
+    const wrong = await call(t, 'GET', '/v1/logs?order=descending', { auth: root });
+    expect([wrong.status, wrong.body.error_code]).toEqual([400, 'invalid_request']);
+    // Still no time: a day that is not, an hour past 23, a zone-less time with garbage after it.
+    for (const bad of ['2026-02-30T00:00:00', '2026-11-27T25:00:00', '2026-11-27T10:00:00junk'])
+      expect((await call(t, 'GET', `/v1/logs?stime=${bad}`, { auth: root })).body.error_code, bad).toBe(
+        'invalid_request',
+      );
+  });
 });
 
 describe.each(['sqlite', 'postgres'] as const)('the event log store on %s: bounded', (dialect) => {

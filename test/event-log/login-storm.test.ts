@@ -62,7 +62,7 @@ describe('a login storm of one account (role none), from 2,000 addresses', () =>
     }[];
     expect(events.length).toBeLessThanOrEqual(1000);
     expect(events.filter((e) => e.type === 'user_created')).toHaveLength(7); // root, five, nobody
-    expect(events.filter((e) => e.type === 'policy_update')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'cluster_updated')).toHaveLength(1);
     const logins = events.filter((e) => e.type === 'authorize');
     expect(logins.length).toBeLessThanOrEqual(250);
     expect(logins.length).toBeGreaterThan(0);

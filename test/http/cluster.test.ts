@@ -22,6 +22,7 @@ const CLUSTER_DEFAULTS = {
   cm_session_timeout_minutes: 15,
   session_max_lifetime_minutes: 720,
   control_plane_basic_authentication: true,
+  metrics_auth: false,
   mtls_certificate_authentication: false,
   mtls_client_cert_subject_validation_type: 'disabled',
   mtls_authorized_subjects: [],
@@ -47,7 +48,7 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     const basic = `Basic ${Buffer.from('root:root-password').toString('base64')}`;
     expect((await call(t, 'GET', '/v1/cluster', { auth: basic })).status).toBe(200);
     const logged = (await call(t, 'GET', '/v1/logs', { auth: root })).body as { type: string }[];
-    expect(logged.filter((e) => e.type === 'policy_update')).toEqual([]);
+    expect(logged.filter((e) => e.type === 'cluster_updated')).toEqual([]);
     // Invalid in a dry run too.
     expect(
       (await call(t, 'PUT', '/v1/cluster?dry_run', { auth: root, body: { password_min_length: -1 } })).status,
@@ -116,6 +117,7 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     { cm_session_timeout_minutes: 0 },
     { password_complexity: 'yes' },
     { control_plane_basic_authentication: 'no' },
+    { metrics_auth: 1 },
     { login_lockout_threshold: 3 }, // a cluster setting, kept at /v1/cluster/policy
     { uid: 1 },
     { unknown_setting: 1 },
@@ -141,9 +143,23 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
         headers: { authorization: auth },
         payload: JSON.stringify(body),
       });
+    const alreadySet = async (algorithm: string) => {
+      const res = await patch({ algorithm });
+      expect([res.statusCode, res.json()], algorithm).toEqual([
+        400,
+        { error_code: 'invalid_request', message: `this algorithm is already set: ${algorithm}` },
+      ]);
+    };
+    // A cluster starts at the product's default, SHA-256: asking for it is asking for what is set.
+    await alreadySet('SHA-256');
+    // The docs' example body.
     const ok = await patch({ algorithm: 'PBKDF2' });
     expect([ok.statusCode, ok.json()]).toEqual([200, {}]);
-    expect(audited).toEqual(['algorithm PBKDF2 asked; argon2id kept']);
+    await alreadySet('PBKDF2');
+    expect((await patch({ algorithm: 'SHA-256' })).statusCode).toBe(200);
+    await alreadySet('SHA-256');
+    // What was asked is audited; what was already set is not.
+    expect(audited).toEqual(['algorithm PBKDF2 asked; argon2id kept', 'algorithm SHA-256 asked; argon2id kept']);
     expect((await patch({ algorithm: 'MD5' })).json().error_code).toBe('invalid_request');
     expect((await patch({})).json().error_code).toBe('invalid_request');
     const user = await login(t, 'ivan', 'ivan-password-1');

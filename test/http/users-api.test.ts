@@ -209,18 +209,24 @@ describe('PUT /v1/users/{uid}', () => {
     const role = await call(t, 'PUT', `/v1/users/${ids.viewer}`, { auth: viewer, body: { role: 'admin' } });
     expect(role.status).toBe(403);
     expect(role.body.error_code).toBe('unauthorized_action');
+    // A token of a login over five minutes old changes its own password with the current one only.
+    const issued = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'viewer', password: 'viewer-password', ttl: 3600 },
+    });
+    const older = `JWT ${issued.body.access_token}`;
+    t.advance(301);
     const noOld = await call(t, 'PUT', `/v1/users/${ids.viewer}`, {
-      auth: viewer,
+      auth: older,
       body: { password: 'viewer-password-2' },
     });
     expect(noOld.status).toBe(400);
     const ok = await call(t, 'PUT', `/v1/users/${ids.viewer}`, {
-      auth: viewer,
+      auth: older,
       body: { password: 'viewer-password-2', old_password: 'viewer-password' },
     });
     expect(ok.status).toBe(200);
     // The change ended every token of the user, the one it was made with included.
-    expect((await call(t, 'GET', `/v1/users/${ids.viewer}`, { auth: viewer })).status).toBe(401);
+    expect((await call(t, 'GET', `/v1/users/${ids.viewer}`, { auth: older })).status).toBe(401);
     const again = await login(t, 'viewer', 'viewer-password-2');
     expect((await call(t, 'PUT', `/v1/users/${ids.root}`, { auth: again, body: { name: 'x' } })).status).toBe(403);
   });

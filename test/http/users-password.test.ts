@@ -1,6 +1,7 @@
+import { createSigner } from 'fast-jwt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, login } from '../helpers/http.js';
-import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 let t: TestTessera;
 let uid: number;
@@ -93,6 +94,108 @@ describe('PUT /v1/users/password', () => {
     expect((await call(t, 'PUT', '/v1/users/password', { body: { new_password: 'frank-password-3' } })).status).toBe(
       401,
     );
+  });
+});
+
+describe("one's own password with a token: the docs' body, new_password alone, within five minutes of the login", () => {
+  /** A login whose token outlives the five minutes (the default ttl is five minutes itself). */
+  const longLogin = async (password: string) => {
+    const res = await call(t, 'POST', '/v1/users/authorize', { body: { username: 'frank', password, ttl: 3600 } });
+    expect(res.status).toBe(200);
+    return `JWT ${res.body.access_token}`;
+  };
+  // requests/users/password.md's example, without the username ("if missing, default to the authenticated user").
+  const docsBody = { new_password: 'the new (single) password' };
+
+  it('a token of a fresh login changes its own password with new_password alone; the new one logs in', async () => {
+    const token = await login(t, 'frank', 'frank-password-1');
+    t.advance(299);
+    const res = await call(t, 'PUT', '/v1/users/password', { auth: token, body: docsBody });
+    expect([res.status, res.body]).toEqual([200, {}]);
+    expect((await authorize('frank', 'the new (single) password')).status).toBe(200);
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(401);
+    // POST (a second password) too.
+    const again = await login(t, 'frank', 'the new (single) password');
+    const add = await call(t, 'POST', '/v1/users/password', {
+      auth: again,
+      body: { new_password: 'a password to add' },
+    });
+    expect(add.status).toBe(200);
+    expect((await authorize('frank', 'a password to add')).status).toBe(200);
+  });
+
+  it('an old_password given with a fresh token is checked all the same', async () => {
+    const token = await login(t, 'frank', 'frank-password-1');
+    const wrong = await call(t, 'PUT', '/v1/users/password', {
+      auth: token,
+      body: { ...docsBody, old_password: 'nope-nope-nope' },
+    });
+    expect([wrong.status, wrong.body.error_code]).toEqual([401, 'invalid_credentials']);
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(200);
+  });
+
+  it('a token whose login is over five minutes old gets 400 saying to log in again or send old_password; nothing changes', async () => {
+    const token = await longLogin('frank-password-1');
+    t.advance(301);
+    for (const method of ['PUT', 'POST'] as const) {
+      const res = await call(t, method, '/v1/users/password', { auth: token, body: docsBody });
+      expect([method, res.status, res.body.error_code]).toEqual([method, 400, 'invalid_request']);
+      expect(res.body.message).toContain('log in again');
+      expect(res.body.message).toContain('old_password');
+    }
+    expect((await authorize('frank', 'the new (single) password')).status).toBe(401);
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(200);
+    // The token still stands (nothing was ended), and with old_password it still changes the password.
+    const withOld = await call(t, 'PUT', '/v1/users/password', {
+      auth: token,
+      body: { ...docsBody, old_password: 'frank-password-1' },
+    });
+    expect(withOld.status).toBe(200);
+    expect((await authorize('frank', 'the new (single) password')).status).toBe(200);
+  });
+
+  it('a refresh keeps its session, and so the age of its login', async () => {
+    const token = await longLogin('frank-password-1');
+    t.advance(240);
+    const refreshed = await call(t, 'POST', '/v1/users/refresh_jwt', { auth: token, body: { ttl: 3600 } });
+    expect(refreshed.status).toBe(200);
+    const renewed = `JWT ${refreshed.body.access_token}`;
+    t.advance(120); // two minutes after the refresh, six after the login
+    const res = await call(t, 'PUT', '/v1/users/password', { auth: renewed, body: docsBody });
+    expect([res.status, res.body.error_code]).toEqual([400, 'invalid_request']);
+    expect(res.body.message).toContain('log in again');
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(200);
+  });
+
+  it('a token issued before sessions, refreshed, is as old as it was: its session begins at its issue', async () => {
+    // What a release before sessions issued: a token of this key ring with no sid.
+    const { sid, iat, ...claims } = decodeJwt((await longLogin('frank-password-1')).slice(4)).payload;
+    expect(sid).toBeDefined();
+    const { kid, alg, privatePem } = t.tessera.keys.signingKey();
+    const sign = createSigner({ key: privatePem, algorithm: alg as 'ES256', kid, clockTimestamp: Number(iat) * 1000 });
+    const sidless = sign(claims);
+    t.advance(360);
+    const refreshed = await call(t, 'POST', '/v1/users/refresh_jwt', { auth: `JWT ${sidless}`, body: {} });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    const res = await call(t, 'PUT', '/v1/users/password', {
+      auth: `JWT ${refreshed.body.access_token}`,
+      body: docsBody,
+    });
+    expect([res.status, res.body.error_code]).toEqual([400, 'invalid_request']);
+    expect((await authorize('frank', 'frank-password-1')).status).toBe(200);
+  });
+
+  it("an admin's token of any age changes another user's password, as before", async () => {
+    const res = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'root', password: 'root-password', ttl: 3600 },
+    });
+    t.advance(600);
+    const reset = await call(t, 'PUT', '/v1/users/password', {
+      auth: `JWT ${res.body.access_token}`,
+      body: { username: 'frank', new_password: 'the new (single) password' },
+    });
+    expect(reset.status).toBe(200);
+    expect((await authorize('frank', 'the new (single) password')).status).toBe(200);
   });
 });
 

@@ -48,7 +48,7 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
 
   const good = () => directorySettings(dir.url);
 
-  it("starts empty with the product's defaults, and only an admin sees or sets it", async () => {
+  it("starts empty with the product's defaults, and who does not manage users neither sees nor sets it", async () => {
     const got = await call(t, 'GET', '/v1/cluster/ldap', { auth: admin });
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
@@ -65,6 +65,9 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
       directory_timeout_s: 5,
       control_plane: false,
       data_plane: false,
+      cba: false,
+      cba_identity_source: 'subject_cn',
+      cba_identity_oid: '',
     });
     const viewer = await login(t, 'viewer', 'viewer-password');
     expect((await call(t, 'GET', '/v1/cluster/ldap', { auth: viewer })).status).toBe(403);
@@ -242,5 +245,78 @@ describe.skipIf(!slapdAvailable())('LDAP configuration and mappings', () => {
     expect((await call(t, 'DELETE', `/v1/ldap_mappings/${uid}`, { auth: admin })).status).toBe(200);
     const gone = await call(t, 'GET', `/v1/ldap_mappings/${uid}`, { auth: admin });
     expect([gone.status, gone.body.error_code]).toEqual([404, 'ldap_mapping_not_exist']);
+  });
+
+  it('lets a user_manager see the configuration (bind_pass masked) and manage mappings to the roles it may grant: never an admin one, nor the directory itself', async () => {
+    await t.addUser('manager', 'manager-password', 'user_manager');
+    const manager = await login(t, 'manager', 'manager-password');
+    expect((await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: good() })).status).toBe(200);
+    const seen = await call(t, 'GET', '/v1/cluster/ldap', { auth: manager });
+    expect(seen.status).toBe(200);
+    expect(seen.body).toMatchObject({ ...good(), bind_pass: '***' });
+    expect(JSON.stringify(seen.body)).not.toContain(ROOT_PASSWORD);
+    // The directory itself stays the admins': where logins are proven, and whose groups count.
+    for (const [method, body] of [
+      ['PUT', { ...good(), uris: ['ldap://elsewhere.example:389'] }],
+      ['DELETE', undefined],
+    ] as const) {
+      const refused = await call(t, method, '/v1/cluster/ldap', { auth: manager, body });
+      expect([refused.status, refused.body.error_code]).toEqual([403, 'forbidden']);
+    }
+    expect((await call(t, 'GET', '/v1/cluster/ldap', { auth: admin })).body).toMatchObject({ uris: [dir.url] });
+
+    const admins = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: admin,
+      body: { name: 'Admins', dn: 'cn=admins,ou=groups,dc=example,dc=org', role_uids: [1] },
+    });
+    const members = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: manager,
+      body: { name: 'Members', dn: groupDn('ops'), role_uids: ['2'] },
+    });
+    expect(members.status, JSON.stringify(members.body)).toBe(200);
+    expect(members.body).toMatchObject({ name: 'Members', role_uids: [2] });
+    const listed = await call(t, 'GET', '/v1/ldap_mappings', { auth: manager });
+    expect([listed.status, listed.body.map((m: { name: string }) => m.name).sort()]).toEqual([
+      200,
+      ['Admins', 'Members'],
+    ]);
+    expect((await call(t, 'GET', `/v1/ldap_mappings/${admins.body.uid}`, { auth: manager })).body).toEqual(admins.body);
+
+    const adminRole = await call(t, 'POST', '/v1/roles', {
+      auth: admin,
+      body: { name: 'Ops admins', management: 'admin' },
+    });
+    expect(adminRole.status).toBe(200);
+    const forbidden = async (method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
+      const res = await call(t, method, url, { auth: manager, body });
+      expect([method, url, res.status, res.body.error_code]).toEqual([method, url, 403, 'unauthorized_action']);
+    };
+    // No mapping to a role of admin management, the built-in one or another, alone or with others.
+    await forbidden('POST', '/v1/ldap_mappings', { name: 'Up', dn: 'cn=up,dc=example,dc=org', role_uids: [1] });
+    await forbidden('POST', '/v1/ldap_mappings', {
+      name: 'Up',
+      dn: 'cn=up,dc=example,dc=org',
+      role_uids: [2, adminRole.body.uid],
+    });
+    await forbidden('PUT', `/v1/ldap_mappings/${members.body.uid}`, { role_uids: [2, 1] });
+    // An admin's mapping is not the user_manager's to change, even a field that gives nothing, nor to delete.
+    await forbidden('PUT', `/v1/ldap_mappings/${admins.body.uid}`, { dn: groupDn('ops') });
+    await forbidden('PUT', `/v1/ldap_mappings/${admins.body.uid}`, { email_alerts: false });
+    await forbidden('PUT', `/v1/ldap_mappings/${admins.body.uid}`, { role_uids: [2] });
+    await forbidden('DELETE', `/v1/ldap_mappings/${admins.body.uid}`);
+    expect((await call(t, 'GET', '/v1/ldap_mappings', { auth: admin })).body).toEqual(
+      expect.arrayContaining([admins.body, members.body]),
+    );
+    expect((await call(t, 'GET', '/v1/ldap_mappings', { auth: admin })).body).toHaveLength(2);
+    // Its own kind it changes and deletes: a user_manager grants user_manager (7) as it may to a user.
+    const changed = await call(t, 'PUT', `/v1/ldap_mappings/${members.body.uid}`, {
+      auth: manager,
+      body: { role_uids: [3, 7] },
+    });
+    expect([changed.status, changed.body.role_uids]).toEqual([200, [3, 7]]);
+    expect((await call(t, 'DELETE', `/v1/ldap_mappings/${members.body.uid}`, { auth: manager })).status).toBe(200);
+    expect(logged).toMatch(
+      /"audit":"ldap_mapping_delete"[^\n]*"actor":"manager"|"actor":"manager"[^\n]*"audit":"ldap_mapping_delete"/,
+    );
   });
 });

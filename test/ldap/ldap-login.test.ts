@@ -207,6 +207,32 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     expect(decodeJwt((await login(t, 'bob', 'bob-pw-1')).slice(4)).payload.roles).toEqual(['cluster_viewer']);
   });
 
+  it("logs a directory user in with the roles of a mapping a user_manager made (the directory an admin's)", async () => {
+    const put = await call(t, 'PUT', '/v1/cluster/ldap', { auth: admin, body: TEMPLATE_SETTINGS(dir.url) });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await t.addUser('manager', 'manager-password', 'user_manager');
+    const manager = await login(t, 'manager', 'manager-password');
+    // carol's only group, "unmapped", is unmapped: no login yet.
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'carol', password: 'carol-pw-1' } })).status,
+    ).toBe(401);
+    const refused = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: manager,
+      body: { name: 'Unmapped admins', dn: groupDn('unmapped'), role_uids: [1] },
+    });
+    expect([refused.status, refused.body.error_code]).toEqual([403, 'unauthorized_action']);
+    const made = await call(t, 'POST', '/v1/ldap_mappings', {
+      auth: manager,
+      body: { name: 'Unmapped members', dn: groupDn('unmapped'), role_uids: [2] },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const carol = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'carol', password: 'carol-pw-1' },
+    });
+    expect(carol.status, JSON.stringify(carol.body)).toBe(200);
+    expect(decodeJwt(carol.body.access_token).payload).toMatchObject({ username: 'carol', roles: ['cluster_member'] });
+  });
+
   it('finds users and groups by search (user_dn_query, dn_group_query)', async () => {
     await configure({
       uris: [dir.url],

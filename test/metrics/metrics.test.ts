@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../../src/events.js';
+import { scrapeGate } from '../../src/http/scrape-access.js';
 import { listenManagement } from '../../src/metrics/management-listener.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
@@ -17,7 +18,7 @@ async function scrape(): Promise<{ text: string; value: (name: string, labels?: 
   const listener = await listenManagement(
     t.tessera.metrics,
     { host: '127.0.0.1', port: 0 },
-    { started: () => true, readiness: t.tessera.readiness },
+    { started: () => true, readiness: t.tessera.readiness, scrapes: scrapeGate(t.tessera) },
   );
   closeListener = () => listener.close();
   const res = await fetch(listener.url);
@@ -136,7 +137,7 @@ describe('Prometheus metrics', () => {
     const listener = await listenManagement(
       t.tessera.metrics,
       { host: '127.0.0.1', port: 0 },
-      { started: () => started, readiness: t.tessera.readiness },
+      { started: () => started, readiness: t.tessera.readiness, scrapes: scrapeGate(t.tessera) },
     );
     closeListener = () => listener.close();
     const at = (path: string, init?: RequestInit) => fetch(listener.url.replace('/metrics', path), init);
@@ -166,13 +167,125 @@ describe('Prometheus metrics', () => {
   });
 });
 
+describe("metrics_auth (the cluster object's, 8.0): who may scrape", () => {
+  /** The real listener, as server.ts starts it; `at(path, auth)` asks it. */
+  async function listen() {
+    const listener = await listenManagement(
+      t.tessera.metrics,
+      { host: '127.0.0.1', port: 0 },
+      { started: () => true, readiness: t.tessera.readiness, scrapes: scrapeGate(t.tessera) },
+    );
+    closeListener = () => listener.close();
+    return async (path: string, auth?: string) => {
+      const res = await fetch(listener.url.replace('/metrics', path), {
+        headers: auth === undefined ? {} : { authorization: auth },
+      });
+      const text = await res.text();
+      return { status: res.status, challenge: res.headers.get('www-authenticate'), text };
+    };
+  }
+  const codeOf = (text: string) => (JSON.parse(text) as { error_code: string }).error_code;
+  const setCluster = async (auth: string, body: object, query = '') => {
+    const res = await call(t, 'PUT', `/v1/cluster${query}`, { auth, body });
+    expect(res.status).toBe(200);
+    return res.body as { metrics_auth: boolean };
+  };
+
+  it('is false by default: the scrape is open, as before the setting', async () => {
+    t = await testTessera();
+    await t.addUser('root', 'root-password', 'admin');
+    const root = await login(t, 'root', 'root-password');
+    expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body.metrics_auth).toBe(false);
+    const at = await listen();
+    const open = await at('/metrics');
+    expect([open.status, open.challenge]).toEqual([200, null]);
+    expect(open.text).toMatch(/^tessera_logins_total/m);
+    // Credentials of anyone at all change nothing while it is off.
+    expect((await at('/metrics', t.basic('root', 'wrong-password'))).status).toBe(200);
+  });
+
+  it('when true: 401 with a Basic challenge without or with wrong credentials, 403 without view_all_metrics, 200 for who holds it (Basic or a token); probes stay open', async () => {
+    t = await testTessera({ authRateLimit: 0 });
+    await t.addUser('root', 'root-password', 'admin');
+    for (const level of ['cluster_member', 'cluster_viewer', 'user_manager', 'db_member', 'db_viewer', 'none'])
+      await t.addUser(`u-${level}`, `password-of-${level}`, level);
+    const root = await login(t, 'root', 'root-password');
+    const at = await listen();
+    expect(await setCluster(root, { metrics_auth: true })).toMatchObject({ metrics_auth: true });
+    const refusedAudits: { event: string; ip: string }[] = [];
+    t.tessera.events.on('audited', (r: { event: string; outcome: string; username?: string }, ctx?: { ip: string }) => {
+      if (r.outcome === 'failure' && r.username === 'root') refusedAudits.push({ event: r.event, ip: ctx?.ip ?? '' });
+    });
+
+    const none = await at('/metrics');
+    expect([none.status, codeOf(none.text)]).toEqual([401, 'missing_credentials']);
+    expect(none.challenge).toMatch(/^Basic realm=/);
+    const wrong = await at('/metrics', t.basic('root', 'wrong-password'));
+    expect([wrong.status, codeOf(wrong.text)]).toEqual([401, 'invalid_credentials']);
+    expect(wrong.challenge).toMatch(/^Basic realm=/);
+    const nobody = await at('/metrics', t.basic('ghost', 'ghost-password'));
+    expect([nobody.status, codeOf(nobody.text)]).toEqual([401, 'invalid_credentials']);
+    const badToken = await at('/metrics', 'Bearer not.a.token');
+    expect([badToken.status, codeOf(badToken.text)]).toEqual([401, 'invalid_token']);
+    expect(wrong.text).not.toMatch(/tessera_/);
+
+    // The product's view_all_metrics: admin, cluster_member, cluster_viewer; not the db_* levels nor user_manager.
+    for (const level of ['user_manager', 'db_member', 'db_viewer', 'none']) {
+      const refused = await at('/metrics', t.basic(`u-${level}`, `password-of-${level}`));
+      expect([level, refused.status, codeOf(refused.text)]).toEqual([level, 403, 'forbidden']);
+      expect(refused.text).not.toMatch(/tessera_/);
+    }
+    for (const level of ['cluster_member', 'cluster_viewer']) {
+      const allowed = await at('/metrics', t.basic(`u-${level}`, `password-of-${level}`));
+      expect([level, allowed.status]).toEqual([level, 200]);
+    }
+    const admin = await at('/metrics', t.basic('root', 'root-password'));
+    expect(admin.status).toBe(200);
+    expect(admin.text).toMatch(/^tessera_logins_total/m);
+    expect((await at('/metrics', root)).status).toBe(200); // a token too
+    const viewerToken = await login(t, 'u-db_viewer', 'password-of-db_viewer');
+    expect((await at('/metrics', viewerToken)).status).toBe(403);
+
+    // The probes need nothing, whatever is sent.
+    expect((await at('/healthz')).status).toBe(200);
+    expect((await at('/healthz', t.basic('root', 'wrong-password'))).status).toBe(200);
+    let ready = await at('/readyz');
+    for (let i = 0; i < 40 && ready.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ready = await at('/readyz');
+    }
+    expect(ready.status).toBe(200);
+
+    // A wrong password here is a guess like any other: audited with the scraper's address.
+    expect(refusedAudits).toEqual([{ event: 'authenticate', ip: '127.0.0.1' }]);
+  });
+
+  it("takes Basic whatever control_plane_basic_authentication says (the product's setting is of the REST API); ?dry_run changes nothing; off again opens it", async () => {
+    t = await testTessera();
+    await t.addUser('root', 'root-password', 'admin');
+    const root = await login(t, 'root', 'root-password');
+    const at = await listen();
+    await setCluster(root, { metrics_auth: true, control_plane_basic_authentication: false });
+    expect((await call(t, 'GET', '/v1/cluster', { auth: t.basic('root', 'root-password') })).status).toBe(401);
+    expect((await at('/metrics', t.basic('root', 'root-password'))).status).toBe(200);
+    expect((await at('/metrics')).status).toBe(401);
+
+    expect(await setCluster(root, { metrics_auth: false }, '?dry_run')).toMatchObject({ metrics_auth: false });
+    expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body.metrics_auth).toBe(true);
+    expect((await at('/metrics')).status).toBe(401);
+
+    await setCluster(root, { metrics_auth: false });
+    expect((await at('/metrics')).status).toBe(200);
+  });
+});
+
 describe("the management listener's own thread", () => {
   it('answers probes while the main thread is stalled, and says it is stalled past the liveness time', async () => {
     t = await testTessera();
     const listener = await listenManagement(
       t.tessera.metrics,
       { host: '127.0.0.1', port: 0 },
-      { started: () => true, readiness: t.tessera.readiness },
+      { started: () => true, readiness: t.tessera.readiness, scrapes: scrapeGate(t.tessera) },
       1000,
     );
     closeListener = () => listener.close();

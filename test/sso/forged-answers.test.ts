@@ -16,7 +16,15 @@ import {
   unsolicited,
 } from '../helpers/saml-forge.js';
 import { selfSigned, simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
-import { ACS_URL, browserAt, loginUrl, postAnswer, type SsoCluster, ssoCluster } from '../helpers/sso-cluster.js';
+import {
+  ACS_URL,
+  browserAt,
+  EARLIER_ACS_URL,
+  loginUrl,
+  postAnswer,
+  type SsoCluster,
+  ssoCluster,
+} from '../helpers/sso-cluster.js';
 
 const here = simpleSamlPhpHere();
 const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
@@ -60,9 +68,9 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
     return signer ? signAssertion(doc, signer) : encodeAnswer(doc);
   };
 
-  async function refused(answer: string, why: RegExp) {
+  async function refused(answer: string, why: RegExp, at?: string) {
     refusals.length = 0;
-    const { location, cookie } = await postAnswer(c.t, answer);
+    const { location, cookie } = await postAnswer(c.t, answer, at);
     expect([location, cookie]).toEqual(['/?sso_error=sso_refused', undefined]);
     expect(refusals.join(' | ')).toMatch(why);
   }
@@ -151,7 +159,46 @@ describe.runIf(here)('forged and stale answers (from a real SimpleSAMLphp answer
       }),
       /Issuer is http:\/\/other-idp\.test/,
     );
-    expect(ACS_URL).toBe('http://tessera.test/cluster/sso/saml/acs');
+    expect(ACS_URL).toBe('http://tessera.test/v1/cluster/sso/saml/acs');
+  });
+
+  it('takes an answer at the consumer it is addressed to, the documented one or the earlier one, and at no other', async () => {
+    const addressedTo = (recipient: string, destination: string | null) =>
+      forged((doc) => {
+        setAll(doc, 'SubjectConfirmationData', 'Recipient', recipient);
+        if (destination === null) doc.documentElement!.removeAttribute('Destination');
+        else doc.documentElement!.setAttribute('Destination', destination);
+      });
+    const [documented, earlier] = ['/v1/cluster/sso/saml/acs', '/cluster/sso/saml/acs'];
+    expect(EARLIER_ACS_URL).toBe(`http://tessera.test${earlier}`);
+    // An identity provider set up with the earlier consumer posts there, addressed there: taken.
+    expect((await postAnswer(c.t, addressedTo(EARLIER_ACS_URL, EARLIER_ACS_URL), earlier)).location).toBe(
+      '/?sso=signed_in',
+    );
+    expect((await postAnswer(c.t, addressedTo(ACS_URL, ACS_URL), documented)).location).toBe('/?sso=signed_in');
+    // Addressed to one consumer, posted to the other: refused, by the Destination or the Recipient alone.
+    await refused(addressedTo(EARLIER_ACS_URL, EARLIER_ACS_URL), /not this consumer/, documented);
+    await refused(addressedTo(ACS_URL, ACS_URL), /not this consumer/, earlier);
+    await refused(addressedTo(EARLIER_ACS_URL, null), /Recipient/, documented);
+    await refused(addressedTo(ACS_URL, null), /Recipient/, earlier);
+    await refused(addressedTo(EARLIER_ACS_URL, ACS_URL), /Recipient/, documented);
+    // Another path of this address is no consumer, whatever the answer says.
+    expect(
+      (
+        await c.t.app.inject({
+          method: 'POST',
+          url: '/v1/cluster/sso/saml/acs/',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ SAMLResponse: addressedTo(ACS_URL, ACS_URL) }).toString(),
+        })
+      ).statusCode,
+    ).toBe(404);
+    await expect(
+      c.t.tessera.ssoSignIn.consume(addressedTo('http://tessera.test/sp', null), '/sp', {
+        ip: '192.0.2.9',
+        requestId: 'test',
+      }),
+    ).rejects.toMatchObject({ code: 'sso_refused' });
   });
 
   it('refuses an answer to a request it never sent, and one older than three minutes', async () => {

@@ -40,7 +40,7 @@ const certificates = (...list: object[]) =>
   call(t, 'PUT', '/v1/cluster/certificates', { auth: admin, body: { certificates: list } });
 
 describe('/v1/cluster/sso', () => {
-  it("starts off, with the product's defaults and the SP's URLs from the public URL", async () => {
+  it("starts off, with the product's defaults and the SP's URLs from the public URL (the paths its REST reference writes)", async () => {
     const res = await call(t, 'GET', '/v1/cluster/sso', { auth: admin });
     expect(res.body).toEqual({
       control_plane: false,
@@ -51,8 +51,8 @@ describe('/v1/cluster/sso', () => {
         address: 'https://tessera.example.com:9443',
         saml2: {
           entity_id: 'https://tessera.example.com:9443/sp',
-          acs_url: 'https://tessera.example.com:9443/cluster/sso/saml/acs',
-          slo_url: 'https://tessera.example.com:9443/cluster/sso/saml/slo',
+          acs_url: 'https://tessera.example.com:9443/v1/cluster/sso/saml/acs',
+          slo_url: 'https://tessera.example.com:9443/v1/cluster/sso/saml/slo',
         },
       },
     });
@@ -92,7 +92,7 @@ describe('/v1/cluster/sso', () => {
       control_plane: true,
       service: {
         address: 'https://auth.example.com',
-        saml2: { acs_url: 'https://auth.example.com/cluster/sso/saml/acs' },
+        saml2: { acs_url: 'https://auth.example.com/v1/cluster/sso/saml/acs' },
       },
     });
     // What GET answers can be PUT back as it is (the read-only fields ignored).
@@ -188,11 +188,15 @@ describe('/v1/cluster/sso', () => {
     };
     expect(endpoint('AssertionConsumerService')).toEqual([
       'HTTP-POST',
-      'https://tessera.example.com:9443/cluster/sso/saml/acs',
+      'https://tessera.example.com:9443/v1/cluster/sso/saml/acs',
     ]);
+    // The documented ones alone (the earlier paths are still served, no longer advertised).
+    expect(
+      ['AssertionConsumerService', 'SingleLogoutService'].map((tag) => doc.getElementsByTagNameNS(MD, tag).length),
+    ).toEqual([1, 1]);
     expect(endpoint('SingleLogoutService')).toEqual([
       'HTTP-Redirect',
-      'https://tessera.example.com:9443/cluster/sso/saml/slo',
+      'https://tessera.example.com:9443/v1/cluster/sso/saml/slo',
     ]);
     const requested = Array.from(doc.getElementsByTagNameNS(MD, 'RequestedAttribute')).map(
       (a) => `${a.getAttribute('Name')}${a.getAttribute('isRequired') === 'true' ? '*' : ''}`,

@@ -6,7 +6,9 @@ import { decodeJwt } from '../helpers/test-tessera.js';
 
 const here = simpleSamlPhpHere();
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-const slo = (c: SsoCluster, url: string) => c.t.app.inject({ method: 'GET', url: url.slice(url.indexOf('/cluster/')) });
+/** The browser arriving at a logout URL of this cluster (its path and query). */
+const slo = (c: SsoCluster, url: string) =>
+  c.t.app.inject({ method: 'GET', url: new URL(url).pathname + new URL(url).search });
 
 describe.runIf(here)(
   'SSO: signing out at the identity provider, SSO required, and tokens that end with the trust that made them',
@@ -36,7 +38,7 @@ describe.runIf(here)(
       await c?.t.close();
     });
 
-    it('signs out at the identity provider too (SP-initiated): a signed LogoutRequest out, its signed answer back, the token ended', async () => {
+    it('signs out at the identity provider too (SP-initiated): a signed LogoutRequest out, its signed answer back to the documented SLO URL, the token ended', async () => {
       const browser = browserAt(c);
       const { token } = await signIn(c, 'alice', 'alice-pw', browser);
       const out = await call(c.t, 'POST', '/v1/sso/logout', { auth: `JWT ${token}`, body: {} });
@@ -56,7 +58,7 @@ describe.runIf(here)(
       expect([back.statusCode, back.headers.location]).toEqual([303, '/?sso=signed_out']);
       // The IdP's session ended: the next sign-in asks for the password again.
       const again = await browser.follow(
-        (await c.t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login' })).headers.location as string,
+        (await c.t.app.inject({ method: 'GET', url: '/v1/cluster/sso/saml/login' })).headers.location as string,
       );
       expect(await again.res.text()).toMatch(/name="password"/);
     });
@@ -120,7 +122,7 @@ describe.runIf(here)(
         expect((await call(c.t, 'GET', '/v1/sso', {})).body).toEqual({
           control_plane: true,
           enforce_control_plane: true,
-          login_url: '/cluster/sso/saml/login',
+          login_url: '/v1/cluster/sso/saml/login',
         });
       } finally {
         await call(c.t, 'PUT', '/v1/cluster/sso', { auth: c.admin, body: { enforce_control_plane: false } });
@@ -176,9 +178,8 @@ describe.runIf(here)(
       expect(await works(second)).toBe(false);
       expect(await works(local)).toBe(false);
       expect(await works(viewer)).toBe(true);
-      expect((await c.t.app.inject({ method: 'GET', url: '/cluster/sso/saml/login' })).headers.location).toBe(
-        '/?sso_error=sso_refused',
-      );
+      for (const url of ['/v1/cluster/sso/saml/login', '/cluster/sso/saml/login'])
+        expect((await c.t.app.inject({ method: 'GET', url })).headers.location).toBe('/?sso_error=sso_refused');
     });
   },
 );

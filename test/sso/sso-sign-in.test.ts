@@ -1,9 +1,13 @@
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { decodeAnswer, encodeAnswer } from '../helpers/saml-forge.js';
 import { simpleSamlPhpHere } from '../helpers/simplesamlphp.js';
 import {
+  ACS_URL,
   browserAt,
+  EARLIER_ACS_URL,
+  EARLIER_SLO_URL,
   exchange,
   postAnswer,
   type SsoCluster,
@@ -36,6 +40,21 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
   afterAll(async () => {
     await c?.close();
     await c?.t.close();
+  });
+
+  it('is set up at the identity provider from the metadata: the documented consumer and logout URLs, which the sign-in goes through', async () => {
+    expect([c.acsUrl, c.sloUrl]).toEqual([
+      'http://tessera.test/v1/cluster/sso/saml/acs',
+      'http://tessera.test/v1/cluster/sso/saml/slo',
+    ]);
+    // The request names no consumer: an identity provider posts to the one it was set up with, the earlier one included.
+    const request = inflateRawSync(
+      Buffer.from(new URL((await startSignIn(c.t)).url).searchParams.get('SAMLRequest')!, 'base64'),
+    ).toString();
+    expect(request).toMatch(/<samlp:AuthnRequest /);
+    expect(request).not.toMatch(/AssertionConsumerServiceURL/);
+    const answer = await browserAt(c).signIn((await startSignIn(c.t)).url, 'alice', 'alice-pw');
+    expect(answer.action).toBe(ACS_URL);
   });
 
   it('makes the user at its first sign-in with the roles the IdP maps it to, and signs it in with a token like any other', async () => {
@@ -185,5 +204,53 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
     const { location, cookie } = await postAnswer(c.t, encodeAnswer(stripped));
     expect(location).toBe('/?sso=signed_in');
     expect((await exchange(c.t, [cookie], { confirm: true })).json().error_code).toBe('sso_refused');
+  });
+});
+
+describe.runIf(here)('SSO through an identity provider set up with the earlier addresses (/cluster/sso/saml/…)', () => {
+  let c: SsoCluster;
+
+  beforeAll(async () => {
+    c = await ssoCluster(
+      [{ username: 'alice', password: 'alice-pw', email: 'alice@example.com', roles: ['3'] }],
+      {},
+      undefined,
+      'earlier',
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await c?.close();
+    await c?.t.close();
+  });
+
+  it('signs in (SP-initiated, from either login path, and IdP-initiated) and out through the earlier consumer and logout URLs', async () => {
+    expect([c.acsUrl, c.sloUrl]).toEqual([EARLIER_ACS_URL, EARLIER_SLO_URL]);
+    const browser = browserAt(c);
+    const { token, location } = await signIn(c, 'alice', 'alice-pw', browser); // posts where the IdP sends it: the earlier consumer
+    expect(location).toBe('/?sso=signed_in');
+    expect(decodeJwt(token!).payload).toMatchObject({ username: 'alice@example.com' });
+    // The earlier login path still starts a sign-in (a bookmark, a console of before).
+    const earlier = await startSignIn(c.t, '/cluster/sso/saml/login');
+    const answer = await browser.signIn(earlier.url, 'alice', 'alice-pw');
+    expect(answer.action).toBe(EARLIER_ACS_URL);
+    // Addressed to the earlier consumer, it is taken there only.
+    expect((await postAnswer(c.t, answer.SAMLResponse, '/v1/cluster/sso/saml/acs')).location).toBe(
+      '/?sso_error=sso_refused',
+    );
+    const taken = await postAnswer(c.t, answer.SAMLResponse, '/cluster/sso/saml/acs');
+    expect(taken.location).toBe('/?sso=signed_in');
+    const second = await exchange(c.t, [taken.cookie, earlier.start]);
+    expect(second.statusCode, second.body).toBe(200);
+    // IdP-initiated: posted to the earlier consumer too.
+    const started = `${new URL(c.idp.entityId).origin}/simplesaml/saml2/idp/SSOService.php?spentityid=${encodeURIComponent('http://tessera.test/sp')}`;
+    const unsolicited = await browserAt(c).signIn(started, 'alice', 'alice-pw');
+    expect(unsolicited.action).toBe(EARLIER_ACS_URL);
+    expect((await postAnswer(c.t, unsolicited.SAMLResponse, '/cluster/sso/saml/acs')).location).toBe('/?sso=signed_in');
+    // Signing out: the IdP answers at the earlier logout URL, which still verifies it.
+    const out = await call(c.t, 'POST', '/v1/sso/logout', { auth: `JWT ${second.json().access_token}`, body: {} });
+    const { next } = await browser.follow(out.body.logout_url);
+    expect(next?.startsWith(`${EARLIER_SLO_URL}?`)).toBe(true);
+    const back = await c.t.app.inject({ method: 'GET', url: new URL(next!).pathname + new URL(next!).search });
+    expect([back.statusCode, back.headers.location]).toEqual([303, '/?sso=signed_out']);
   });
 });

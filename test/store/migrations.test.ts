@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { KyselyEventLog } from '../../src/event-log/kysely-event-log.js';
 import { EventHub } from '../../src/events.js';
 import { KyselyRoleStore } from '../../src/roles/kysely-role-store.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -313,6 +314,124 @@ describe.each(['sqlite', 'postgres'] as const)('an existing store on %s moves to
         const moved = await db.selectFrom('event_log').select(['type', 'record']).execute();
         expect(moved.map((e) => e.type)).toEqual(['role_create', 'role_create', 'role_create']);
         expect(moved.map((e) => e.record).join()).toMatch(/built-in role 7 had management db_viewer/);
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)(
+  'an existing store on %s names its events as the product does (0011)',
+  (dialect) => {
+    it('reads a cluster settings change kept as policy_update back as cluster_updated, found by that type; other rows as they were', async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-11-'));
+      const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+      const where = { dataDir, databaseUrl: pg?.url };
+      const upTo10 = (d: Dialect) =>
+        Object.fromEntries(Object.entries(migrationsFor(d)).filter(([name]) => name < '0011'));
+      try {
+        const old = await openDatabase(where, upTo10);
+        const row = (time: string, type: string, changes: string[]) => ({
+          time,
+          type,
+          severity: 'INFO',
+          uid: null,
+          actor_uid: 1,
+          record: JSON.stringify({ outcome: 'success', actor_uid: 1, actor: 'root', target: 'policy', changes }),
+        });
+        await old
+          .insertInto('event_log')
+          .values([
+            row('2026-11-20T10:00:00.000Z', 'policy_update', ['password_min_length']),
+            row('2026-11-20T10:00:01.000Z', 'role_update', ['name']),
+            row('2026-11-20T10:00:02.000Z', 'user_created', []),
+            row('2026-11-20T10:00:03.000Z', 'policy_update', ['login_lockout_threshold']),
+          ])
+          .execute();
+        await old.destroy();
+
+        const db = await openDatabase(where);
+        try {
+          const log = new KyselyEventLog(db);
+          const all = await log.query({ order: 'asc', limit: 10, offset: 0 });
+          expect(all.map((e) => e.type)).toEqual(['cluster_updated', 'role_update', 'user_created', 'cluster_updated']);
+          const found = await log.query({ order: 'asc', limit: 10, offset: 0, type: 'cluster_updated' });
+          expect(found).toEqual([
+            expect.objectContaining({ time: '2026-11-20T10:00:00Z', actor: 'root', changes: ['password_min_length'] }),
+            expect.objectContaining({ time: '2026-11-20T10:00:03Z', changes: ['login_lockout_threshold'] }),
+          ]);
+          expect(await log.query({ order: 'asc', limit: 10, offset: 0, type: 'policy_update' })).toEqual([]);
+        } finally {
+          await db.destroy();
+        }
+      } finally {
+        await pg?.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  },
+);
+
+describe.each(['sqlite', 'postgres'] as const)("an existing store on %s takes a role's resources (0012)", (dialect) => {
+  it('keeps every role for every database, and then stores, reads and merges the databases a role is limited to', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-migrate-12-'));
+    const pg = dialect === 'postgres' ? await freshPostgres() : undefined;
+    const where = { dataDir, databaseUrl: pg?.url };
+    const before12 = (d: Dialect) =>
+      Object.fromEntries(Object.entries(migrationsFor(d)).filter(([name]) => name < '0012'));
+    try {
+      const old = await openDatabase(where, before12);
+      await old
+        .insertInto('roles')
+        .values({ uid: 150, name: 'Readers', name_key: 'Readers', management: 'db_viewer' } as never)
+        .execute();
+      await old
+        .insertInto('users')
+        .values({
+          name: 'ann',
+          name_key: 'ann',
+          username: 'ann',
+          username_key: 'ann',
+          password_issue_date: '2026-01-01T00:00:00.000Z',
+          created_at: '2026-01-01T00:00:00.000Z',
+        } as never)
+        .execute();
+      await old.insertInto('user_roles').values({ uid: 1, role_uid: 150 }).execute();
+      await old.destroy();
+
+      const db = await openDatabase(where);
+      try {
+        const roles = new KyselyRoleStore(db);
+        const users = new KyselyUserStore(db, new EventHub());
+        expect((await roles.list()).every((r) => r.resources.length === 0)).toBe(true);
+        expect((await users.getByUid(1))!.resources).toEqual([]);
+        expect(await roles.update(150, { resources: [{ type: 'db', uids: ['1', '2'] }] })).toBe(true);
+        expect(await roles.update(150, { resources: [{ type: 'db', uids: ['1', '2'] }] })).toBe(false); // the same
+        const made = await roles.create({
+          name: 'Writers',
+          management: 'db_member',
+          resources: [{ type: 'db', uids: ['7'] }],
+        });
+        await db.insertInto('user_roles').values({ uid: 1, role_uid: made.uid }).execute();
+        expect((await roles.get(150))!.resources).toEqual([{ type: 'db', uids: ['1', '2'] }]);
+        const ann = (await users.getByUid(1))!;
+        expect([ann.rights, ann.resources]).toEqual([
+          ['db_member', 'db_viewer'],
+          [
+            { management: 'db_member', type: 'db', uids: ['7'] },
+            { management: 'db_viewer', type: 'db', uids: ['1', '2'] },
+          ],
+        ]);
+        // The built-in DB Viewer beside it: db_viewer on every database, no entry limits it.
+        await db.insertInto('user_roles').values({ uid: 1, role_uid: 5 }).execute();
+        expect((await users.getByUid(1))!.resources).toEqual([{ management: 'db_member', type: 'db', uids: ['7'] }]);
+        expect(await roles.update(150, { resources: [] })).toBe(true);
+        const row = await db.selectFrom('roles').select('resources').where('uid', '=', 150).executeTakeFirstOrThrow();
+        expect(row.resources).toBeNull();
       } finally {
         await db.destroy();
       }

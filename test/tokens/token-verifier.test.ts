@@ -41,6 +41,7 @@ const user: User = {
   logins: ['dave'],
   roleUids: [2],
   rights: ['cluster_member'],
+  resources: [],
   authMethod: 'regular',
   emailAlerts: true,
   clusterEmailAlerts: false,

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { RealmName } from '../../access/realm-name.js';
 import type { Clock } from '../../clock.js';
 import type { Deadline } from '../../deadline.js';
-import { InvalidCredentialsError, TryAgainError } from '../../errors.js';
+import { CertificateRefusedError, InvalidCredentialsError, TryAgainError } from '../../errors.js';
 import type { EventHub } from '../../events.js';
 import { Directory, type DirectoryEntry, type PassedOver } from '../../ldap/directory.js';
 import { normalizeDn } from '../../ldap/escape.js';
@@ -13,6 +13,7 @@ import type { UserStore } from '../../users/user-store.js';
 import { canonicalName } from '../../users/username.js';
 import {
   type Attempt,
+  type CertificateProof,
   NOT_MINE,
   type NotMine,
   type PasswordProof,
@@ -32,6 +33,9 @@ declare module '../../events.js' {
 
 /** Directory checks one node runs at once; more wait their turn within their deadline. */
 export const DIRECTORY_CONCURRENCY = 32;
+
+/** The subject attribute that names a directory user by default (cba_identity_source "subject_cn"): commonName. */
+const COMMON_NAME = '2.5.4.3';
 
 /** The audit reason of a right password that maps to no role. */
 const NO_MAPPED_GROUP = 'ldap: no mapped group';
@@ -58,6 +62,7 @@ export class LdapRealm implements PasswordRealm {
   ) {}
 
   async supports(proof: Proof): Promise<boolean> {
+    if (proof.kind === 'certificate') return (await this.certificates()) !== undefined;
     return proof.kind === 'password' && (await this.active()) !== undefined;
   }
 
@@ -66,6 +71,7 @@ export class LdapRealm implements PasswordRealm {
   }
 
   async authenticate(proof: Proof, { account, deadline }: Attempt): Promise<Verdict> {
+    if (proof.kind === 'certificate') return this.certificateLogin(proof, deadline);
     if (proof.kind !== 'password' || (account && !this.owns(account))) return NOT_MINE;
     const config = await this.active();
     if (!config) return NOT_MINE;
@@ -151,6 +157,49 @@ export class LdapRealm implements PasswordRealm {
     if (!config) return undefined;
     const entry = await this.checked(deadline, () => this.directory(config).lookup(canonicalName(name), deadline));
     return entry && 'ldap';
+  }
+
+  /**
+   * A client certificate the certificate guards found trusted, naming a directory user (cba):
+   * the user its subject's CN (or the attribute of cba_identity_oid) names, found by the
+   * service account as a login's name is, with the roles its groups map to. The directory is
+   * asked again past cache_ttl (a user it no longer has is refused then). Nobody of that name
+   * in the directory: not this realm's certificate.
+   */
+  private async certificateLogin(proof: CertificateProof, deadline: Deadline): Promise<Verdict> {
+    const config = await this.certificates();
+    if (!config) return NOT_MINE;
+    const { subjectAttribute } = await import('../../certs/certificate-path.js');
+    const oid = config.cba_identity_source === 'subject_oid' ? config.cba_identity_oid : COMMON_NAME;
+    const identity = subjectAttribute(proof.certificate.leaf, oid);
+    if (!identity) return NOT_MINE;
+    const name = canonicalName(identity);
+    const refusal = (why: string): Verdict => ({
+      outcome: 'refused',
+      error: new CertificateRefusedError('certificate_subject_unknown', why),
+      guess: false,
+      reason: `ldap: ${why}`,
+    });
+    const verdict = await this.checked(
+      deadline,
+      async (): Promise<Verdict> => {
+        const entry = await this.directory(config).lookup(name, deadline);
+        if (!entry) return NOT_MINE;
+        const user = await this.withRoles(entry, name);
+        if (user === 'taken') return refusal(`"${name}" is the name of a user who is not the directory's`);
+        if (user === 'no_mapped_group') return refusal(`the directory's "${name}" is in no group mapped to a role`);
+        return { outcome: 'success', realm: 'ldap', user, rememberMs: config.cache_ttl * 1000 };
+      },
+      (v) => (v.outcome === 'not_mine' ? 'invalid_credentials' : verdictOutcome(v)),
+    );
+    if (verdict.outcome === 'success') await this.sameSettings(config);
+    return verdict;
+  }
+
+  /** The configuration while certificate logins of directory users are on (cba, with LDAP logins). */
+  private async certificates(): Promise<LdapConfig | undefined> {
+    const config = await this.active();
+    return config?.cba ? config : undefined;
   }
 
   /**

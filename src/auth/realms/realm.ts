@@ -28,6 +28,8 @@ export interface CertificateProof {
 export interface SamlProof {
   kind: 'saml';
   response: string;
+  /** The consumer's path it was posted to: it must be addressed to that one. */
+  acsPath: string;
   /** Set by the SSO realm once the answer is verified: the browser whose request it answers (null: nobody's). */
   browserHash?: string | null;
 }

@@ -55,7 +55,7 @@ export class SsoRealm implements Realm {
     if (purpose === 'login') await this.throttle.check(ctx.ip);
     let person: Asserted;
     try {
-      person = await this.provider.verify(proof.response);
+      person = await this.provider.verify(proof.response, proof.acsPath);
     } catch (err) {
       if (err instanceof SsoRefusedError) return refusedWith(err);
       throw err;

@@ -74,7 +74,7 @@ export function EventsPage(props: { call: Call }) {
           label="Type"
           value={type}
           onInput={setType}
-          hint="user_created, user_updated, user_deleted, authorize, lockout, role_update, …"
+          hint="cluster_updated, user_created, user_updated, user_deleted, authorize, lockout, role_update, …"
           autoComplete="off"
         />
         <Field

@@ -51,6 +51,13 @@ const SETTINGS: { key: string; home: Home; label: string; meaning: string; min?:
     meaning: 'off: only the login takes a password; every other call needs a token',
   },
   {
+    key: 'metrics_auth',
+    home: CLUSTER,
+    label: 'Ask for credentials to scrape metrics',
+    meaning:
+      'on: GET /metrics needs the Basic credentials (or a token) of an admin, cluster_member or cluster_viewer; the probes stay open',
+  },
+  {
     key: 'login_lockout_threshold',
     home: LOCKOUT,
     label: 'Failed logins before lockout',

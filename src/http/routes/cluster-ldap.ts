@@ -1,5 +1,10 @@
 import Type from 'typebox';
-import { CACHE_TTL_MAX, DIRECTORY_TIMEOUT_RANGE, type LdapConfig } from '../../ldap/ldap-config.js';
+import {
+  CACHE_TTL_MAX,
+  CBA_IDENTITY_SOURCES,
+  DIRECTORY_TIMEOUT_RANGE,
+  type LdapConfig,
+} from '../../ldap/ldap-config.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, Ok, StringEnum } from '../schemas.js';
@@ -57,6 +62,15 @@ const LdapFields = {
   }),
   control_plane: Type.Boolean({ description: 'LDAP logins to the API and the console' }),
   data_plane: Type.Boolean({ description: 'kept as given: Tessera serves no data plane' }),
+  cba: Type.Boolean({
+    description:
+      "certificate logins of directory users: a trusted client certificate names its user (cba_identity_source), the directory's groups give its roles (while control_plane and mtls_certificate_authentication are on)",
+  }),
+  cba_identity_source: Type.Unsafe<(typeof CBA_IDENTITY_SOURCES)[number]>({
+    ...StringEnum(CBA_IDENTITY_SOURCES),
+    description: "what names the directory user: the subject's CN, or the subject attribute of cba_identity_oid",
+  }),
+  cba_identity_oid: text('the dotted OID of that subject attribute ("1.2.3.4")', 128),
 };
 
 export const LdapView = Type.Object(LdapFields);
@@ -71,7 +85,7 @@ export function clusterLdapRoutes(app: TesseraApp, { ldap }: Pick<HttpServices, 
       config: { access: 'view_ldap_config' },
       schema: {
         ...doc,
-        summary: 'The LDAP configuration, bind_pass masked (view_ldap_config: admin)',
+        summary: 'The LDAP configuration, bind_pass masked (view_ldap_config: admin, user_manager)',
         response: { 200: LdapView },
       },
     },

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { publicUrlOf } from '../../config/config.js';
 import type { Policy } from '../../policy/policy.js';
-import { ClusterFieldsSchema, clusterNameOf } from '../../policy/policy.js';
+import { ClusterFieldsSchema, clusterNameOf, PASSWORD_HASHING_ALGORITHMS } from '../../policy/policy.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, DryRunQuery, isDryRun, StringEnum } from '../schemas.js';
@@ -11,8 +11,9 @@ import type { TesseraApp } from '../tessera-app.js';
 /**
  * GET and PUT /v1/cluster: the fields of the product's cluster object that Tessera keeps —
  * its name, the password rules and expiry, the console's session timeout, whether Basic
- * credentials are taken beside tokens, and client certificate authentication (mtls_*): a
- * change of those ends certificate users' tokens. Other fields of the product's object are refused.
+ * credentials are taken beside tokens, whether a scrape of the metrics needs credentials
+ * (metrics_auth), and client certificate authentication (mtls_*): a change of those ends
+ * certificate users' tokens. Other fields of the product's object are refused.
  */
 export function clusterRoutes(
   app: TesseraApp,
@@ -27,6 +28,7 @@ export function clusterRoutes(
     cm_session_timeout_minutes: p.cm_session_timeout_minutes,
     session_max_lifetime_minutes: p.session_max_lifetime_minutes,
     control_plane_basic_authentication: p.control_plane_basic_authentication,
+    metrics_auth: p.metrics_auth,
     mtls_certificate_authentication: p.mtls_certificate_authentication,
     mtls_client_cert_subject_validation_type: p.mtls_client_cert_subject_validation_type,
     mtls_authorized_subjects: p.mtls_authorized_subjects,
@@ -63,13 +65,13 @@ export function clusterRoutes(
       schema: {
         ...doc,
         summary:
-          "The product's choice of password hashing (7.8.6+): taken and audited, but Tessera keeps argon2id for every password, stronger than SHA-256 or PBKDF2 — nothing is rehashed (update_cluster: admin)",
-        body: Type.Object({ algorithm: StringEnum(['SHA-256', 'PBKDF2'] as const) }, { additionalProperties: false }),
+          "The product's choice of password hashing (7.8.6+): kept and audited, but Tessera keeps argon2id for every password, stronger than SHA-256 or PBKDF2 — nothing is rehashed; the algorithm already set (SHA-256 at first, the product's default) is 400 (update_cluster: admin)",
+        body: Type.Object({ algorithm: StringEnum(PASSWORD_HASHING_ALGORITHMS) }, { additionalProperties: false }),
         response: { 200: Type.Object({}) },
       },
     },
     async (request) => {
-      cluster.changePasswordHashingAlgorithm(callerOf(request), request.body.algorithm, contextOf(request));
+      await cluster.changePasswordHashingAlgorithm(callerOf(request), request.body.algorithm, contextOf(request));
       return {};
     },
   );

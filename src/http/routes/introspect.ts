@@ -12,6 +12,11 @@ const Introspection = Type.Object({
   uid: Type.Optional(Type.Integer()),
   username: Type.Optional(Type.String()),
   roles: Type.Optional(Type.Array(Type.String())),
+  resources: Type.Optional(
+    Type.Array(Type.Object({ management: Type.String(), type: Type.String(), uids: Type.Array(Type.String()) }), {
+      description: 'the levels of roles limited to some resources (absent: none is)',
+    }),
+  ),
   iat: Type.Optional(Type.Integer()),
   exp: Type.Optional(Type.Integer()),
   jti: Type.Optional(Type.String()),
@@ -40,8 +45,22 @@ export function introspectRoute(app: TesseraApp, { callers }: Pick<HttpServices,
   app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens' } }, async (request) => {
     try {
       const { token: claims } = await callers.checkToken(request.body.token);
-      const { iss, aud, sub, uid, username, roles, iat, exp, jti, ver } = claims!;
-      return { active: true, iss, aud, sub, uid, username, roles, iat, exp, jti, ver, token_type: 'Bearer' as const };
+      const { iss, aud, sub, uid, username, roles, resources, iat, exp, jti, ver } = claims!;
+      return {
+        active: true,
+        iss,
+        aud,
+        sub,
+        uid,
+        username,
+        roles,
+        ...(resources && { resources }),
+        iat,
+        exp,
+        jti,
+        ver,
+        token_type: 'Bearer' as const,
+      };
     } catch (err) {
       if (err instanceof InvalidTokenError) return { active: false };
       throw err;

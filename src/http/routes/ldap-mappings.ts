@@ -44,7 +44,7 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
       config: { access: 'view_all_ldap_mappings_info' },
       schema: {
         ...doc,
-        summary: 'Every LDAP mapping (view_all_ldap_mappings_info: admin)',
+        summary: 'Every LDAP mapping (view_all_ldap_mappings_info: admin, user_manager)',
         response: { 200: Type.Array(LdapMappingView) },
       },
     },
@@ -56,7 +56,7 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
       config: { access: 'view_ldap_mapping_info', errors: ['ldap_mapping_not_exist'] },
       schema: {
         ...doc,
-        summary: 'One LDAP mapping (view_ldap_mapping_info: admin)',
+        summary: 'One LDAP mapping (view_ldap_mapping_info: admin, user_manager)',
         params: UidParams,
         response: { 200: LdapMappingView },
       },
@@ -74,11 +74,13 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
           'invalid_dn_param',
           'invalid_name_param',
           'invalid_role_uids_param',
+          'unauthorized_action',
         ],
       },
       schema: {
         ...doc,
-        summary: 'Map a directory group to roles: name, dn, role_uids (create_ldap_mapping: admin)',
+        summary:
+          'Map a directory group to roles: name, dn, role_uids (create_ldap_mapping: admin, user_manager; a role of admin management: admin only, 403 unauthorized_action)',
         body: MappingBody,
         response: { 200: LdapMappingView },
       },
@@ -96,12 +98,13 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
           'invalid_dn_param',
           'invalid_name_param',
           'invalid_role_uids_param',
+          'unauthorized_action',
         ],
       },
       schema: {
         ...doc,
         summary:
-          'Change a mapping: the fields given change; every directory user logs in again (update_ldap_mapping: admin)',
+          'Change a mapping: the fields given change; every directory user logs in again (update_ldap_mapping: admin, user_manager; a mapping to a role of admin management, before or after: admin only, 403 unauthorized_action)',
         params: UidParams,
         body: MappingBody,
         response: { 200: LdapMappingView },
@@ -112,10 +115,11 @@ export function ldapMappingsRoutes(app: TesseraApp, { ldapMappings }: Pick<HttpS
   app.delete(
     '/v1/ldap_mappings/:uid',
     {
-      config: { access: 'delete_ldap_mapping', errors: ['ldap_mapping_not_exist'] },
+      config: { access: 'delete_ldap_mapping', errors: ['ldap_mapping_not_exist', 'unauthorized_action'] },
       schema: {
         ...doc,
-        summary: 'Delete a mapping; every directory user logs in again (delete_ldap_mapping: admin)',
+        summary:
+          'Delete a mapping; every directory user logs in again (delete_ldap_mapping: admin, user_manager; a mapping to a role of admin management: admin only, 403 unauthorized_action)',
         params: UidParams,
         response: { 200: Ok },
       },

@@ -2,13 +2,20 @@ import Type from 'typebox';
 import { holds } from '../../access/permissions.js';
 import { ForbiddenError, InvalidRequestError } from '../../errors.js';
 import { withoutPeople } from '../../event-log/event-log.js';
+import { instantOf } from '../../event-log/event-time.js';
+import { eventTypeRefusal } from '../../event-log/event-types.js';
 import { callerOf } from '../authenticate.js';
 import { CALLER, StringEnum } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
 const Time = (what: string) =>
-  Type.Optional(Type.String({ format: 'date-time', description: `${what} (ISO 8601, like 2026-11-25T09:00:00Z)` }));
+  Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: `${what} (ISO 8601, like 2026-11-25T09:00:00Z; without a zone, UTC: 2026-11-25T09:00:00)`,
+    }),
+  );
 
 /** A whole number in a query string (query strings are text). */
 const Whole = (description: string) => Type.String({ pattern: '^[0-9]{1,9}$', description });
@@ -18,7 +25,7 @@ const Event = Type.Object(
     time: Type.String({ description: 'when, ISO 8601 to the second' }),
     type: Type.String({
       description:
-        'user_created, user_updated, user_deleted as the product; otherwise the audit event: authorize, authenticate, lockout, role_update, policy_update, …',
+        "the product's names where it has one: cluster_updated, user_created, user_updated, user_deleted; otherwise the audit event: authorize, authenticate, lockout, role_update, sso_update, …",
     }),
     severity: StringEnum(['INFO', 'WARNING'] as const),
   },
@@ -51,12 +58,23 @@ export function logsRoute(
           {
             stime: Time('from'),
             etime: Time('until'),
-            order: Type.Optional(StringEnum(['asc', 'desc'] as const)),
+            order: Type.Optional(
+              Type.String({
+                pattern: '^([aA][sS][cC]|[dD][eE][sS][cC])$',
+                description: 'asc (default) or desc, in any case',
+              }),
+            ),
             limit: Type.Optional(Whole('at most this many events, 1 to 10000 (default 1000)')),
             offset: Type.Optional(
               Type.String({ pattern: '^[0-9]{1,6}$', description: 'skip this many first (at most 999999)' }),
             ),
-            type: Type.Optional(Type.String({ maxLength: 64, description: "Tessera's: events of this type only" })),
+            type: Type.Optional(
+              Type.String({
+                maxLength: 64,
+                description:
+                  "Tessera's: events of this type only (a type no event has, or the audit line's name of one the log names otherwise — policy_update, user_create — is 400 naming the log's)",
+              }),
+            ),
             uid: Type.Optional(
               Whole("Tessera's: events about this user or by it (another user's: only who may see users)"),
             ),
@@ -68,9 +86,15 @@ export function logsRoute(
     },
     async (request) => {
       const q = request.query;
-      for (const time of [q.stime, q.etime])
-        if (time !== undefined && Number.isNaN(Date.parse(time)))
+      const [stime, etime] = [q.stime, q.etime].map((time) => {
+        if (time === undefined) return undefined;
+        const instant = instantOf(time);
+        if (instant === undefined)
           throw new InvalidRequestError(`${time} is no time: give one like 2026-11-25T09:00:00Z`);
+        return new Date(instant).toISOString();
+      });
+      const typeRefused = q.type === undefined ? undefined : eventTypeRefusal(q.type);
+      if (typeRefused) throw new InvalidRequestError(typeRefused);
       await eventWriter.flush(); // this node's latest events too
       // Who may not see users (cluster_member, cluster_viewer, db_member) reads what happened, not to or by whom.
       const caller = callerOf(request);
@@ -79,11 +103,11 @@ export function logsRoute(
       if (!seesPeople && q.uid !== undefined && Number(q.uid) !== caller.uid)
         throw new ForbiddenError('Only who may see users (admin, user_manager) filters events by another user');
       const events = await eventLog.query({
-        ...(q.stime && { stime: q.stime }),
-        ...(q.etime && { etime: q.etime }),
+        ...(stime && { stime }),
+        ...(etime && { etime }),
         ...(q.type && { type: q.type }),
         ...(q.uid && { uid: Number(q.uid) }),
-        order: q.order ?? 'asc',
+        order: q.order?.toLowerCase() === 'desc' ? 'desc' : 'asc',
         limit: Math.min(Math.max(Number(q.limit ?? 1000), 1), 10_000),
         offset: Number(q.offset ?? 0),
       });

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { SIGN_IN_CODE_MS } from '../../auth/sso-sign-in.js';
 import { DomainError, SsoConfirmError, SsoRefusedError } from '../../errors.js';
 import { REQUEST_MS } from '../../sso/service-provider.js';
+import { EARLIER_SP_PATHS, SP_PATHS, type SpPaths } from '../../sso/sso-config.js';
 import { TTL_DEFAULT_SECONDS } from '../../tokens/claims.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
@@ -41,10 +42,11 @@ function cookieOf(request: FastifyRequest, name: string): string | undefined {
 /**
  * The console's SSO sign-in (SP-initiated and IdP-initiated): the browser is sent to the
  * identity provider, comes back with its answer posted to the consumer (the product's
- * /cluster/sso/saml/acs), which checks it and hands the console a one-time code in an
+ * /v1/cluster/sso/saml/acs), which checks it and hands the console a one-time code in an
  * HttpOnly, SameSite=Strict cookie that only POST /v1/sso/exchange reads; the console
  * exchanges it for a token it keeps in memory. Signing out ends the token and the session
- * at the identity provider (its answer comes back to /cluster/sso/saml/slo).
+ * at the identity provider (its answer comes back to /v1/cluster/sso/saml/slo). The earlier
+ * paths (/cluster/sso/saml/…, which identity providers set up before post to) answer the same.
  */
 export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpServices, 'ssoSignIn' | 'sso'>): void {
   const doc = { tags: ['sso'] };
@@ -68,50 +70,11 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
     },
     async () => {
       const { control_plane, enforce_control_plane } = await sso.get();
-      return { control_plane, enforce_control_plane, login_url: '/cluster/sso/saml/login' };
+      return { control_plane, enforce_control_plane, login_url: SP_PATHS.login };
     },
   );
   const addressOf = async () => (await sso.get()).service.address;
-  app.get(
-    '/cluster/sso/saml/login',
-    { config: { access: 'public' }, schema: { hide: true } },
-    async (request, reply) => {
-      try {
-        const { url, nonce } = await ssoSignIn.start(contextOf(request));
-        reply.header('set-cookie', cookie(request, await addressOf(), START_COOKIE, nonce, REQUEST_MS / 1000));
-        return reply.header('cache-control', 'no-store').redirect(url, 302);
-      } catch (err) {
-        return toConsole(reply, `sso_error=${codeOf(err)}`);
-      }
-    },
-  );
-  app.post(
-    '/cluster/sso/saml/acs',
-    {
-      config: { access: 'public', formBody: true },
-      schema: {
-        hide: true,
-        body: Type.Object({
-          SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }),
-          RelayState: Type.Optional(Type.String({ maxLength: 1024 })),
-        }),
-      },
-      // An answer of an identity provider is often tens of KiB: more than an API body, far less than this.
-      bodyLimit: 300_000,
-      attachValidation: true,
-    },
-    async (request, reply) => {
-      if (request.validationError) return toConsole(reply, 'sso_error=sso_refused');
-      try {
-        const code = await ssoSignIn.consume(request.body.SAMLResponse, contextOf(request));
-        reply.header('set-cookie', cookie(request, await addressOf(), COOKIE, code, SIGN_IN_CODE_MS / 1000));
-        return toConsole(reply, 'sso=signed_in');
-      } catch (err) {
-        if (!(err instanceof DomainError)) request.log.error({ err }, 'an SSO sign-in failed');
-        return toConsole(reply, `sso_error=${codeOf(err)}`);
-      }
-    },
-  );
+  for (const paths of [SP_PATHS, EARLIER_SP_PATHS]) serviceProviderRoutes(app, paths, ssoSignIn, addressOf);
   app.post(
     '/v1/sso/exchange',
     {
@@ -180,8 +143,54 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
       return logoutUrl ? { logout_url: logoutUrl } : {};
     },
   );
+}
+
+/** The service provider's browser steps at one set of paths: the sign-in's start, the consumer, the logout answer. */
+function serviceProviderRoutes(
+  app: TesseraApp,
+  paths: SpPaths,
+  ssoSignIn: HttpServices['ssoSignIn'],
+  addressOf: () => Promise<string>,
+): void {
+  app.get(paths.login, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    try {
+      const { url, nonce } = await ssoSignIn.start(contextOf(request));
+      reply.header('set-cookie', cookie(request, await addressOf(), START_COOKIE, nonce, REQUEST_MS / 1000));
+      return reply.header('cache-control', 'no-store').redirect(url, 302);
+    } catch (err) {
+      return toConsole(reply, `sso_error=${codeOf(err)}`);
+    }
+  });
+  app.post(
+    paths.acs,
+    {
+      config: { access: 'public', formBody: true },
+      schema: {
+        hide: true,
+        body: Type.Object({
+          SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144 }),
+          RelayState: Type.Optional(Type.String({ maxLength: 1024 })),
+        }),
+      },
+      // An answer of an identity provider is often tens of KiB: more than an API body, far less than this.
+      bodyLimit: 300_000,
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      if (request.validationError) return toConsole(reply, 'sso_error=sso_refused');
+      try {
+        // Checked against this consumer's URL: an answer addressed to the other one is refused here.
+        const code = await ssoSignIn.consume(request.body.SAMLResponse, paths.acs, contextOf(request));
+        reply.header('set-cookie', cookie(request, await addressOf(), COOKIE, code, SIGN_IN_CODE_MS / 1000));
+        return toConsole(reply, 'sso=signed_in');
+      } catch (err) {
+        if (!(err instanceof DomainError)) request.log.error({ err }, 'an SSO sign-in failed');
+        return toConsole(reply, `sso_error=${codeOf(err)}`);
+      }
+    },
+  );
   app.get(
-    '/cluster/sso/saml/slo',
+    paths.slo,
     {
       config: { access: 'public' },
       schema: { hide: true, querystring: Type.Record(Type.String(), Type.String()) },

@@ -7,9 +7,10 @@ import type { TesseraApp } from '../tessera-app.js';
 
 /**
  * PUT (replace all), POST (add one) and DELETE (remove one) /v1/users/password, for the
- * user making the request (its Basic credentials prove the current password; with a token,
- * `old_password` does), for another user named by `username` (who may manage that user),
- * or, without credentials, for `username` with `old_password` (how an expired one is replaced).
+ * user making the request (its Basic credentials prove the current password, so does a token
+ * of a login of the last five minutes; an older token sends `old_password`), for another user
+ * named by `username` (who may manage that user), or, without credentials, for `username`
+ * with `old_password` (how an expired one is replaced).
  */
 export function usersPasswordRoutes(app: TesseraApp, { passwordChanges }: Pick<HttpServices, 'passwordChanges'>): void {
   const doc = { tags: ['users'], security: [...CALLER, {}] };

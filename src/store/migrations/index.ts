@@ -9,6 +9,8 @@ import { roleNames } from './0007-role-names.js';
 import { eventLog } from './0008-event-log.js';
 import { sessions } from './0009-sessions.js';
 import { rolesOneSource } from './0010-roles-one-source.js';
+import { eventLogProductNames } from './0011-event-log-product-names.js';
+import { roleResources } from './0012-role-resources.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -30,5 +32,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0008-event-log': eventLog(dialect),
     '0009-sessions': sessions(),
     '0010-roles-one-source': rolesOneSource(dialect),
+    '0011-event-log-product-names': eventLogProductNames(),
+    '0012-role-resources': roleResources(),
   };
 }
