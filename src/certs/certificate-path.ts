@@ -15,10 +15,16 @@ const NAME_CONSTRAINTS = '2.5.29.30';
 
 const untrusted = (why: string) => new CertificateRefusedError('certificate_untrusted', why);
 
-/** The first value of a subject attribute of a certificate, by its dotted OID (any OID: one Node prints by number or by name alike); undefined when it has none. */
-export function subjectAttribute(leaf: NodeCertificate, oid: string): string | undefined {
-  const value = new x509.X509Certificate(leaf.raw).subjectName.getField(oid)[0];
-  return value || undefined;
+/**
+ * Every value of a subject attribute of a certificate, by its dotted OID (any OID: one Node
+ * prints by number or by name alike), and whether the subject has a multi-valued RDN
+ * (`CN=a+CN=b`: then no attribute of it reads as naming one thing).
+ */
+export function subjectAttribute(leaf: NodeCertificate, oid: string): { values: string[]; multiValuedRdn: boolean } {
+  const values = new x509.X509Certificate(leaf.raw).subjectName.getField(oid);
+  // Node prints a multi-valued RDN on one line, its parts joined by " + " (a "+" in a value is escaped).
+  const multiValuedRdn = (leaf.subject ?? '').split('\n').some((line) => line.includes(' + '));
+  return { values, multiValuedRdn };
 }
 
 /**

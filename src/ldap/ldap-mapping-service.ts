@@ -3,6 +3,7 @@ import type { Role as Management } from '../access/management.js';
 import { type AuditLog, type AuditRecord, actorOf, type RequestContext } from '../audit/audit-log.js';
 import { InvalidRequestError, LdapFieldsError, LdapMappingNotFoundError, UnauthorizedActionError } from '../errors.js';
 import { assertMayGrant } from '../users/account-access.js';
+import { sameRoles } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import { isEmail, validateName } from '../users/username.js';
 import { normalizeDn } from './escape.js';
@@ -69,7 +70,10 @@ export class LdapMappingService {
     const checked = await this.checked({ ...rest, ...stripUndefined(fields) } as LdapMappingInput);
     assertMayGrant(actor, await this.levelsOf(checked.role_uids));
     await this.mappings.update(uid, checked);
-    await this.users.revokeDirectoryUsers();
+    // Who holds which roles changed only with its group or its roles (a name, an email, alerts: nobody's rights).
+    const regrants =
+      normalizeDn(checked.dn) !== normalizeDn(current.dn) || !sameRoles(checked.role_uids, current.role_uids);
+    if (regrants) await this.users.revokeDirectoryUsers();
     this.record(ctx, actor, 'ldap_mapping_update', current, Object.keys(fields));
     return this.get(uid);
   }

@@ -17,7 +17,7 @@ export interface Identities {
 
 /** A session as the sessions keep it (their store fits), for what the accounts ask of it: when its login proved who its user is. */
 export interface SessionRecords {
-  get(sid: string): Promise<{ uid: number; startedAt: Date; endedAt: Date | null } | undefined>;
+  get(sid: string): Promise<{ uid: number; realm: string; startedAt: Date; endedAt: Date | null } | undefined>;
 }
 
 /** What the use cases of users are given; each takes the part it uses. */

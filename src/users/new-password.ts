@@ -80,9 +80,13 @@ export async function passwordWritten(
 
 /**
  * How long after its login a session's tokens stand in for the current password: the login
- * proved who holds the keyboard (a password, a certificate, an SSO sign-in) this recently.
+ * proved this very password this recently (a login by the user's password here; an SSO or
+ * certificate sign-in proves no password, and does not count).
  */
 export const RECENT_LOGIN_SECONDS = 300;
+
+/** How a user proved its current password: its request's credentials, `old_password`, or a token of a recent login. */
+export type OwnProof = 'credentials' | 'old_password' | 'recent_login';
 
 /**
  * A user changing its own password proves the current one: its request's own password did;
@@ -96,14 +100,14 @@ export async function proveOwnPassword(
   user: User,
   oldPassword: string | undefined,
   ctx: RequestContext,
-): Promise<void> {
-  if (actor.via === 'password') return; // the request's own credentials were just verified
+): Promise<OwnProof> {
+  if (actor.via === 'password') return 'credentials'; // the request's own credentials were just verified
   if (oldPassword !== undefined) {
     await deps.identities.confirmPassword(user.username, oldPassword, ctx);
-    return;
+    return 'old_password';
   }
   // An older token does not prove who holds the keyboard now (OWASP ASVS 2.1.6).
-  if (await loggedInRecently(deps, actor, user)) return;
+  if (await loggedInRecently(deps, actor, user)) return 'recent_login';
   throw new InvalidRequestError(
     `To change your own password with a token, its login must be at most ${RECENT_LOGIN_SECONDS / 60} minutes old: log in again and use the new token, or send old_password (your current password)`,
   );
@@ -119,6 +123,8 @@ async function loggedInRecently(
   if (sid === undefined) return false; // a token issued before sessions: its login is unknown
   const session = await deps.sessions.get(sid);
   if (!session || session.uid !== user.uid || session.endedAt !== null) return false;
+  // Its login proved this password: not an SSO sign-in (an admin keeps a password beside it) nor a certificate.
+  if (session.realm !== user.realm) return false;
   // A start ahead of this node's clock (another node's login) is recent.
   return deps.clock() - session.startedAt.getTime() <= RECENT_LOGIN_SECONDS * 1000;
 }

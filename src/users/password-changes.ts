@@ -14,7 +14,14 @@ import { assertMayManage, assertMayPreHash, guardFor } from './account-access.js
 import { type AccountDeps, auditChange } from './account-deps.js';
 import { mustGet, passwordUser } from './account-target.js';
 import { MAX_PASSWORDS, matchPassword } from './match-password.js';
-import { checkCandidate, hashOf, type NewPassword, passwordWritten, proveOwnPassword } from './new-password.js';
+import {
+  checkCandidate,
+  hashOf,
+  type NewPassword,
+  type OwnProof,
+  passwordWritten,
+  proveOwnPassword,
+} from './new-password.js';
 import type { User } from './user.js';
 
 /**
@@ -41,7 +48,7 @@ export class PasswordChanges {
     username: string | undefined,
     oldPassword: string | undefined,
     ctx: RequestContext,
-  ): Promise<{ actor: Actor; target: User }> {
+  ): Promise<{ actor: Actor; target: User; proof?: OwnProof }> {
     const own = actor ? await mustGet(this.deps.users, actor.uid) : undefined;
     const named = username === undefined ? own : await this.deps.users.findByUsername(username);
     const another = actor && username !== undefined && named?.uid !== own?.uid;
@@ -58,8 +65,7 @@ export class PasswordChanges {
     }
     if (actor && own && (named?.uid === own.uid || username === undefined)) {
       passwordUser(own);
-      await proveOwnPassword(this.deps, actor, own, oldPassword, ctx);
-      return { actor, target: own };
+      return { actor, target: own, proof: await proveOwnPassword(this.deps, actor, own, oldPassword, ctx) };
     }
     if (username === undefined || oldPassword === undefined) {
       throw new MissingCredentialsError('Give "username" and "old_password" to change your own password');
@@ -82,8 +88,18 @@ export class PasswordChanges {
     await passwordWritten(this.deps, actor, target, password, ctx);
   }
 
-  /** A second password beside the current one, for a rotation; one that someone else gives ends the user's tokens. */
-  async add(actor: Actor | null, target: User, password: NewPassword, ctx: RequestContext): Promise<void> {
+  /**
+   * A second password beside the current one, for a rotation. One that someone else gives ends
+   * the user's tokens; so does one added on a token's recent login alone (no password sent): a
+   * token taken from its holder must not add a way in that nobody notices.
+   */
+  async add(
+    actor: Actor | null,
+    target: User,
+    password: NewPassword,
+    ctx: RequestContext,
+    proof?: OwnProof,
+  ): Promise<void> {
     passwordUser(target);
     assertMayPreHash(actor, target, password);
     // Beside a password the user goes on logging in with, a pre-hashed one would stay for ever.
@@ -94,12 +110,12 @@ export class PasswordChanges {
     const credential = await this.deps.users.getCredential(target.uid);
     if ((credential?.passwords.length ?? 0) >= MAX_PASSWORDS) throw new TooManyPasswordsError(MAX_PASSWORDS);
     await checkCandidate(this.deps, target, password);
-    const byAnother = actor?.uid !== target.uid;
+    const endTokens = actor?.uid !== target.uid || proof === 'recent_login';
     await this.deps.users.addPassword(
       target.uid,
       await hashOf(this.deps, password, target),
       new Date(this.deps.clock()),
-      byAnother,
+      endTokens,
       guardFor(actor, target),
     );
     auditChange(this.deps.audit, ctx, actor, target, { event: 'password_add' });

@@ -120,6 +120,26 @@ describe('the certificate realm', () => {
     expect((await send('GET', '/v1/users/permissions', { cert: leafOnly })).status).toBe(401);
   });
 
+  it("counts every full check of a certificate toward the client's throttle, on a request as on a login (a remembered one is not)", async () => {
+    await t.close();
+    t = await testTessera({
+      tls: { enabled: false },
+      mtls: { certHeader: 'x-client-cert', trustedProxies: ['127.0.0.1'] },
+      authRateLimit: 3,
+    });
+    await t.addUser('root', 'root-password', 'admin');
+    admin = await login(t, 'root', 'root-password');
+    await send('PUT', '/v1/cluster/certificates', {
+      auth: admin,
+      body: { certificates: [{ name: 'mtls_trusted_ca', certificate: ca.pem }] },
+    });
+    await send('PUT', '/v1/cluster', { auth: admin, body: { mtls_certificate_authentication: true } });
+    // Nobody's certificate (no user has its subject), over and over on a route: each a full check.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await send('GET', '/v1/users/permissions', { cert: certs.bot })).status);
+    expect(statuses).toEqual([401, 401, 429, 429]); // the admin's login took one of the three
+  });
+
   it('refuses a certificate without a subject with 401 on every route, never 500', async () => {
     for (const [method, url] of [
       ['POST', '/v1/users/authorize'],

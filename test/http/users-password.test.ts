@@ -122,6 +122,8 @@ describe("one's own password with a token: the docs' body, new_password alone, w
     });
     expect(add.status).toBe(200);
     expect((await authorize('frank', 'a password to add')).status).toBe(200);
+    // Added on the token's recent login alone: its tokens end (one taken from frank adds no way in unseen).
+    expect((await call(t, 'GET', '/v1/users/permissions', { auth: again })).status).toBe(401);
   });
 
   it('an old_password given with a fresh token is checked all the same', async () => {

@@ -50,6 +50,7 @@ describe.skipIf(!slapdAvailable())('LDAP certificate login (real slapd, openssl 
     certs.forged = issue(other, 'forged', '/O=Example/CN=alice');
     // The identity in another attribute of the subject (its OU), the CN a display name.
     certs.byOu = issue(ca, 'by-ou', '/O=Example/OU=bob/CN=Bob Smith');
+    certs.twoNames = issue(ca, 'two-names', '/O=Example/CN=bob/CN=alice');
   });
   afterAll(async () => {
     await dir?.stop();
@@ -146,6 +147,12 @@ describe.skipIf(!slapdAvailable())('LDAP certificate login (real slapd, openssl 
     await configure({ cba: true });
     expect((await certificateLogin(certs.forged!)).body.error_code).toBe('certificate_untrusted');
     expect((await certificateLogin(certs.nobody!)).body.error_code).toBe('certificate_subject_unknown');
+    // Two CNs: which one would it be? Neither.
+    const two = await certificateLogin(certs.twoNames!);
+    expect([two.body.error_code, two.body.message]).toEqual([
+      'certificate_subject_unknown',
+      expect.stringMatching(/more than one/),
+    ]);
     const carol = await certificateLogin(certs.carol!);
     expect([carol.status, carol.body.error_code]).toEqual([401, 'certificate_subject_unknown']);
     expect(carol.body.message).toMatch(/no group mapped to a role/);

@@ -198,6 +198,13 @@ describe.skipIf(!slapdAvailable())('LDAP login (real slapd)', () => {
     });
     const token = await login(t, 'bob', 'bob-pw-1');
     expect(decodeJwt(token.slice(4)).payload.roles).toEqual(['cluster_viewer', 'db_member']);
+    // A change that gives nobody other roles (its name, its email) ends no directory user's tokens.
+    const renamed = await call(t, 'PUT', `/v1/ldap_mappings/${mapping.body.uid}`, {
+      auth: admin,
+      body: { name: 'Database admins', email: 'dbas@example.com' },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect((await call(t, 'GET', '/v1/cluster', { auth: token })).status).toBe(200);
     const inUse = await call(t, 'DELETE', `/v1/roles/${role.body.uid}`, { auth: admin });
     expect([inUse.status, inUse.body.error_code]).toEqual([406, 'role_in_use']);
     expect(inUse.body.message).toMatch(/1 LDAP mapping/);

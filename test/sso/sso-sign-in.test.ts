@@ -136,7 +136,14 @@ describe.runIf(here)('SSO sign-in through a real identity provider (SimpleSAMLph
       body: { username: 'erin@example.com', password: 'erin-local-password-1' },
     });
     expect(expired.body.error_code).toBe('password_expired');
-    expect(decodeJwt((await signIn(c, 'erin', 'erin-pw')).token!).payload.uid).toBe(made.body.uid);
+    const sso = (await signIn(c, 'erin', 'erin-pw')).token!;
+    expect(decodeJwt(sso).payload.uid).toBe(made.body.uid);
+    // A fresh SSO sign-in proves no password: it does not stand in for the one it keeps.
+    const change = await call(c.t, 'PUT', '/v1/users/password', {
+      auth: `JWT ${sso}`,
+      body: { new_password: 'a password the IdP chose' },
+    });
+    expect([change.status, change.body.error_code]).toEqual([400, 'invalid_request']);
   });
 
   it('makes no user for a person the IdP maps to no role, and says so to the console', async () => {

@@ -29,7 +29,7 @@ export interface CertificateRealm extends Realm {
 export interface CertificateGuardDeps {
   policy: Pick<PolicyService, 'get' | 'reload'>;
   trustedCa: Pick<TrustedCa, 'currentCertificates'>;
-  /** A login by certificate is counted per address as any login is (one remembered is not). */
+  /** A certificate checked in full is counted per address as a password checked in full is (one remembered is not). */
   throttle: Pick<ClientThrottle, 'check'>;
   clock: Clock;
 }
@@ -60,8 +60,8 @@ interface Trust {
 /**
  * The guards of a client certificate, around the realms that say whose it is (the product's
  * certificate users; a directory's, with LDAP certificate logins), as one realm to the chain:
- * while the cluster takes certificates (mtls_certificate_authentication), a login by one is
- * counted by the client's throttle; the certificate needs a path to a trusted CA
+ * while the cluster takes certificates (mtls_certificate_authentication), every check of one in
+ * full is counted by the client's throttle; the certificate needs a path to a trusted CA
  * (mtls_trusted_ca) as a client certificate's must be and a subject the cluster lets in; then
  * the realms are asked in order. Each refusal has its own code. The trust is read again after
  * a realm found the user: a change made meanwhile (which ends certificate users' tokens, on
@@ -85,7 +85,8 @@ export class CertificateGuards implements Realm {
       return refused(
         new MissingCredentialsError('This cluster takes no client certificates: present a token or Basic credentials'),
       );
-    if (attempt.purpose === 'login') await this.deps.throttle.check(attempt.ctx.ip);
+    // Every check in full counts, on a login or any request (a certificate remembered never does).
+    await this.deps.throttle.check(attempt.ctx.ip);
     const trust = await this.trust();
     if (!trust.rules.mtls_certificate_authentication) return refused(new MissingCredentialsError());
     const { leaf } = proof.certificate;

@@ -171,15 +171,19 @@ export class LdapRealm implements PasswordRealm {
     if (!config) return NOT_MINE;
     const { subjectAttribute } = await import('../../certs/certificate-path.js');
     const oid = config.cba_identity_source === 'subject_oid' ? config.cba_identity_oid : COMMON_NAME;
-    const identity = subjectAttribute(proof.certificate.leaf, oid);
-    if (!identity) return NOT_MINE;
-    const name = canonicalName(identity);
     const refusal = (why: string): Verdict => ({
       outcome: 'refused',
       error: new CertificateRefusedError('certificate_subject_unknown', why),
       guess: false,
       reason: `ldap: ${why}`,
     });
+    const { values, multiValuedRdn } = subjectAttribute(proof.certificate.leaf, oid);
+    if (values.length > 1 || multiValuedRdn)
+      return refusal(
+        `the certificate's subject has more than one ${oid}, or a multi-valued RDN: it must name one user`,
+      );
+    const name = canonicalName(values[0] ?? '');
+    if (name.trim() === '') return NOT_MINE;
     const verdict = await this.checked(
       deadline,
       async (): Promise<Verdict> => {

@@ -55,7 +55,7 @@ export function usersPasswordRoutes(app: TesseraApp, { passwordChanges }: Pick<H
     { config, schema: { ...schema, summary: 'Add new_password beside the current one (a rotation, two at most)' } },
     async (request) => {
       const ctx = contextOf(request);
-      const { actor, target } = await passwordChanges.target(
+      const { actor, target, proof } = await passwordChanges.target(
         request.principal ?? null,
         request.body.username,
         request.body.old_password,
@@ -66,6 +66,7 @@ export function usersPasswordRoutes(app: TesseraApp, { passwordChanges }: Pick<H
         target,
         newPassword(request.body.new_password, request.body.password_hash_method),
         ctx,
+        proof,
       );
       return {};
     },
