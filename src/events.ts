@@ -20,6 +20,8 @@ export interface TesseraEvents {
   tokenChecked: [result: TokenCheck, cached: boolean];
   /** Events of the event log that never reached the store: a write failed, or the queue was full. */
   eventsLost: [reason: 'write_failed' | 'queue_full', count: number];
+  /** What the API's TLS listener serves changed here (its certificate, its minimum TLS version): new connections take it now. */
+  listenerTlsChanged: [];
 }
 
 type Listener<K extends keyof TesseraEvents> = (...args: TesseraEvents[K]) => void;

@@ -1,5 +1,6 @@
 import { type AddressInfo, connect, createServer } from 'node:net';
-import { pino } from 'pino';
+import type { Server as TlsServer } from 'node:tls';
+import { type Logger, pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
@@ -8,6 +9,7 @@ import { listenManagement, ManagementListenError } from './metrics/management-li
 import { lockDataDir } from './store/data-dir-lock.js';
 import { openTessera, type Tessera } from './tessera.js';
 import { readTlsFiles, selfSignedTls, type TlsFiles } from './tls/certificate.js';
+import { LiveTls } from './tls/live-tls.js';
 import { settledNotice } from './tokens/store-issuer.js';
 import { ensureFirstAdmin, type FirstAdminResult } from './users/first-admin.js';
 import { KyselyUnshownPasswordMark } from './users/unshown-password-mark.js';
@@ -61,11 +63,15 @@ async function start(
     : config.tls.certFile && config.tls.keyFile
       ? readTlsFiles(config.tls.certFile, config.tls.keyFile)
       : await selfSignedTls(config.dataDir);
-  const tessera = await openTessera(config, { logger });
+  const tessera = await openTessera(config, {
+    logger,
+    ...(tls && { listenerCertificate: { certificate: tls.cert.toString('utf8'), selfMade: !config.tls.certFile } }),
+  });
   const issuerNotice = settledNotice(tessera.issuer, issuerOf(config));
   if (issuerNotice) logger.warn(issuerNotice);
   // The store is open and migrated; the first admin is made after the port is bound.
   let started = false;
+  let liveTls: LiveTls | undefined;
   try {
     const app = buildApp(tessera, {
       loggerInstance: logger,
@@ -73,6 +79,7 @@ async function start(
       started: () => started,
     });
     if (tls) answerPlainHttpOnTls(app.server);
+    liveTls = tls ? await followClusterTls(app, tessera, tls, logger) : undefined;
     const management = config.metricsListen
       ? await listenManagement(tessera.metrics, config.metricsListen, {
           started: () => started,
@@ -87,11 +94,13 @@ async function start(
       : undefined;
     await releaseChosen();
     await app.listen({ host: config.listen.host, port: config.listen.port }).catch(async (err: unknown) => {
+      liveTls?.stop();
       await management?.close();
       throw err;
     });
     const mark = new KyselyUnshownPasswordMark(tessera.db);
     const closeListeners = async () => {
+      liveTls?.stop();
       await management?.close();
       await app.close();
     };
@@ -115,9 +124,42 @@ async function start(
       close: () => (closing ??= closeListeners().then(() => tessera.close())),
     };
   } catch (err) {
+    liveTls?.stop();
     await tessera.close();
     throw err;
   }
+}
+
+/**
+ * The API listener serves the cluster's certificate (`api`, PUT /v1/cluster/certificates) when
+ * one is stored, else what it started with (--tls-cert, or the first start's self-signed one),
+ * with the cluster's min_control_TLS_version: applied before the first connection, at once
+ * after a change made here, and within a second or two after one made on another node.
+ */
+async function followClusterTls(
+  app: TesseraApp,
+  tessera: Tessera,
+  started: TlsFiles,
+  logger: Pick<Logger, 'error'>,
+): Promise<LiveTls> {
+  const live = new LiveTls(
+    app.server as unknown as TlsServer,
+    async () => {
+      const [stored, policy] = await Promise.all([tessera.apiCertificate.serving(), tessera.policy.get()]);
+      return {
+        cert: stored?.certificate ?? started.cert,
+        key: stored?.key ?? started.key,
+        minVersion: policy.min_control_TLS_version,
+      };
+    },
+    // What went wrong, never the key: the store's settings could not be read or opened, or TLS refused them.
+    (err) =>
+      logger.error({ err: String(err) }, "the API listener keeps its certificate: the cluster's could not be applied"),
+  );
+  await live.apply();
+  live.start();
+  tessera.events.on('listenerTlsChanged', () => void live.apply());
+  return live;
 }
 
 /**

@@ -15,6 +15,8 @@ import { LocalRealm } from './auth/realms/local-realm.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
 import { SsoSignIn } from './auth/sso-sign-in.js';
 import { VerifiedCredentials } from './auth/verified-credentials.js';
+import { ApiCertificates } from './certs/api-certificate.js';
+import { ApiCertificateService, type StartedCertificate } from './certs/api-certificate-service.js';
 import { CertificateTrust } from './certs/certificate-trust.js';
 import { TrustedCa } from './certs/trusted-ca.js';
 import { type Clock, systemClock } from './clock.js';
@@ -81,6 +83,8 @@ export interface OpenOptions {
   clock?: Clock;
   /** Where audit lines (and Redis trouble) go; nowhere when omitted. */
   logger?: Logger;
+  /** What the API's TLS listener starts with (server.ts); none without TLS. */
+  listenerCertificate?: StartedCertificate;
 }
 
 /** The use cases of users, one object each (src/users/). */
@@ -122,6 +126,8 @@ export interface Accounts extends UserUseCases {
   ldapMappings: LdapMappingService;
   /** The CAs client certificates must chain to (mtls_trusted_ca). */
   certificateTrust: CertificateTrust;
+  /** The REST API's own TLS certificate (the product's `api`): stored for every node, rotated. */
+  apiCertificate: ApiCertificateService;
   /** SSO's settings and certificates (/v1/cluster/sso). */
   sso: SsoService;
   /** What SSO keeps in the store (requests, assertions used, sign-in codes, sessions). */
@@ -389,9 +395,16 @@ async function openCore(
       sessions,
       sessionStore,
       roles: new RoleService(roleStore, users, audit),
-      cluster: new ClusterSettings(policy, users, audit),
+      cluster: new ClusterSettings(policy, users, audit, events),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),
       certificateTrust: new CertificateTrust(trustedCa, users, audit),
+      apiCertificate: new ApiCertificateService(
+        new ApiCertificates(db, sealerOf(config), clock),
+        options.listenerCertificate,
+        events,
+        audit,
+        clock,
+      ),
       sso: new SsoService(ssoSettings, ssoCertificates, serviceProvider, users, audit, publicUrlOf(config)),
     };
   } catch (err) {

@@ -50,6 +50,10 @@ export const AUDIT_EVENTS = [
   'ldap_mapping_delete',
   'trusted_ca_update',
   'trusted_ca_delete',
+  /** The REST API's own TLS certificate (the product's `api`): set, removed, made anew by a rotation. */
+  'api_certificate_update',
+  'api_certificate_delete',
+  'api_certificate_rotate',
   'sso_update',
   'sso_delete',
   'sso_certificate_update',

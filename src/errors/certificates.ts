@@ -24,7 +24,10 @@ export class CertificateUserError extends DomainError {
 
 /** PUT/DELETE /v1/cluster/certificates: a certificate Tessera does not keep, or one it cannot take. */
 export class ClusterCertificateError extends DomainError {
-  constructor(code: 'unknown_certificate' | 'invalid_certificate' | 'expired_certificate', message: string) {
+  constructor(
+    code: 'unknown_certificate' | 'invalid_certificate' | 'expired_certificate' | 'not_found' | 'rotation_unsupported',
+    message: string,
+  ) {
     super(code, message);
   }
 }

@@ -61,6 +61,7 @@ export type ErrorCode =
   | 'unknown_certificate'
   | 'invalid_certificate'
   | 'expired_certificate'
+  | 'rotation_unsupported'
   | 'missing_param'
   | 'missing_certificate'
   | 'saml_metadata_parsing_error'

@@ -79,6 +79,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   session_expired: 401,
   invalid_certificate: 400,
   expired_certificate: 406,
+  rotation_unsupported: 403,
   internal_error: 500,
 };
 

@@ -2,6 +2,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Callers } from '../auth/callers.js';
 import type { Logins } from '../auth/logins.js';
 import type { SsoSignIn } from '../auth/sso-sign-in.js';
+import type { ApiCertificateService } from '../certs/api-certificate-service.js';
 import type { CertificateTrust } from '../certs/certificate-trust.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
@@ -49,6 +50,7 @@ export interface HttpServices {
   policy: Pick<PolicyService, 'get' | 'fresh'>;
   cluster: ClusterSettings;
   certificateTrust: CertificateTrust;
+  apiCertificate: ApiCertificateService;
   sso: SsoService;
   ssoSignIn: SsoSignIn;
   ldap: LdapService;

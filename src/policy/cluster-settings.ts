@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import { InvalidRequestError } from '../errors.js';
+import type { EventHub } from '../events.js';
 import type { PasswordHashingAlgorithm, Policy } from './policy.js';
 import type { PolicyService } from './policy-service.js';
 
@@ -22,6 +23,8 @@ export class ClusterSettings {
     private readonly policy: PolicyService,
     private readonly certificateUsers: { revokeCertificateUsers(): Promise<void> },
     private readonly audit: AuditLog,
+    /** Told when what the API's TLS listener serves changed (min_control_TLS_version). */
+    private readonly events?: EventHub,
   ) {}
 
   /** With `dryRun`, the settings as they would be: nothing written, nothing ended, nothing audited. */
@@ -36,6 +39,7 @@ export class ClusterSettings {
     const after = await this.policy.update(patch);
     if (CERTIFICATE_TRUST.some((field) => !isDeepStrictEqual(before[field], after[field])))
       await this.certificateUsers.revokeCertificateUsers();
+    if (before.min_control_TLS_version !== after.min_control_TLS_version) this.events?.emit('listenerTlsChanged');
     this.audit.record(ctx, {
       event: 'policy_update',
       outcome: 'success',

@@ -3,7 +3,7 @@ import Type, { type Static } from 'typebox';
 /**
  * The cluster object's security fields (GET/PUT /v1/cluster), where the product keeps
  * them: password rules and expiry, the console's session timeout, Basic on or off, who
- * may scrape the metrics.
+ * may scrape the metrics, the lowest TLS version of the REST API.
  */
 export const ClusterFieldsSchema = Type.Object(
   {
@@ -36,6 +36,10 @@ export const ClusterFieldsSchema = Type.Object(
     metrics_auth: Type.Boolean({
       description:
         'true: GET /metrics of the management listener asks for the Basic credentials (or a token) of a user who may view metrics (admin, cluster_member, cluster_viewer); the probes stay open',
+    }),
+    min_control_TLS_version: Type.Union([Type.Literal('1.2'), Type.Literal('1.3')], {
+      description:
+        "the lowest TLS version the REST API's listener takes (the control path): for new connections, at once on this node and within a second or two on others; one already open keeps its own",
     }),
     mtls_certificate_authentication: Type.Boolean({
       description: 'client certificates log certificate users in (trusted CA: mtls_trusted_ca)',
@@ -112,6 +116,7 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   session_max_lifetime_minutes: 720,
   control_plane_basic_authentication: true,
   metrics_auth: false,
+  min_control_TLS_version: '1.2',
   mtls_certificate_authentication: false,
   mtls_client_cert_subject_validation_type: 'disabled',
   mtls_authorized_subjects: [],

@@ -14,20 +14,25 @@ export function readTlsFiles(certFile: string, keyFile: string): TlsFiles {
   return { cert: readFileSync(certFile), key: readFileSync(keyFile) };
 }
 
-/**
- * The self-signed certificate in `<dataDir>/tls`, made on first start as the product does:
- * ECDSA P-256, valid for a year, for localhost, 127.0.0.1, ::1 and this host's name.
- */
-export async function selfSignedTls(dataDir: string): Promise<TlsFiles> {
-  const dir = path.join(dataDir, 'tls');
-  const certFile = path.join(dir, 'cert.pem');
-  const keyFile = path.join(dir, 'key.pem');
-  if (existsSync(certFile) && existsSync(keyFile)) return readTlsFiles(certFile, keyFile);
+/** How long a certificate Tessera makes for itself is valid (the product's self-signed ones: a year). */
+export const SELF_SIGNED_DAYS = 365;
 
+/** The names a certificate is for: its subject's CN, its SAN DNS names and IP addresses. */
+export interface CertificateNames {
+  commonName: string;
+  dns: string[];
+  ips: string[];
+}
+
+/**
+ * A new self-signed server certificate and its key (PEM): ECDSA P-256, valid for
+ * SELF_SIGNED_DAYS from now, for these names.
+ */
+export async function makeSelfSigned(names: CertificateNames): Promise<{ cert: string; private: string }> {
   const notBeforeDate = new Date();
-  const notAfterDate = new Date(notBeforeDate.getTime() + 365 * 86_400_000);
-  const { generate } = await import('selfsigned'); // needed on first start only
-  const pems = await generate([{ name: 'commonName', value: hostname() }], {
+  const notAfterDate = new Date(notBeforeDate.getTime() + SELF_SIGNED_DAYS * 86_400_000);
+  const { generate } = await import('selfsigned'); // needed on a first start or a rotation only
+  return generate([{ name: 'commonName', value: names.commonName }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
@@ -40,13 +45,28 @@ export async function selfSignedTls(dataDir: string): Promise<TlsFiles> {
       {
         name: 'subjectAltName',
         altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 2, value: hostname() },
-          { type: 7, ip: '127.0.0.1' },
-          { type: 7, ip: '::1' },
+          ...names.dns.map((value) => ({ type: 2 as const, value })),
+          ...names.ips.map((ip) => ({ type: 7 as const, ip })),
         ],
       },
     ],
+  });
+}
+
+/**
+ * The self-signed certificate in `<dataDir>/tls`, made on first start as the product does:
+ * ECDSA P-256, valid for a year, for localhost, 127.0.0.1, ::1 and this host's name.
+ */
+export async function selfSignedTls(dataDir: string): Promise<TlsFiles> {
+  const dir = path.join(dataDir, 'tls');
+  const certFile = path.join(dir, 'cert.pem');
+  const keyFile = path.join(dir, 'key.pem');
+  if (existsSync(certFile) && existsSync(keyFile)) return readTlsFiles(certFile, keyFile);
+
+  const pems = await makeSelfSigned({
+    commonName: hostname(),
+    dns: ['localhost', hostname()],
+    ips: ['127.0.0.1', '::1'],
   });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Each file appears whole or not at all (a start killed half-way makes a new pair).

@@ -55,7 +55,13 @@ function matches(template: string, route: string): boolean {
   const b = route.replace(/\/$/, '').split('/');
   return (
     a.length === b.length &&
-    a.every((part, i) => part === b[i] || (part.startsWith('{') && /^(\d+|\$\S+|<\S+>)$/.test(b[i]!)))
+    a.every(
+      (part, i) =>
+        part === b[i] ||
+        (part.startsWith('{') &&
+          // a uid, a shell variable, a placeholder; a name parameter (a certificate's) also takes a word
+          (/^(\d+|\$\S+|<\S+>)$/.test(b[i]!) || (/name\}$/.test(part) && /^[a-z_]+$/.test(b[i]!)))),
+    )
   );
 }
 

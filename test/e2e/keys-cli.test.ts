@@ -41,7 +41,9 @@ describe('tessera keys', () => {
     expect(sealed.code).toBe(0);
     const without = await runCli(['keys', 'list'], { env: { TESSERA_DATA_DIR: dir } });
     expect(without.code).toBe(2);
-    expect(without.stderr).toContain('(signing keys, the LDAP bind password, the SSO service key) are encrypted');
+    expect(without.stderr).toContain(
+      "(signing keys, the LDAP bind password, the SSO service key, the API certificate's key) are encrypted",
+    );
     writeFileSync(keyFile, 'too-short');
     const bad = await runCli(['keys', 'list', '--master-key-file', keyFile], { env: { TESSERA_DATA_DIR: dir } });
     expect(bad.stderr).toContain('32 random bytes');

@@ -23,6 +23,7 @@ const CLUSTER_DEFAULTS = {
   session_max_lifetime_minutes: 720,
   control_plane_basic_authentication: true,
   metrics_auth: false,
+  min_control_TLS_version: '1.2',
   mtls_certificate_authentication: false,
   mtls_client_cert_subject_validation_type: 'disabled',
   mtls_authorized_subjects: [],
@@ -118,6 +119,8 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     { password_complexity: 'yes' },
     { control_plane_basic_authentication: 'no' },
     { metrics_auth: 1 },
+    { min_control_TLS_version: '1.1' },
+    { min_control_TLS_version: 1.3 },
     { login_lockout_threshold: 3 }, // a cluster setting, kept at /v1/cluster/policy
     { uid: 1 },
     { unknown_setting: 1 },

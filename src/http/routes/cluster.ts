@@ -12,7 +12,7 @@ import type { TesseraApp } from '../tessera-app.js';
  * GET and PUT /v1/cluster: the fields of the product's cluster object that Tessera keeps —
  * its name, the password rules and expiry, the console's session timeout, whether Basic
  * credentials are taken beside tokens, whether a scrape of the metrics needs credentials
- * (metrics_auth), and client certificate authentication (mtls_*): a change of those ends
+ * (metrics_auth), the lowest TLS version of the API's listener (min_control_TLS_version), and client certificate authentication (mtls_*): a change of those ends
  * certificate users' tokens. Other fields of the product's object are refused.
  */
 export function clusterRoutes(
@@ -29,6 +29,7 @@ export function clusterRoutes(
     session_max_lifetime_minutes: p.session_max_lifetime_minutes,
     control_plane_basic_authentication: p.control_plane_basic_authentication,
     metrics_auth: p.metrics_auth,
+    min_control_TLS_version: p.min_control_TLS_version,
     mtls_certificate_authentication: p.mtls_certificate_authentication,
     mtls_client_cert_subject_validation_type: p.mtls_client_cert_subject_validation_type,
     mtls_authorized_subjects: p.mtls_authorized_subjects,

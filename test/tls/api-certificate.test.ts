@@ -1,0 +1,328 @@
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeConfig } from '../../src/config/config.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { type ClientCertificate, intermediate, issue, makeCa, type TestCa } from '../helpers/certificates.js';
+import { freshPostgres } from '../helpers/services.js';
+import { FAST_ARGON2 } from '../helpers/test-tessera.js';
+
+const PASSWORD = 'Api-certificate-admin-1';
+const MASTER_KEY = randomBytes(32).toString('base64');
+const dirs: string[] = [];
+const tmp = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tessera-api-cert-'));
+  dirs.push(dir);
+  return dir;
+};
+
+/** A real server (the CLI's serve, in this process) on a free port with TLS. */
+function serve(extra: Parameters<typeof makeConfig>[0] = {}): Promise<RunningServer> {
+  const config = makeConfig({
+    argon2: FAST_ARGON2,
+    dataDir: tmp(),
+    listen: { host: '127.0.0.1', port: 0 },
+    metricsListen: null,
+    logLevel: 'silent',
+    masterKey: MASTER_KEY,
+    ...extra,
+  });
+  return startServer(config, { username: 'admin', password: PASSWORD });
+}
+
+const auth = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+
+/** One request over HTTPS (its own connection unless an agent keeps one), with what the connection's peer certificate was. */
+function send(
+  server: RunningServer,
+  method: string,
+  route: string,
+  body?: unknown,
+  agent: https.Agent | false = false,
+): Promise<{ status: number; body: Record<string, unknown>; fingerprint: string; localPort: number }> {
+  const url = new URL(route, server.url);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      url,
+      {
+        method,
+        agent,
+        rejectUnauthorized: false,
+        headers: { authorization: auth, 'content-type': 'application/json' },
+      },
+      (res) => {
+        const socket = res.socket as tls.TLSSocket;
+        const fingerprint = socket.getPeerCertificate().fingerprint256;
+        const localPort = socket.localPort ?? 0;
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : {}, fingerprint, localPort }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** The certificate a new TLS connection is served (its SHA-256 fingerprint), or the error it was refused with. */
+function served(server: RunningServer, options: tls.ConnectionOptions = {}): Promise<X509Certificate> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: hostname, port: Number(port), rejectUnauthorized: false, ...options }, () => {
+      const raw = socket.getPeerCertificate().raw;
+      socket.end();
+      resolve(new X509Certificate(raw));
+    });
+    socket.on('error', reject);
+  });
+}
+
+const fingerprintOf = (pem: string | Buffer) => new X509Certificate(pem).fingerprint256;
+const body = (cert: string, key: string) => ({ certificates: [{ name: 'api', certificate: cert, key }] });
+
+async function eventually(check: () => Promise<boolean>, ms = 4000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('not within the time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let root: TestCa;
+let leaf: ClientCertificate;
+let other: ClientCertificate;
+let inter: TestCa;
+let chained: ClientCertificate;
+let expired: ClientCertificate;
+let early: ClientCertificate;
+
+beforeAll(() => {
+  const dir = tmp();
+  root = makeCa(dir, 'api-root');
+  leaf = issue(root, 'api-leaf', '/CN=localhost', { extensions: 'server' });
+  other = issue(root, 'api-other', '/CN=other.example', { extensions: 'server' });
+  inter = intermediate(root, dir, 'api-inter');
+  chained = issue(inter, 'api-chained', '/CN=chained.example', { extensions: 'server', chain: [inter, root] });
+  expired = issue(root, 'api-expired', '/CN=expired.example', {
+    extensions: 'server',
+    start: new Date(Date.now() - 3 * 86_400_000),
+    end: new Date(Date.now() - 86_400_000),
+  });
+  early = issue(root, 'api-early', '/CN=early.example', {
+    extensions: 'server',
+    start: new Date(Date.now() + 86_400_000),
+    end: new Date(Date.now() + 2 * 86_400_000),
+  });
+});
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the REST API's own certificate (api): PUT, GET, DELETE, applied live", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await serve();
+  });
+  afterAll(() => server.close());
+
+  it('a PUT is served to new connections at once; a keep-alive connection keeps the old certificate', async () => {
+    const started = fingerprintOf(server.tls!.cert);
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await send(server, 'GET', '/v1/cluster/certificates', undefined, agent);
+      expect([first.status, first.fingerprint]).toEqual([200, started]);
+      expect(fingerprintOf(first.body.api_cert as string)).toBe(started);
+      expect(first.body).not.toHaveProperty('api_key');
+
+      const put = await send(server, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()));
+      expect([put.status, put.body]).toEqual([200, {}]);
+
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+      const again = await send(server, 'GET', '/v1/cluster/certificates', undefined, agent);
+      expect(again.localPort).toBe(first.localPort); // the same connection…
+      expect(again.fingerprint).toBe(started); // …with the certificate it was opened with
+      expect(fingerprintOf(again.body.api_cert as string)).toBe(fingerprintOf(leaf.pem));
+      expect(JSON.stringify(again.body)).not.toContain('PRIVATE KEY');
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('the key is sealed in the store, and no audit line carries it', async () => {
+    const audited: string[] = [];
+    server.tessera.events.on('audited', (record) => audited.push(JSON.stringify(record)));
+    const res = await send(server, 'PUT', '/v1/cluster/update_cert', {
+      name: 'api',
+      certificate: chained.pem,
+      key: chained.key.toString(),
+    });
+    expect(res.status).toBe(200);
+    expect((await served(server)).fingerprint256).toBe(fingerprintOf(chained.pem));
+    const row = await server.tessera.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', 'api_certificate')
+      .executeTakeFirstOrThrow();
+    const keyBody = chained.key.toString().split('\n')[1]!;
+    expect(row.value).not.toContain(keyBody);
+    expect(JSON.parse(row.value).key).toMatch(/^sealed\.v1\./);
+    expect(audited.some((line) => line.includes('api_certificate_update'))).toBe(true);
+    expect(audited.join('\n')).not.toContain(keyBody);
+  });
+
+  it.each([
+    [
+      'a key that is not the certificate’s',
+      () => body(leaf.pem, other.key.toString()),
+      400,
+      "the key is not the certificate's",
+    ],
+    ['an expired certificate', () => body(expired.pem, expired.key.toString()), 406, 'expired'],
+    ['a certificate not valid until tomorrow', () => body(early.pem, early.key.toString()), 400, 'not valid before'],
+    ['garbage', () => body('not a certificate', 'not a key'), 400, 'PEM'],
+    [
+      'garbage as the key',
+      () => body(leaf.pem, '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n'),
+      400,
+      'key cannot be read',
+    ],
+    ['no key', () => ({ certificates: [{ name: 'api', certificate: leaf.pem }] }), 400, 'private key'],
+    [
+      'a chain out of order',
+      () =>
+        body(
+          `${chained.pem.split('-----END CERTIFICATE-----')[0]}-----END CERTIFICATE-----\n${root.pem}${inter.pem}`,
+          chained.key.toString(),
+        ),
+      400,
+      'out of order',
+    ],
+  ])('%s: refused, and nothing changes', async (_what, make, status, says) => {
+    const before = (await served(server)).fingerprint256;
+    const beforeGet = (await send(server, 'GET', '/v1/cluster/certificates')).body.api_cert;
+    const res = await send(server, 'PUT', '/v1/cluster/certificates', make());
+    expect([res.status, res.body.error_code]).toEqual([
+      status,
+      status === 406 ? 'expired_certificate' : 'invalid_certificate',
+    ]);
+    expect(res.body.message).toContain(says);
+    expect(String(res.body.message)).not.toContain('PRIVATE KEY');
+    expect((await served(server)).fingerprint256).toBe(before);
+    expect((await send(server, 'GET', '/v1/cluster/certificates')).body.api_cert).toBe(beforeGet);
+  });
+
+  it('DELETE /v1/cluster/certificates/api: new connections are served what the node started with', async () => {
+    expect((await send(server, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
+    expect((await served(server)).fingerprint256).toBe(fingerprintOf(server.tls!.cert));
+    const view = await send(server, 'GET', '/v1/cluster/certificates');
+    expect(fingerprintOf(view.body.api_cert as string)).toBe(fingerprintOf(server.tls!.cert));
+  });
+
+  it('POST /v1/cluster/certificates/rotate: a new self-signed certificate with the same names, only while the one in use is self-made', async () => {
+    const before = await served(server);
+    const res = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+    expect([res.status, res.body]).toEqual([200, {}]);
+    const after = await served(server);
+    expect(after.fingerprint256).not.toBe(before.fingerprint256);
+    expect(after.publicKey.export({ format: 'der', type: 'spki' })).not.toEqual(
+      before.publicKey.export({ format: 'der', type: 'spki' }),
+    );
+    expect(after.issuer === after.subject && after.verify(after.publicKey)).toBe(true); // self-signed
+    expect(after.subjectAltName).toBe(before.subjectAltName);
+    expect(after.subject).toBe(before.subject);
+    const days = (Date.parse(after.validTo) - Date.parse(after.validFrom)) / 86_400_000;
+    expect(Math.round(days)).toBe(365);
+    expect(fingerprintOf((await send(server, 'GET', '/v1/cluster/certificates')).body.api_cert as string)).toBe(
+      after.fingerprint256,
+    );
+    // Rotated again: the one in use is Tessera's own.
+    expect((await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'api' })).status).toBe(200);
+    expect((await served(server)).fingerprint256).not.toBe(after.fingerprint256);
+
+    // One an operator gave is not rotated: PUT a new one instead.
+    expect((await send(server, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()))).status).toBe(
+      200,
+    );
+    const refused = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+    expect([refused.status, refused.body.error_code]).toEqual([403, 'rotation_unsupported']);
+    expect(refused.body.message).toContain('PUT /v1/cluster/certificates');
+    expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+    const named = await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'proxy' });
+    expect([named.status, named.body.error_code]).toEqual([403, 'rotation_unsupported']);
+    expect((await send(server, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
+  });
+
+  it('min_control_TLS_version "1.3": a TLS 1.2 client is refused on new connections; "1.2" takes it again', async () => {
+    expect((await served(server, { maxVersion: 'TLSv1.2' })).fingerprint256).toBeTruthy();
+    const dry = await send(server, 'PUT', '/v1/cluster?dry_run', { min_control_TLS_version: '1.3' });
+    expect([dry.status, dry.body.min_control_TLS_version]).toEqual([200, '1.3']);
+    expect((await served(server, { maxVersion: 'TLSv1.2' })).fingerprint256).toBeTruthy();
+
+    const put = await send(server, 'PUT', '/v1/cluster', { min_control_TLS_version: '1.3' });
+    expect([put.status, put.body.min_control_TLS_version]).toEqual([200, '1.3']);
+    await expect(served(server, { maxVersion: 'TLSv1.2' })).rejects.toThrow();
+    expect((await served(server, { minVersion: 'TLSv1.3' })).fingerprint256).toBeTruthy();
+    expect((await send(server, 'GET', '/v1/cluster')).body.min_control_TLS_version).toBe('1.3');
+    const wrong = await send(server, 'PUT', '/v1/cluster', { min_control_TLS_version: '1.1' });
+    expect([wrong.status, wrong.body.error_code]).toEqual([400, 'invalid_request']);
+
+    expect((await send(server, 'PUT', '/v1/cluster', { min_control_TLS_version: '1.2' })).status).toBe(200);
+    expect((await served(server, { maxVersion: 'TLSv1.2' })).fingerprint256).toBeTruthy();
+  });
+});
+
+describe('a node started with --tls-cert', () => {
+  it('serves the stored certificate over its own, goes back to its own on DELETE, and does not rotate it', async () => {
+    const server = await serve({ tls: { enabled: true, certFile: other.certFile, keyFile: other.keyFile } });
+    try {
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(other.pem));
+      const refused = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+      expect([refused.status, refused.body.error_code]).toEqual([403, 'rotation_unsupported']);
+      expect((await send(server, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()))).status).toBe(
+        200,
+      );
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+      expect((await send(server, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(other.pem));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('two nodes on one PostgreSQL store', () => {
+  it('the other node serves a new certificate, and the new minimum TLS version, within a couple of seconds', async () => {
+    const db = await freshPostgres();
+    const cluster = { databaseUrl: db.url, publicUrl: 'https://tessera.cluster.example' };
+    const a = await serve(cluster);
+    const b = await serve(cluster);
+    try {
+      expect((await send(a, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()))).status).toBe(200);
+      const put = Date.now();
+      await eventually(async () => (await served(b)).fingerprint256 === fingerprintOf(leaf.pem));
+      expect(Date.now() - put).toBeLessThan(3000);
+
+      expect((await send(a, 'PUT', '/v1/cluster', { min_control_TLS_version: '1.3' })).status).toBe(200);
+      await eventually(() =>
+        served(b, { maxVersion: 'TLSv1.2' }).then(
+          () => false,
+          () => true,
+        ),
+      );
+
+      expect((await send(b, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
+      await eventually(async () => (await served(a)).fingerprint256 === fingerprintOf(a.tls!.cert));
+    } finally {
+      await b.close();
+      await a.close();
+      await db.drop();
+    }
+  });
+});
