@@ -165,7 +165,9 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
     await page.getByLabel('Username').fill(ADMIN);
     await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'SSO' }).click();
+    // Signed in first: until then the sign-in page's "Sign in with SSO" is the one link named SSO.
+    await expect.poll(() => page.locator('header .who').textContent()).toContain(ADMIN);
+    await page.getByRole('link', { name: 'SSO', exact: true }).click();
     await page.getByRole('button', { name: 'Clear SSO' }).click();
     await page.getByRole('button', { name: 'Keep SSO' }).click();
     expect((await request(`${server.url}/v1/sso`)).json.control_plane).toBe(true);

@@ -119,7 +119,12 @@ describe('the first start of tessera serve (subprocess)', () => {
         process.execPath,
         [CLI, 'serve', '--no-tls', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir],
         {
-          env: cleanEnv({ TESSERA_ADMIN_USERNAME: 'deployer', TESSERA_ADMIN_PASSWORD: 'Deployer-password-1' }),
+          // No metrics listener: its port 0 could be given the port just found free, before the API binds it.
+          env: cleanEnv({
+            TESSERA_ADMIN_USERNAME: 'deployer',
+            TESSERA_ADMIN_PASSWORD: 'Deployer-password-1',
+            TESSERA_METRICS_LISTEN: 'off',
+          }),
         },
       );
       let stderr = '';
