@@ -163,6 +163,7 @@ describe('the certificate realm', () => {
       body: { certificates: [{ name: 'mtls_trusted_ca', certificate: `${ca.pem}${pem}` }] },
     });
     expect([res.status, res.body.error_code]).toEqual([400, 'invalid_certificate']);
+    expect(res.body.message).toMatch(/^mtls_trusted_ca: /); // which of a request's certificates is wrong
   });
 
   it('refuses a certificate whose extensions cannot be read with 401, never 500', async () => {

@@ -63,8 +63,16 @@ export function clusterCertificatesRoutes(
   const check = (c: CertificateBody) => {
     if (!isKept(c.name)) throw unknown(c.name);
     if (c.name === 'api') apiCertificate.check(c.certificate, c.key);
-    else if (c.name === 'mtls_trusted_ca') checkBundle(c.certificate, new Date(clock()));
-    else sso.checkCertificate(c.name, c.certificate, c.key);
+    else if (c.name === 'mtls_trusted_ca') {
+      try {
+        checkBundle(c.certificate, new Date(clock()));
+      } catch (err) {
+        // Among several certificates of one request, the answer says which one is wrong.
+        if (err instanceof ClusterCertificateError)
+          throw new ClusterCertificateError(err.code as 'invalid_certificate', `${c.name}: ${err.message}`);
+        throw err;
+      }
+    } else sso.checkCertificate(c.name, c.certificate, c.key);
   };
   const set = async (c: CertificateBody, request: Parameters<typeof callerOf>[0]) => {
     if (c.name === 'api') await apiCertificate.set(callerOf(request), c.certificate, c.key, contextOf(request));
