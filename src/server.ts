@@ -2,6 +2,7 @@ import { type AddressInfo, connect, createServer } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { type Logger, pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
+import { certificatesOnly } from './certs/api-certificate.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
 import { scrapeGate } from './http/scrape-access.js';
@@ -65,7 +66,10 @@ async function start(
       : await selfSignedTls(config.dataDir);
   const tessera = await openTessera(config, {
     logger,
-    ...(tls && { listenerCertificate: { certificate: tls.cert.toString('utf8'), selfMade: !config.tls.certFile } }),
+    // Its certificates alone (a combined file's key never goes with them into GET /v1/cluster/certificates).
+    ...(tls && {
+      listenerCertificate: { certificate: certificatesOnly(tls.cert.toString('utf8')), selfMade: !config.tls.certFile },
+    }),
   });
   const issuerNotice = settledNotice(tessera.issuer, issuerOf(config));
   if (issuerNotice) logger.warn(issuerNotice);
@@ -79,7 +83,7 @@ async function start(
       started: () => started,
     });
     if (tls) answerPlainHttpOnTls(app.server);
-    liveTls = tls ? await followClusterTls(app, tessera, tls, logger) : undefined;
+    liveTls = tls ? await followClusterTls(app, tessera, tls, !config.tls.certFile, logger) : undefined;
     const management = config.metricsListen
       ? await listenManagement(tessera.metrics, config.metricsListen, {
           started: () => started,
@@ -140,16 +144,22 @@ async function followClusterTls(
   app: TesseraApp,
   tessera: Tessera,
   started: TlsFiles,
+  /** Started with the first start's self-signed certificate (not an operator's --tls-cert). */
+  selfMade: boolean,
   logger: Pick<Logger, 'error'>,
 ): Promise<LiveTls> {
   const live = new LiveTls(
     app.server as unknown as TlsServer,
     async () => {
-      const [stored, policy] = await Promise.all([tessera.apiCertificate.serving(), tessera.policy.get()]);
+      const minVersion = (await tessera.policy.get()).min_control_TLS_version;
+      const stored = await tessera.apiCertificate.serving();
+      // An operator's own certificate (--tls-cert) gives way to one an admin gave, not to one Tessera made (a rotation asked of a self-signed node).
+      const use = stored && (stored.origin === 'given' || selfMade) ? stored : undefined;
       return {
-        cert: stored?.certificate ?? started.cert,
-        key: stored?.key ?? started.key,
-        minVersion: policy.min_control_TLS_version,
+        cert: use?.certificate ?? started.cert,
+        key: use?.key ?? started.key,
+        minVersion,
+        fallback: { cert: started.cert, key: started.key },
       };
     },
     // What went wrong, never the key: the store's settings could not be read or opened, or TLS refused them.

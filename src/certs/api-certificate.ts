@@ -31,6 +31,25 @@ const SEALED_AS = 'api.key';
 const NOT_BEFORE_SKEW_MS = 5 * 60_000;
 
 const invalid = (why: string) => new ClusterCertificateError('invalid_certificate', `api: ${why}`);
+/** The curves every TLS client takes (RFC 8446's and browsers'); a key on another one makes a listener no client can reach. */
+const CURVES = new Set(['prime256v1', 'secp384r1', 'secp521r1']);
+const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** The certificates of a PEM alone, re-encoded from what was read (whatever else the text held — a key — never goes with them). */
+export function certificatesOnly(pem: string): string {
+  return parsePemCertificates(pem)
+    .map((c) => c.toString())
+    .join('');
+}
+
+/** A key every TLS client can verify a handshake with: RSA of 2048 bits or more, EC on P-256/384/521, or Ed25519. */
+function servable(key: KeyObject): boolean {
+  const details = key.asymmetricKeyDetails ?? {};
+  if (key.asymmetricKeyType === 'rsa') return (details.modulusLength ?? 0) >= 2048;
+  if (key.asymmetricKeyType === 'ec') return CURVES.has(details.namedCurve ?? '');
+  return key.asymmetricKeyType === 'ed25519';
+}
 const subjectOf = (c: X509Certificate) => (c.subject ?? '').replaceAll('\n', ', ') || '(empty subject)';
 
 /**
@@ -47,6 +66,9 @@ export function checkApiCertificate(certificate: string, key: string | undefined
     throw invalid('the certificate holds a certificate that cannot be read');
   }
   if (chain.length === 0) throw invalid('certificate must hold PEM certificates (-----BEGIN CERTIFICATE-----)');
+  // Only certificates: a key pasted beside them would be answered to every reader of GET.
+  if (certificate.replace(PEM_CERTIFICATE, '').trim() !== '')
+    throw invalid('certificate must hold PEM certificates only (give the key as "key")');
   if (!key) throw invalid('the API certificate needs its private key ("key", PEM)');
   let privateKey: KeyObject;
   try {
@@ -56,6 +78,15 @@ export function checkApiCertificate(certificate: string, key: string | undefined
   }
   const leaf = chain[0]!;
   if (!leaf.checkPrivateKey(privateKey)) throw invalid("the key is not the certificate's (the first in the PEM)");
+  if (!servable(privateKey))
+    throw invalid(
+      'the key must be RSA of 2048 bits or more, EC on P-256, P-384 or P-521, or Ed25519: clients refuse others',
+    );
+  // A CA that signs others is no server's certificate (a self-signed one, alone, may say CA: openssl req -x509 does).
+  if (leaf.ca && !(chain.length === 1 && leaf.checkIssued(leaf)))
+    throw invalid(`${subjectOf(leaf)} is a CA certificate: give the server's own, signed by it`);
+  if (leaf.keyUsage && !leaf.keyUsage.includes(SERVER_AUTH))
+    throw invalid(`${subjectOf(leaf)} is not made for TLS servers (its extended key usage lacks serverAuth)`);
   for (const cert of chain) {
     if (now > new Date(cert.validTo))
       throw new ClusterCertificateError(
@@ -114,8 +145,9 @@ export class ApiCertificates {
     return this.cache.reload();
   }
 
-  async set(certificate: string, key: string, origin: ApiCertificate['origin']): Promise<void> {
-    checkApiCertificate(certificate, key, new Date(this.clock()));
+  async set(given: string, key: string, origin: ApiCertificate['origin']): Promise<void> {
+    checkApiCertificate(given, key, new Date(this.clock()));
+    const certificate = certificatesOnly(given);
     await writeSetting(this.db, SETTING, { certificate, key: this.sealer.seal({ key }, SEALED_AS), origin });
     this.cache.set({ certificate, key, origin });
   }

@@ -8,6 +8,8 @@ export interface ListenerTls {
   cert: string | Buffer;
   key: string | Buffer;
   minVersion: keyof typeof TLS_VERSIONS;
+  /** What the node started with: served (at the wanted minimum version) when TLS refuses the cluster's certificate. */
+  fallback?: { cert: string | Buffer; key: string | Buffer };
 }
 
 /** How often a node looks at the stored settings (each read goes through a one-second cache). */
@@ -53,7 +55,16 @@ export class LiveTls {
       const want = await this.wanted();
       const as = `${TLS_VERSIONS[want.minVersion]}\n${String(want.cert)}\n${String(want.key)}`;
       if (as === this.appliedAs) return;
-      this.server.setSecureContext({ cert: want.cert, key: want.key, minVersion: TLS_VERSIONS[want.minVersion] });
+      const minVersion = TLS_VERSIONS[want.minVersion];
+      try {
+        this.server.setSecureContext({ cert: want.cert, key: want.key, minVersion });
+      } catch (err) {
+        // The minimum version holds all the same: a certificate TLS refuses must not keep a lower one.
+        if (!want.fallback) throw err;
+        this.server.setSecureContext({ ...want.fallback, minVersion });
+        this.appliedAs = as;
+        throw err;
+      }
       this.appliedAs = as;
       this.lastFault = undefined;
     } catch (err) {

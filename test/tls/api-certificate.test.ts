@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -293,6 +294,91 @@ describe('a node started with --tls-cert', () => {
       expect((await served(server)).fingerprint256).toBe(fingerprintOf(other.pem));
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("what a certificate must be (an attacker's review)", () => {
+  it('refuses a key pasted beside the certificates, keys clients refuse, a CA that signs others, and one not made for servers; answers certificates only', async () => {
+    const dir = tmp();
+    const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    const selfSigned = (name: string, keyArgs: string[], ext: string[]) => {
+      const extensions = ext.flatMap((e) => ['-addext', e]);
+      openssl([
+        'req',
+        '-x509',
+        ...keyArgs,
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${name}`,
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.pem`,
+        ...extensions,
+      ]);
+      return {
+        cert: readFileSync(path.join(dir, `${name}.pem`), 'utf8'),
+        key: readFileSync(path.join(dir, `${name}.key`), 'utf8'),
+      };
+    };
+    const forServers = ['basicConstraints=CA:FALSE', 'extendedKeyUsage=serverAuth'];
+    const p256 = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+    const rsa1024 = selfSigned('rsa1024', ['-newkey', 'rsa:1024'], forServers);
+    const brainpool = selfSigned(
+      'brainpool',
+      ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:brainpoolP256r1'],
+      forServers,
+    );
+    const clientOnly = selfSigned('client-only', p256, ['basicConstraints=CA:FALSE', 'extendedKeyUsage=clientAuth']);
+    const node = await serve();
+    try {
+      const before = (await served(node)).fingerprint256;
+      for (const [what, cert, key] of [
+        ['a key beside the certificate', `${leaf.pem}${leaf.key}`, leaf.key.toString()],
+        ['RSA 1024', rsa1024.cert, rsa1024.key],
+        ['brainpoolP256r1', brainpool.cert, brainpool.key],
+        ['a CA that signs others', inter.pem, readFileSync(inter.keyFile, 'utf8')],
+        ['clientAuth only', clientOnly.cert, clientOnly.key],
+      ] as const) {
+        const res = await send(node, 'PUT', '/v1/cluster/certificates', body(cert, key));
+        expect([what, res.status, res.body.error_code]).toEqual([what, 400, 'invalid_certificate']);
+        expect(JSON.stringify(res.body)).not.toContain('PRIVATE KEY');
+      }
+      expect((await served(node)).fingerprint256).toBe(before);
+      expect(JSON.stringify((await send(node, 'GET', '/v1/cluster/certificates')).body)).not.toContain('PRIVATE KEY');
+      // A self-signed one alone may say CA (openssl req -x509 does): taken.
+      const plain = selfSigned('plain-self-signed', p256, []);
+      expect((await send(node, 'PUT', '/v1/cluster/certificates', body(plain.cert, plain.key))).status).toBe(200);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("a node started with --tls-cert keeps its own over one another node's rotation made, and takes one an admin gave", async () => {
+    const db = await freshPostgres();
+    const cluster = { databaseUrl: db.url, publicUrl: 'https://tessera.cluster.example' };
+    const selfMade = await serve(cluster);
+    const operator = await serve({
+      ...cluster,
+      tls: { enabled: true, certFile: other.certFile, keyFile: other.keyFile },
+    });
+    try {
+      expect((await send(selfMade, 'POST', '/v1/cluster/certificates/rotate')).status).toBe(200);
+      const rotated = (await send(selfMade, 'GET', '/v1/cluster/certificates')).body.api_cert as string;
+      await eventually(async () => (await served(selfMade)).fingerprint256 === fingerprintOf(rotated));
+      await new Promise((r) => setTimeout(r, 2500)); // past the other node's polls
+      expect((await served(operator)).fingerprint256).toBe(fingerprintOf(other.pem));
+      expect(
+        (await send(selfMade, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()))).status,
+      ).toBe(200);
+      await eventually(async () => (await served(operator)).fingerprint256 === fingerprintOf(leaf.pem));
+    } finally {
+      await operator.close();
+      await selfMade.close();
+      await db.drop();
     }
   });
 });

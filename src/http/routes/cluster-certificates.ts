@@ -40,6 +40,9 @@ const Certificate = Type.Object(
   },
   { additionalProperties: false },
 );
+/** Room for a few certificates with their chains and keys, far below what would cost much to check. */
+const CERTIFICATES_BODY_LIMIT = 65_536;
+
 type CertificateBody = { name: string; certificate: string; key?: string };
 
 /**
@@ -122,6 +125,8 @@ export function clusterCertificatesRoutes(
     '/v1/cluster/certificates',
     {
       config: errors,
+      // A server certificate's chain and an RSA-4096 key run past the 8 KiB of an API body.
+      bodyLimit: CERTIFICATES_BODY_LIMIT,
       schema: {
         ...doc,
         summary:
@@ -143,6 +148,8 @@ export function clusterCertificatesRoutes(
     '/v1/cluster/update_cert',
     {
       config: errors,
+      // A server certificate's chain and an RSA-4096 key run past the 8 KiB of an API body.
+      bodyLimit: CERTIFICATES_BODY_LIMIT,
       schema: {
         ...doc,
         summary: "As PUT /v1/cluster/certificates, one certificate (the product's path before 7.22.2)",
