@@ -36,6 +36,7 @@ function keysListCommand(): Command {
     .description('List the published signing keys')
     .action(async (o: SettingOptions) => {
       const keys = await withKeyRing(o, async (ring) => ring.list());
+      if (keys.length > 0) process.stdout.write(`${'KID'.padEnd(keys[0]!.kid.length)}  ALG    STATE\n`);
       for (const k of keys) {
         const when = k.state === 'next' && k.activateAt ? ` (signs from ${k.activateAt.toISOString()})` : '';
         process.stdout.write(`${k.kid}  ${k.alg.padEnd(5)}  ${k.state}${when}\n`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { createRequire } from 'node:module';
 import { type Command, Option } from 'commander';
 import { CliError } from './cli-error.js';
 
@@ -16,6 +17,10 @@ export function addServerOptions(command: Command): Command {
     .option('--ca <file>', 'trust this PEM certificate (e.g. <data-dir>/tls/cert.pem)')
     .option('-k, --insecure', 'do not verify the server certificate');
 }
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+/** What the CLI's requests call themselves. */
+export const USER_AGENT = `tessera-cli/${version}`;
 
 /** Sends a JSON body and returns the status and parsed JSON answer. */
 export function requestJson(
@@ -33,6 +38,8 @@ export function requestJson(
       accept: 'application/json',
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),
+      // Named in the sessions it starts (tessera sessions list, the console's Sessions): not "—".
+      'user-agent': USER_AGENT,
       ...headers,
     },
     timeout: 30_000,

@@ -149,11 +149,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return reply.code(status).send(body);
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send({ error_code: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
-  );
+  const { metricsListen } = app.services.config;
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    // A Prometheus job pointed at the API's port is told where its metrics are.
+    const hint =
+      path !== '/metrics'
+        ? ''
+        : metricsListen
+          ? `: ${path} is served by the management listener, http://${metricsListen.host}:${metricsListen.port}${path} (--metrics-listen)`
+          : `: ${path} is served by the management listener, which is off (--metrics-listen)`;
+    return reply.code(404).send({ error_code: 'not_found', message: `No route for ${request.method} ${path}${hint}` });
+  });
 }
 
 function reasonOf(cause: unknown): string | undefined {

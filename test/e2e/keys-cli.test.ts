@@ -14,7 +14,8 @@ describe('tessera keys', () => {
     const env = { TESSERA_DATA_DIR: dir };
     const first = await runCli(['keys', 'list', '--create'], { env });
     expect(first.code).toBe(0);
-    const [oldKid] = first.stdout.trim().split(/\s+/);
+    expect(first.stdout).toMatch(/^KID\s+ALG\s+STATE\n/); // a header row, then a key a line
+    const [oldKid] = first.stdout.trim().split('\n')[1]!.split(/\s+/);
     expect(first.stdout).toMatch(/ ES256 {2}active\n$/);
 
     const staged = await runCli(['keys', 'rotate'], { env });

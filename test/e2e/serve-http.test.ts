@@ -148,6 +148,13 @@ describe('tessera serve --no-tls (subprocess)', () => {
       const token = res.stdout.trim();
       const me = await request(`${server.url}/v1/users/1`, { headers: { authorization: `Bearer ${token}` } });
       expect(me.status).toBe(200);
+      // Its session says who started it: the CLI, by name and version.
+      const sid = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid;
+      const sessions = await request(`${server.url}/v1/users/1/sessions`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const mine = sessions.json.find((s: { sid: string }) => s.sid === sid);
+      expect(mine.user_agent).toMatch(/^tessera-cli\/\d+\.\d+\.\d+$/);
     }
     const refused = await runCli(
       ['token', '--url', server.url, '--username', 'admin@tessera.local', '--password-stdin'],

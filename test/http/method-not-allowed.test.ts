@@ -25,6 +25,14 @@ describe('a known path with a method it does not take', () => {
     });
   }
 
+  it('answers GET /metrics on the API with where the metrics are (the management listener)', async () => {
+    const res = await call(t, 'GET', '/metrics');
+    expect([res.status, res.body.error_code]).toEqual([404, 'not_found']);
+    expect(res.body.message).toMatch(
+      /\/metrics is served by the management listener(, http:\/\/\S+\/metrics|, which is off)/,
+    );
+  });
+
   it('still answers an unknown path with 404', async () => {
     const res = await call(t, 'GET', '/v1/nothing-here');
     expect(res.status).toBe(404);
