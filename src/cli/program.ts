@@ -70,6 +70,17 @@ function sayAs(command: Command, name: string): void {
   command.configureOutput({
     writeOut: (text) => process.stdout.write(renamed(text)),
     writeErr: (text) => process.stderr.write(renamed(text)),
+    outputError: (text, write) => write(renamed(text) + npmHint(text)),
   });
   for (const sub of command.commands) sayAs(sub, name);
+}
+
+/**
+ * npm reads the flags before `--` as its own (`npm start --listen 127.0.0.1:8080` hands the CLI
+ * only `127.0.0.1:8080`): a stray argument under npm is most often that, and is said so.
+ */
+function npmHint(error: string): string {
+  if (!/too many arguments/.test(error)) return '';
+  const script = process.env.npm_lifecycle_event === 'start' ? 'npm start' : 'npm run tessera';
+  return `(npm takes the flags before "--" as its own and passes on only their values: put "--" first, as in \`${script} -- --listen 127.0.0.1:8080\`)\n`;
 }

@@ -19,6 +19,11 @@ describe('what the CLI says of itself: its name as run, and a start without a ma
     const token = await runCli(['token', '--help'], { env: { npm_lifecycle_event: 'tessera' } });
     expect(token.stdout).toContain('TOKEN=$(npm run -s tessera -- token --username');
 
+    // `npm start --listen 127.0.0.1:1`: npm kept the flag and passed on its value alone.
+    const swallowed = await runCli(['serve', '127.0.0.1:1'], { env: { npm_lifecycle_event: 'start' } });
+    expect(swallowed.stderr).toContain('too many arguments');
+    expect(swallowed.stderr).toContain('put "--" first, as in `npm start -- --listen 127.0.0.1:8080`');
+
     const onPath = await runCli(['serve', '--help'], { env: { npm_lifecycle_event: '' } });
     expect(onPath.stdout).toMatch(/^Usage: tessera serve \[options\]/);
     expect(onPath.stdout).toContain('\n  tessera serve --no-tls --listen 127.0.0.1:8080');
