@@ -259,7 +259,8 @@ export function ActionMenu(props: {
   const wrap = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement | null>(null);
   const items = () => [...(wrap.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-  useEffect(() => {
+  // Before the browser paints: the focus is in the menu as soon as it shows (an effect may wait a frame).
+  useLayoutEffect(() => {
     if (!open) return;
     const all = items();
     (open === 'last' ? all[all.length - 1] : all[0])?.focus();
@@ -304,6 +305,10 @@ export function ActionMenu(props: {
           if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
             e.preventDefault();
             setOpen(e.key === 'ArrowUp' ? 'last' : 'first');
+          } else if (e.key === 'Escape' && open) {
+            // Open, but the focus not in it yet (or back on the button): Escape closes it all the same.
+            e.preventDefault();
+            close(true);
           }
         }}
       >
