@@ -11,7 +11,10 @@ import {
   issue,
   issueAnySubject,
   makeCa,
+  type ProxiedMethod,
+  type ProxiedRequest,
   type TestCa,
+  viaProxy,
 } from '../helpers/certificates.js';
 import { login } from '../helpers/http.js';
 import { decodeJwt, FAST_ARGON2, type TestTessera, testTessera } from '../helpers/test-tessera.js';
@@ -81,23 +84,7 @@ describe('the certificate realm', () => {
   });
   afterEach(() => t.close());
 
-  async function send(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-    url: string,
-    o: { auth?: string; cert?: ClientCertificate; body?: unknown } = {},
-  ) {
-    const res = await t.app.inject({
-      method,
-      url,
-      remoteAddress: '127.0.0.1',
-      headers: {
-        ...(o.auth && { authorization: o.auth }),
-        ...(o.cert && { 'x-client-cert': encodeURIComponent(o.cert.pem) }),
-      },
-      payload: o.body === undefined ? undefined : JSON.stringify(o.body),
-    });
-    return { status: res.statusCode, body: res.body ? res.json() : undefined };
-  }
+  const send = (method: ProxiedMethod, url: string, o?: ProxiedRequest) => viaProxy(t, method, url, o);
   const certificateLogin = async (cert: ClientCertificate) => send('POST', '/v1/users/authorize', { cert });
 
   it('logs a certificate user in, also through an intermediate the client sends', async () => {

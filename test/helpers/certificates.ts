@@ -178,3 +178,33 @@ export function issueAnySubject(ca: TestCa, file: string, subject: string, exten
   const keyFile = path.join(dir, `${file}.key`);
   return { certFile: path.join(dir, `${file}.pem`), keyFile, pem, cert: Buffer.from(pem), key: readFileSync(keyFile) };
 }
+
+export type ProxiedMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export interface ProxiedRequest {
+  auth?: string;
+  cert?: ClientCertificate;
+  body?: unknown;
+}
+
+/**
+ * A request to an in-process Tessera as a TLS-terminating proxy at 127.0.0.1 passes it on: the
+ * client certificate (if any) in the x-client-cert header (the tests' `mtls.certHeader`).
+ */
+export async function viaProxy(
+  t: { app: { inject: (o: object) => Promise<{ statusCode: number; body: string; json(): any }> } },
+  method: ProxiedMethod,
+  url: string,
+  o: ProxiedRequest = {},
+): Promise<{ status: number; body: any }> {
+  const res = await t.app.inject({
+    method,
+    url,
+    remoteAddress: '127.0.0.1',
+    headers: {
+      ...(o.auth && { authorization: o.auth }),
+      ...(o.cert && { 'x-client-cert': encodeURIComponent(o.cert.pem) }),
+    },
+    payload: o.body === undefined ? undefined : JSON.stringify(o.body),
+  });
+  return { status: res.statusCode, body: res.body ? res.json() : undefined };
+}

@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientCertificate, issue, makeCa, type TestCa } from '../helpers/certificates.js';
+import {
+  type ClientCertificate,
+  issue,
+  makeCa,
+  type ProxiedMethod,
+  type ProxiedRequest,
+  type TestCa,
+  viaProxy,
+} from '../helpers/certificates.js';
 import { login } from '../helpers/http.js';
 import {
   BASE_DN,
@@ -83,23 +91,7 @@ describe.skipIf(!slapdAvailable())('LDAP certificate login (real slapd, openssl 
   });
   afterEach(() => t.close());
 
-  async function send(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-    url: string,
-    o: { auth?: string; cert?: ClientCertificate; body?: unknown } = {},
-  ) {
-    const res = await t.app.inject({
-      method,
-      url,
-      remoteAddress: '127.0.0.1',
-      headers: {
-        ...(o.auth && { authorization: o.auth }),
-        ...(o.cert && { 'x-client-cert': encodeURIComponent(o.cert.pem) }),
-      },
-      payload: o.body === undefined ? undefined : JSON.stringify(o.body),
-    });
-    return { status: res.statusCode, body: res.body ? res.json() : undefined };
-  }
+  const send = (method: ProxiedMethod, url: string, o?: ProxiedRequest) => viaProxy(t, method, url, o);
   const certificateLogin = (cert: ClientCertificate) => send('POST', '/v1/users/authorize', { cert });
   const configure = async (extra: Record<string, unknown>) => {
     const put = await send('PUT', '/v1/cluster/ldap', {
