@@ -2,7 +2,7 @@ import { type AddressInfo, connect, createServer } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { type Logger, pino } from 'pino';
 import { buildApp, type TesseraApp } from './app.js';
-import { certificatesOnly } from './certs/api-certificate.js';
+import { certificatesOnly } from './certs/keyed-certificate.js';
 import { type Config, issuerOf, makeConfig } from './config/config.js';
 import { answerPlainHttpOnTls } from './http/plain-http-on-tls.js';
 import { scrapeGate } from './http/scrape-access.js';

@@ -18,6 +18,8 @@ import { VerifiedCredentials } from './auth/verified-credentials.js';
 import { ApiCertificates } from './certs/api-certificate.js';
 import { ApiCertificateService, type StartedCertificate } from './certs/api-certificate-service.js';
 import { CertificateTrust } from './certs/certificate-trust.js';
+import { KeptCertificateService } from './certs/kept-certificate-service.js';
+import { KeptCertificates } from './certs/kept-certificates.js';
 import { TrustedCa } from './certs/trusted-ca.js';
 import { type Clock, systemClock } from './clock.js';
 import { audiencesOf, type Config, ConfigError, issuerOf, masterKeyBytes, publicUrlOf } from './config/config.js';
@@ -54,6 +56,7 @@ import { SsoCertificates } from './sso/sso-certificates.js';
 import { SsoService } from './sso/sso-service.js';
 import { SsoSettings } from './sso/sso-settings.js';
 import { type Db, openDatabase, pingDatabase } from './store/database.js';
+import { storeCreatedTime } from './store/store-created.js';
 import { AcceptedIssuers } from './tokens/accepted-issuers.js';
 import { KeyRing } from './tokens/key-ring.js';
 import { KeySealer } from './tokens/key-sealer.js';
@@ -128,6 +131,8 @@ export interface Accounts extends UserUseCases {
   certificateTrust: CertificateTrust;
   /** The REST API's own TLS certificate (the product's `api`): stored for every node, rotated. */
   apiCertificate: ApiCertificateService;
+  /** The product's other certificates (`proxy`, `cm`, …): kept and shown, used by nothing here. */
+  keptCertificates: KeptCertificateService;
   /** SSO's settings and certificates (/v1/cluster/sso). */
   sso: SsoService;
   /** What SSO keeps in the store (requests, assertions used, sign-in codes, sessions). */
@@ -395,7 +400,10 @@ async function openCore(
       sessions,
       sessionStore,
       roles: new RoleService(roleStore, users, audit),
-      cluster: new ClusterSettings(policy, users, audit, events),
+      cluster: new ClusterSettings(policy, users, audit, events, {
+        publicUrl: publicUrlOf(config),
+        createdTime: () => storeCreatedTime(db),
+      }),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),
       certificateTrust: new CertificateTrust(trustedCa, users, audit),
       apiCertificate: new ApiCertificateService(
@@ -405,6 +413,7 @@ async function openCore(
         audit,
         clock,
       ),
+      keptCertificates: new KeptCertificateService(new KeptCertificates(db, sealerOf(config), clock), audit, clock),
       sso: new SsoService(ssoSettings, ssoCertificates, serviceProvider, users, audit, publicUrlOf(config)),
     };
   } catch (err) {

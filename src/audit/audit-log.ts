@@ -50,10 +50,14 @@ export const AUDIT_EVENTS = [
   'ldap_mapping_delete',
   'trusted_ca_update',
   'trusted_ca_delete',
-  /** The REST API's own TLS certificate (the product's `api`): set, removed, made anew by a rotation. */
+  /** The REST API's own TLS certificate (the product's `api`): set, made anew by a rotation (or not: `changes` empty, `reason` says why). */
   'api_certificate_update',
+  /** Written while DELETE /v1/cluster/certificates/api was taken (now 403: a required certificate); kept so that a filter still finds those lines. */
   'api_certificate_delete',
   'api_certificate_rotate',
+  /** The product's other certificates that Tessera keeps without using them (`proxy`, `cm`, …; `target` names it): set, removed. */
+  'cluster_certificate_update',
+  'cluster_certificate_delete',
   'sso_update',
   'sso_delete',
   'sso_certificate_update',

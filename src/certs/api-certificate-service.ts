@@ -5,7 +5,8 @@ import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.
 import { ClusterCertificateError } from '../errors.js';
 import type { EventHub } from '../events.js';
 import { type CertificateNames, makeSelfSigned } from '../tls/certificate.js';
-import { type ApiCertificate, type ApiCertificates, checkApiCertificate } from './api-certificate.js';
+import type { ApiCertificate, ApiCertificates } from './api-certificate.js';
+import { checkKeyedCertificate } from './keyed-certificate.js';
 
 type Actor = { uid: number; username: string };
 
@@ -17,10 +18,11 @@ export interface StartedCertificate {
 
 /**
  * The REST API's own certificate (the product's `api`) as an operator changes it
- * (PUT /v1/cluster/certificates, PUT /v1/cluster/update_cert, DELETE …/api, POST …/rotate):
- * checked, stored for every node, audited (never the key), and announced so that this
- * node's listener takes it for new connections at once (others within a second or two).
- * The stored one wins over what a node started with; none stored: each node serves its own.
+ * (PUT /v1/cluster/certificates, PUT /v1/cluster/update_cert, POST …/rotate; never deleted:
+ * it is a required certificate): checked, stored for every node, audited (never the key), and
+ * announced so that this node's listener takes it for new connections at once (others within
+ * a second or two). The stored one wins over what a node started with; none stored: each node
+ * serves its own.
  */
 export class ApiCertificateService {
   constructor(
@@ -34,7 +36,7 @@ export class ApiCertificateService {
 
   /** Throws what is wrong with a certificate and key, as `set` would. */
   check(certificate: string, key: string | undefined): void {
-    checkApiCertificate(certificate, key, new Date(this.clock()));
+    checkKeyedCertificate('api', certificate, key, new Date(this.clock()));
   }
 
   /** The stored certificate and its key, for the listener (none: it serves what it started with). */
@@ -53,29 +55,35 @@ export class ApiCertificateService {
     this.changed(ctx, actor, 'api_certificate_update');
   }
 
-  /** Back to what each node started with. */
-  async clear(actor: Actor, ctx: RequestContext): Promise<void> {
-    await this.stored.clear();
-    this.changed(ctx, actor, 'api_certificate_delete');
-  }
-
   /**
    * A new self-signed certificate (new key, the names of the one in use, a year's validity),
-   * stored for every node — only while the certificate in use is one Tessera made: one an
-   * operator gave is 403 (PUT a new one instead).
+   * stored for every node — only while the certificate in use is one Tessera made. Asked by
+   * name (`{"name": "api"}`), an operator's certificate (or none: a node without TLS) is 403:
+   * PUT a new one instead. Asked for all internal certificates (no name, the docs' example), an
+   * operator's is not one of them: nothing is rotated, nothing changes, and the audit line says so.
    */
-  async rotate(actor: Actor, ctx: RequestContext): Promise<void> {
+  async rotate(actor: Actor, ctx: RequestContext, { named }: { named: boolean }): Promise<void> {
     const inUse = await this.inUse();
-    if (!inUse)
-      throw new ClusterCertificateError(
-        'rotation_unsupported',
-        'This node serves no TLS (--no-tls) and no API certificate is stored: there is nothing to rotate',
-      );
-    if (!inUse.selfMade)
-      throw new ClusterCertificateError(
-        'rotation_unsupported',
-        'The API certificate in use was given by an operator, not made by Tessera: PUT /v1/cluster/certificates with a new one instead',
-      );
+    if (!inUse?.selfMade) {
+      if (named)
+        throw new ClusterCertificateError(
+          'rotation_unsupported',
+          inUse
+            ? 'The API certificate in use was given by an operator, not made by Tessera: PUT /v1/cluster/certificates with a new one instead'
+            : 'This node serves no TLS (--no-tls) and no API certificate is stored: there is nothing to rotate',
+        );
+      this.audit.record(ctx, {
+        event: 'api_certificate_rotate',
+        outcome: 'success',
+        ...actorOf(actor),
+        target: 'api',
+        changes: [],
+        reason: inUse
+          ? "nothing to rotate: api is an operator's certificate"
+          : 'nothing to rotate: no TLS, none stored',
+      });
+      return;
+    }
     const made = await makeSelfSigned(namesOf(inUse.certificate));
     await this.stored.set(made.cert, made.private, 'rotated');
     this.changed(ctx, actor, 'api_certificate_rotate');
@@ -86,11 +94,7 @@ export class ApiCertificateService {
     return stored ? { certificate: stored.certificate, selfMade: stored.origin === 'rotated' } : this.started;
   }
 
-  private changed(
-    ctx: RequestContext,
-    actor: Actor,
-    event: 'api_certificate_update' | 'api_certificate_delete' | 'api_certificate_rotate',
-  ): void {
+  private changed(ctx: RequestContext, actor: Actor, event: 'api_certificate_update' | 'api_certificate_rotate'): void {
     this.events.emit('listenerTlsChanged');
     this.audit.record(ctx, { event, outcome: 'success', ...actorOf(actor), target: 'api', changes: ['api'] });
   }

@@ -22,10 +22,16 @@ export class CertificateUserError extends DomainError {
   }
 }
 
-/** PUT/DELETE /v1/cluster/certificates: a certificate Tessera does not keep, or one it cannot take. */
+/** /v1/cluster/certificates: a name the product has not, a certificate that cannot be taken, one that cannot be deleted or rotated. */
 export class ClusterCertificateError extends DomainError {
   constructor(
-    code: 'unknown_certificate' | 'invalid_certificate' | 'expired_certificate' | 'not_found' | 'rotation_unsupported',
+    code:
+      | 'unknown_certificate'
+      | 'invalid_certificate'
+      | 'expired_certificate'
+      | 'not_found'
+      | 'rotation_unsupported'
+      | 'delete_required_certificate_not_allowed',
     message: string,
   ) {
     super(code, message);

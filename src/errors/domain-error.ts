@@ -62,6 +62,7 @@ export type ErrorCode =
   | 'invalid_certificate'
   | 'expired_certificate'
   | 'rotation_unsupported'
+  | 'delete_required_certificate_not_allowed'
   | 'missing_param'
   | 'missing_certificate'
   | 'saml_metadata_parsing_error'

@@ -80,6 +80,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_certificate: 400,
   expired_certificate: 406,
   rotation_unsupported: 403,
+  delete_required_certificate_not_allowed: 403,
   internal_error: 500,
 };
 

@@ -4,6 +4,7 @@ import type { Logins } from '../auth/logins.js';
 import type { SsoSignIn } from '../auth/sso-sign-in.js';
 import type { ApiCertificateService } from '../certs/api-certificate-service.js';
 import type { CertificateTrust } from '../certs/certificate-trust.js';
+import type { KeptCertificateService } from '../certs/kept-certificate-service.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { EventLogStore } from '../event-log/event-log.js';
@@ -51,6 +52,7 @@ export interface HttpServices {
   cluster: ClusterSettings;
   certificateTrust: CertificateTrust;
   apiCertificate: ApiCertificateService;
+  keptCertificates: KeptCertificateService;
   sso: SsoService;
   ssoSignIn: SsoSignIn;
   ldap: LdapService;

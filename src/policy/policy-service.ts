@@ -31,10 +31,12 @@ export class PolicyService {
     return this.cache.fresh();
   }
 
-  async update(patch: Partial<Policy>): Promise<Policy> {
-    const policy = Object.freeze({ ...(await this.store.get()), ...patch });
-    await this.store.put(policy);
-    this.cache.set(policy);
-    return policy;
+  /** Sets these fields, or applies `change` to the policy as the store has it, no other change in between (on any node); effective here at once. */
+  async update(
+    change: Partial<Policy> | ((current: Policy) => Partial<Policy>),
+  ): Promise<{ before: Policy; after: Policy }> {
+    const changed = await this.store.update(typeof change === 'function' ? change : () => change);
+    this.cache.set(changed.after);
+    return changed;
   }
 }

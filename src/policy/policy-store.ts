@@ -1,10 +1,12 @@
 import type { Db } from '../store/database.js';
+import { serialized } from '../store/serialized.js';
 import { readSetting, writeSetting } from '../store/settings.js';
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 
 export interface PolicyStore {
   get(): Promise<Policy>;
-  put(policy: Policy): Promise<void>;
+  /** Reads the policy, applies `change` to it and writes the result, with no other change in between (on any node). */
+  update(change: (current: Policy) => Partial<Policy>): Promise<{ before: Policy; after: Policy }>;
 }
 
 const KEY = 'cluster_policy';
@@ -13,11 +15,20 @@ const KEY = 'cluster_policy';
 export class KyselyPolicyStore implements PolicyStore {
   constructor(private readonly db: Db) {}
 
-  async get(): Promise<Policy> {
-    return Object.freeze({ ...DEFAULT_POLICY, ...(await readSetting<Partial<Policy>>(this.db, KEY)) });
+  get(): Promise<Policy> {
+    return read(this.db);
   }
 
-  put(policy: Policy): Promise<void> {
-    return writeSetting(this.db, KEY, policy);
+  update(change: (current: Policy) => Partial<Policy>): Promise<{ before: Policy; after: Policy }> {
+    return serialized(this.db, async (trx) => {
+      const before = await read(trx);
+      const after = Object.freeze({ ...before, ...change(before) });
+      await writeSetting(trx, KEY, after);
+      return { before, after };
+    });
   }
+}
+
+async function read(db: Db): Promise<Policy> {
+  return Object.freeze({ ...DEFAULT_POLICY, ...(await readSetting<Partial<Policy>>(db, KEY)) });
 }

@@ -104,6 +104,10 @@ export type Policy = Readonly<
     Static<typeof ClusterSettingsSchema> & {
       /** The algorithm asked for last (none served: the product has no read of it); Tessera hashes with argon2id whatever it says. */
       password_hashing_algorithm: PasswordHashingAlgorithm;
+      /** The cluster object's other fields as set (product-fields.ts: kept, not acted on). */
+      kept_cluster: Readonly<Record<string, unknown>>;
+      /** The cluster settings' other fields as set (product-fields.ts: kept, not acted on). */
+      kept_policy: Readonly<Record<string, unknown>>;
     }
 >;
 
@@ -124,6 +128,8 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   login_lockout_counter_reset_after: 900,
   login_lockout_duration: 1800,
   password_hashing_algorithm: 'SHA-256',
+  kept_cluster: {},
+  kept_policy: {},
 });
 
 /** The cluster's name: the one set, else the host of the public URL. */

@@ -1,3 +1,5 @@
+import { closest, distance } from 'fastest-levenshtein';
+
 /** What Ajv (with `verbose`) reports of one failed keyword. */
 export interface SchemaError {
   instancePath: string;
@@ -64,7 +66,7 @@ function describe(field: string, errs: SchemaError[], part: string): string {
       if (part === 'querystring')
         return `unknown query parameter "${String(p.additionalProperty)}" (${known.length ? `known: ${known.join(', ')}` : 'this request takes none'})`;
       if (READ_ONLY.has(String(p.additionalProperty))) return `${subject(p.additionalProperty)} is read-only`;
-      return `unknown field "${String(p.additionalProperty)}"${known.length ? ` (known: ${known.join(', ')})` : ''}`;
+      return `unknown field "${subject(p.additionalProperty)}"${knownFields(String(p.additionalProperty), known)}`;
     }
     case 'enum': {
       // Names as they are (admin, none); values of several types as JSON (1, "1").
@@ -92,4 +94,14 @@ function describe(field: string, errs: SchemaError[], part: string): string {
     default:
       return `${field} is not valid`;
   }
+}
+
+/** The fields a request takes, when a few; else the nearest to a misspelt one (the product's cluster object has a hundred). */
+function knownFields(name: string, known: string[]): string {
+  if (known.length === 0) return '';
+  if (known.length <= 16) return ` (known: ${known.join(', ')})`;
+  const near = closest(name, known);
+  return distance(name, near) <= Math.max(2, name.length / 4)
+    ? ` (did you mean ${near}?)`
+    : ` (this request takes ${known.length} fields: see its schema in GET /v1/openapi.json)`;
 }

@@ -1,14 +1,11 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { SSO_CERTIFICATES, type SsoCertificateName } from '../certs/cluster-certificate-names.js';
 import type { Clock } from '../clock.js';
 import { ClusterCertificateError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import { SettingCache } from '../store/setting-cache.js';
 import { readSetting, writeSetting } from '../store/settings.js';
 import type { KeySealer } from '../tokens/key-sealer.js';
-
-/** The two certificates of SSO, by the product's names. */
-export const SSO_CERTIFICATES = ['sso_service', 'sso_issuer'] as const;
-export type SsoCertificateName = (typeof SSO_CERTIFICATES)[number];
 
 export interface SsoCertificateSet {
   /** Tessera's own (the service provider's): signs its requests and metadata. */

@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
+import type { SsoCertificateName } from '../certs/cluster-certificate-names.js';
 import { SsoConfigError } from '../errors.js';
 import { readIdpMetadata } from './idp-metadata.js';
 import type { ServiceProvider } from './service-provider.js';
-import type { SsoCertificateName, SsoCertificates } from './sso-certificates.js';
+import type { SsoCertificates } from './sso-certificates.js';
 import { addressOf, mergeSso, type SsoConfig, type SsoPatch, ssoView } from './sso-config.js';
 import type { SsoSettings } from './sso-settings.js';
 

@@ -11,7 +11,8 @@ const USERS_LOCK = 8_377_372;
  * database's one write lock taken at once (a write first, rather than at the first change).
  * For the changes that a rule over many rows must survive — at least one admin, a name or an
  * email that is one user's in either field, a role in use — checked and made in the same
- * transaction, so that two nodes doing the conflicting thing at once cannot both succeed.
+ * transaction, so that two nodes doing the conflicting thing at once cannot both succeed;
+ * and for a settings row changed from what it holds (the policy), so that no change is lost.
  */
 export function serialized<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {

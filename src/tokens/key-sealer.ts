@@ -36,7 +36,7 @@ export class KeySealer {
     if (!KeySealer.isSealed(stored)) return JSON.parse(stored) as T;
     if (!this.masterKey) {
       throw new KeySealError(
-        "the store's secrets (signing keys, the LDAP bind password, the SSO service key, the API certificate's key) are encrypted: set TESSERA_MASTER_KEY (or --master-key-file) to the key they were sealed with",
+        "the store's secrets (signing keys, the LDAP bind password, the SSO service key, the cluster certificates' keys) are encrypted: set TESSERA_MASTER_KEY (or --master-key-file) to the key they were sealed with",
       );
     }
     const [iv, tag, body] = stored
@@ -49,8 +49,17 @@ export class KeySealer {
       return JSON.parse(Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8')) as T;
     } catch {
       throw new KeySealError(
-        `the master key does not open ${kid.startsWith('ldap.') ? 'the LDAP bind password' : kid.startsWith('sso.') ? 'the SSO service key' : kid.startsWith('api.') ? "the API certificate's key" : `signing key ${kid}`}: is it the one the secrets were sealed with?`,
+        `the master key does not open ${whatIs(kid)}: is it the one the secrets were sealed with?`,
       );
     }
   }
+}
+
+/** What a sealed value is, by what it is bound to (never the value). */
+function whatIs(kid: string): string {
+  if (kid.startsWith('ldap.')) return 'the LDAP bind password';
+  if (kid.startsWith('sso.')) return 'the SSO service key';
+  if (kid.startsWith('api.')) return "the API certificate's key";
+  if (kid.startsWith('certificate.')) return `the ${kid.split('.')[1]} certificate's key`;
+  return `signing key ${kid}`;
 }

@@ -273,17 +273,29 @@ describe('users, roles, passwords, tokens, permissions, the event log, cluster s
   row('GET /v1/cluster', async () => {
     const res = await send(t, 'GET', '/v1/cluster', root);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: expect.any(String), min_control_TLS_version: '1.2' });
-    for (const field of ['alert_settings', 'created_time', 'email_alerts', 'email_from', 'rack_aware', 'smtp_host'])
-      expect(res.body).not.toHaveProperty(field);
+    expect(res.body).toMatchObject({
+      name: expect.any(String),
+      alert_settings: expect.any(Object),
+      created_time: expect.stringMatching(ISO_Z),
+      email_alerts: false,
+      email_from: '',
+      rack_aware: false,
+      smtp_host: '',
+      smtp_password: '',
+      smtp_port: 25,
+      smtp_tls_mode: 'none',
+      smtp_username: '',
+    });
   });
 
   row('PUT /v1/cluster', async () => {
-    const res = await send(t, 'PUT', '/v1/cluster', root, {
+    const example = {
       email_alerts: true,
       alert_settings: { node_failed: true, node_memory: { enabled: true, threshold: '80' } },
-    });
-    expect([res.status, res.body.error_code]).toEqual([400, 'invalid_request']);
+    };
+    const res = await send(t, 'PUT', '/v1/cluster', root, example);
+    expect([res.status, res.body]).toEqual([200, expect.objectContaining({ name: expect.any(String), ...example })]);
+    expect((await send(t, 'GET', '/v1/cluster', root)).body).toMatchObject(example);
   });
 
   row('PATCH /v1/cluster/change_password_hashing_algorithm', async () => {
@@ -301,70 +313,97 @@ describe('users, roles, passwords, tokens, permissions, the event log, cluster s
   row('GET /v1/cluster/policy', async () => {
     const res = await send(t, 'GET', '/v1/cluster/policy', root);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual([
-      'login_lockout_counter_reset_after',
-      'login_lockout_duration',
-      'login_lockout_threshold',
-    ]);
+    // The example less default_provisioned_redis_version: a cluster's state (no default in the reference), absent here.
+    expect(res.body).toMatchObject({
+      db_conns_auditing: false,
+      default_non_sharded_proxy_policy: 'single',
+      default_sharded_proxy_policy: 'single',
+      default_shards_placement: 'dense',
+      redis_upgrade_policy: 'major',
+    });
   });
 
   row('PUT /v1/cluster/policy', async () => {
-    const res = await send(t, 'PUT', '/v1/cluster/policy', root, {
-      default_shards_placement: 'sparse',
-      default_sharded_proxy_policy: 'all-nodes',
-    });
-    expect(res.status).toBe(400);
+    const example = { default_shards_placement: 'sparse', default_sharded_proxy_policy: 'all-nodes' };
+    const res = await send(t, 'PUT', '/v1/cluster/policy', root, example);
+    expect(res.status).toBe(200);
+    expect((await send(t, 'GET', '/v1/cluster/policy', root)).body).toMatchObject(example);
   });
 
   // cluster/certificates/_index.md, cluster/certificates/rotate.md
+  /** A body of the docs' PUT example shape: [name, certificate, key?] each. */
+  const certificates = (...given: [string, string, string?][]) => ({
+    certificates: given.map(([name, certificate, key]) => ({ name, certificate, ...(key && { key }) })),
+  });
+  const noKeyIn = (res: { text: string; body: Record<string, unknown> }) => {
+    expect(res.text).not.toContain('PRIVATE KEY');
+    expect(Object.keys(res.body).filter((k) => !k.endsWith('_cert'))).toEqual([]);
+  };
+
   row('GET /v1/cluster/certificates', async () => {
     const res = await send(t, 'GET', '/v1/cluster/certificates', root);
     expect(res.status).toBe(200);
     expect(res.body).not.toHaveProperty('api_cert'); // in process: no listener, none stored
-    expect(res.body).not.toHaveProperty('api_key');
     const api = selfSigned(dir, 'api-get', 'tessera.example.com');
-    const put = await send(t, 'PUT', '/v1/cluster/certificates', root, {
-      certificates: [{ name: 'api', certificate: api.certificate, key: api.key }],
-    });
+    const put = await send(t, 'PUT', '/v1/cluster/certificates', root, certificates(['api', api.certificate, api.key]));
     expect(put.status, put.text).toBe(200);
     const got = await send(t, 'GET', '/v1/cluster/certificates', root);
+    expect(got.status).toBe(200);
     expect(got.body.api_cert).toBe(api.certificate);
-    expect(got.body).not.toHaveProperty('api_key'); // the example's: never a key here
-    expect((await send(t, 'DELETE', '/v1/cluster/certificates/api', root)).status).toBe(200);
+    expect(got.body).not.toHaveProperty('api_key'); // the example's: never a key here, on purpose
+    noKeyIn(got);
   });
 
   row('PUT /v1/cluster/certificates', async () => {
+    // The docs' example: proxy and api in one request; one certificate for both, as automation may send.
     const server = selfSigned(dir, 'server', 'tessera.example.com');
-    const res = await send(t, 'PUT', '/v1/cluster/certificates', root, {
-      certificates: [
-        { name: 'proxy', certificate: server.certificate, key: server.key },
-        { name: 'api', certificate: server.certificate, key: server.key },
-      ],
-    });
-    // proxy is the product's own server's: 403, and api (checked first) is not set either.
-    expect([res.status, res.body.error_code]).toEqual([403, 'unknown_certificate']);
-    expect((await send(t, 'GET', '/v1/cluster/certificates', root)).body).not.toHaveProperty('api_cert');
-    const ca = makeCa(dir, 'clients');
-    const own = await send(t, 'PUT', '/v1/cluster/certificates', root, {
-      certificates: [
-        { name: 'mtls_trusted_ca', certificate: ca.pem },
-        { name: 'api', certificate: server.certificate, key: server.key },
-      ],
-    });
-    expect(own.status, own.text).toBe(200);
+    const res = await send(
+      t,
+      'PUT',
+      '/v1/cluster/certificates',
+      root,
+      certificates(['proxy', server.certificate, server.key], ['api', server.certificate, server.key]),
+    );
+    expect([res.status, res.body]).toEqual([200, {}]);
     const got = await send(t, 'GET', '/v1/cluster/certificates', root);
-    expect(got.body).toEqual({ api_cert: server.certificate, mtls_trusted_ca_cert: ca.pem });
-    expect((await send(t, 'DELETE', '/v1/cluster/certificates/api', root)).status).toBe(200);
+    expect(got.body).toMatchObject({ api_cert: server.certificate, proxy_cert: server.certificate });
+    noKeyIn(got);
+    // Every certificate is checked before any is set: a bad proxy (another's key) leaves api as it was.
+    const other = selfSigned(dir, 'server-other', 'other.example.com');
+    const bad = await send(
+      t,
+      'PUT',
+      '/v1/cluster/certificates',
+      root,
+      certificates(['proxy', other.certificate, server.key], ['api', other.certificate, other.key]),
+    );
+    expect([bad.status, bad.body.error_code]).toEqual([400, 'invalid_certificate']);
+    expect(bad.body.message).toMatch(/^proxy: /);
+    expect((await send(t, 'GET', '/v1/cluster/certificates', root)).body).toMatchObject({
+      api_cert: server.certificate,
+      proxy_cert: server.certificate,
+    });
+    // A name the product's certificates table has not: 403, the docs' "unknown certificate(s)".
+    const unknown = await send(t, 'PUT', '/v1/cluster/certificates', root, certificates(['web', server.certificate]));
+    expect([unknown.status, unknown.body.error_code]).toEqual([403, 'unknown_certificate']);
   });
 
   row('PUT /v1/cluster/update_cert', async () => {
     const server = selfSigned(dir, 'server1', 'tessera.example.com');
-    const res = await send(t, 'PUT', '/v1/cluster/update_cert', root, {
+    // The example's name is a placeholder ("certificate1"); a name of the product's table is taken.
+    const placeholder = await send(t, 'PUT', '/v1/cluster/update_cert', root, {
       name: 'certificate1',
       key: server.key,
       certificate: server.certificate,
     });
-    expect([res.status, res.body.error_code]).toEqual([403, 'unknown_certificate']);
+    expect([placeholder.status, placeholder.body.error_code]).toEqual([403, 'unknown_certificate']);
+    const res = await send(t, 'PUT', '/v1/cluster/update_cert', root, {
+      name: 'syncer',
+      key: server.key,
+      certificate: server.certificate,
+    });
+    expect([res.status, res.body], res.text).toEqual([200, {}]);
+    expect((await send(t, 'GET', '/v1/cluster/certificates', root)).body.syncer_cert).toBe(server.certificate);
     const idp = selfSigned(dir, 'idp', 'idp');
     const own = await send(t, 'PUT', '/v1/cluster/update_cert', root, {
       name: 'sso_issuer',
@@ -376,21 +415,58 @@ describe('users, roles, passwords, tokens, permissions, the event log, cluster s
   row('DELETE /v1/cluster/certificates/{certificate_name}', async () => {
     const unknown = await send(t, 'DELETE', '/v1/cluster/certificates/certificate1', root);
     expect([unknown.status, unknown.body.error_code]).toEqual([404, 'not_found']);
-    const required = await send(t, 'DELETE', '/v1/cluster/certificates/cm', root);
-    expect([required.status, required.body.error_code]).toEqual([403, 'unknown_certificate']);
-    // api: Tessera's own; deleting it goes back to what each node started with (--tls-cert or its self-signed one).
+    // Required (the product's autogenerated ones): 403, and what to do instead.
+    for (const name of ['api', 'ccs_internode_encryption', 'cm', 'data_internode_encryption', 'metrics_exporter']) {
+      const required = await send(t, 'DELETE', `/v1/cluster/certificates/${name}`, root);
+      expect([name, required.status, required.body.error_code]).toEqual([
+        name,
+        403,
+        'delete_required_certificate_not_allowed',
+      ]);
+    }
+    const proxy = await send(t, 'DELETE', '/v1/cluster/certificates/proxy', root);
+    expect([proxy.status, proxy.body.error_code]).toEqual([403, 'delete_required_certificate_not_allowed']);
+    expect(proxy.body.message).toContain('required');
+    expect(proxy.body.message).toContain('PUT /v1/cluster/certificates');
     const api = await send(t, 'DELETE', '/v1/cluster/certificates/api', root);
-    expect(api.status, api.text).toBe(200);
-    const optional = await send(t, 'DELETE', '/v1/cluster/certificates/mtls_trusted_ca', root);
-    expect(optional.status, optional.text).toBe(200);
+    expect(api.body.message).toContain('POST /v1/cluster/certificates/rotate');
+    expect((await send(t, 'DELETE', '/v1/cluster/certificates/syncer', root)).status).toBe(403);
+    const kept = await send(t, 'GET', '/v1/cluster/certificates', root);
+    expect(kept.body).toHaveProperty('proxy_cert');
+    expect(kept.body).toHaveProperty('api_cert');
+    // Optional: 200, set (ldap_client, mtls_trusted_ca, sso_issuer) or not (sso_service).
+    const client = selfSigned(dir, 'ldap-client', 'tessera-ldap-client');
+    const set = await send(
+      t,
+      'PUT',
+      '/v1/cluster/certificates',
+      root,
+      certificates(['ldap_client', client.certificate, client.key], ['mtls_trusted_ca', makeCa(dir, 'clients').pem]),
+    );
+    expect(set.status, set.text).toBe(200);
+    for (const name of ['ldap_client', 'mtls_trusted_ca', 'sso_issuer', 'sso_service']) {
+      const optional = await send(t, 'DELETE', `/v1/cluster/certificates/${name}`, root);
+      expect([name, optional.status, optional.body]).toEqual([name, 200, {}]);
+    }
+    const after = (await send(t, 'GET', '/v1/cluster/certificates', root)).body;
+    for (const gone of ['ldap_client_cert', 'mtls_trusted_ca_cert', 'sso_issuer_cert'])
+      expect(after).not.toHaveProperty(gone);
   });
 
   row('POST /v1/cluster/certificates/rotate', async () => {
-    // In process there is no TLS listener and no stored certificate: nothing to rotate (403, the
-    // docs' "unsupported internal certificate rotation"). A TLS node rotates its self-signed api
-    // certificate: test/tls/api-certificate.test.ts.
+    // The docs' example (no body) regenerates the internal certificates. In process there is no
+    // TLS listener and the api certificate stored is an operator's: nothing internal to rotate,
+    // 200 and nothing changed. A TLS node rotates its self-signed api certificate:
+    // test/tls/api-certificate.test.ts.
+    const before = (await send(t, 'GET', '/v1/cluster/certificates', root)).body;
     const res = await send(t, 'POST', '/v1/cluster/certificates/rotate', root);
-    expect([res.status, res.body.error_code]).toEqual([403, 'rotation_unsupported']);
+    expect([res.status, res.body]).toEqual([200, {}]);
+    expect((await send(t, 'GET', '/v1/cluster/certificates', root)).body).toEqual(before);
+    // Asked by name: the operator's api, or a certificate Tessera does not make, is the docs' 403.
+    for (const name of ['api', 'proxy']) {
+      const named = await send(t, 'POST', '/v1/cluster/certificates/rotate', root, { name });
+      expect([name, named.status, named.body.error_code]).toEqual([name, 403, 'rotation_unsupported']);
+    }
   });
 });
 

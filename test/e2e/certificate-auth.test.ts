@@ -301,7 +301,8 @@ describe('certificate authentication (real CLI server over HTTPS, certificates m
   it("sets the trusted CA with the product's requests, refusing what is not a CA", async () => {
     const put = (body: unknown) =>
       call(`${server.url}/v1/cluster/certificates`, { method: 'PUT', headers: admin(), body });
-    expect((await put({ certificates: [{ name: 'proxy', certificate: ca.pem }] })).json.error_code).toBe(
+    // A name that is none of the product's certificates (its docs' placeholder).
+    expect((await put({ certificates: [{ name: 'certificate1', certificate: ca.pem }] })).json.error_code).toBe(
       'unknown_certificate',
     );
     expect(

@@ -43,7 +43,7 @@ describe('tessera keys', () => {
     const without = await runCli(['keys', 'list'], { env: { TESSERA_DATA_DIR: dir } });
     expect(without.code).toBe(2);
     expect(without.stderr).toContain(
-      "(signing keys, the LDAP bind password, the SSO service key, the API certificate's key) are encrypted",
+      "(signing keys, the LDAP bind password, the SSO service key, the cluster certificates' keys) are encrypted",
     );
     writeFileSync(keyFile, 'too-short');
     const bad = await runCli(['keys', 'list', '--master-key-file', keyFile], { env: { TESSERA_DATA_DIR: dir } });

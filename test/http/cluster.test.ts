@@ -33,6 +33,30 @@ const LOCKOUT_DEFAULTS = {
   login_lockout_duration: 1800,
   login_lockout_counter_reset_after: 900,
 };
+/** The docs' GET /v1/cluster example's other fields, as a new cluster answers them (objects/cluster: defaults). */
+const PRODUCT_CLUSTER_DEFAULTS = {
+  alert_settings: {},
+  created_time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+  email_alerts: false,
+  email_from: '',
+  rack_aware: false,
+  smtp_host: '',
+  smtp_password: '',
+  smtp_port: 25,
+  smtp_tls_mode: 'none',
+  smtp_username: '',
+  use_external_ipv6: true,
+  wait_command: true,
+  logrotate_settings: { maxage: 7, maxsize: '200M', rotate: 10 },
+};
+/** The docs' GET /v1/cluster/policy example, less the one field that is a cluster's state, not a default (default_provisioned_redis_version). */
+const PRODUCT_POLICY_DEFAULTS = {
+  db_conns_auditing: false,
+  default_non_sharded_proxy_policy: 'single',
+  default_sharded_proxy_policy: 'single',
+  default_shards_placement: 'dense',
+  redis_upgrade_policy: 'major',
+};
 
 describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on or off', () => {
   it('?dry_run in every form answers what would be and writes nothing; a parameter the request does not take is refused', async () => {
@@ -64,11 +88,13 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
       expect(res.body.message, url).toMatch(/unknown query parameter/);
     }
     expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body).toEqual(before);
-    expect((await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body).toEqual(LOCKOUT_DEFAULTS);
+    expect((await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body).toMatchObject(LOCKOUT_DEFAULTS);
   });
 
   it("starts at the product's defaults; anyone with view_cluster_info reads it, only an admin changes it", async () => {
-    expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body).toEqual(CLUSTER_DEFAULTS);
+    const got = (await call(t, 'GET', '/v1/cluster', { auth: root })).body;
+    expect(got).toMatchObject({ ...CLUSTER_DEFAULTS, ...PRODUCT_CLUSTER_DEFAULTS });
+    expect(got).not.toHaveProperty('bigstore_driver'); // no default in the reference: absent until set
     const manager = await login(t, 'ivan', 'ivan-password-1');
     expect((await call(t, 'GET', '/v1/cluster', { auth: manager })).status).toBe(200);
     expect((await call(t, 'PUT', '/v1/cluster', { auth: manager, body: { password_min_length: 12 } })).status).toBe(
@@ -90,7 +116,7 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
       body: { name: 'prod.example.com', password_min_length: 12, cm_session_timeout_minutes: 30 },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       ...CLUSTER_DEFAULTS,
       name: 'prod.example.com',
       password_min_length: 12,
@@ -109,6 +135,93 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     }
     // The console's idle sign-out follows it.
     expect((await t.app.inject({ method: 'GET', url: '/console-settings.json' })).json()).toEqual({ idle_minutes: 30 });
+  });
+
+  it("keeps the product's other fields as given (the docs' example), merges alert settings by name, and persists them", async () => {
+    const example = {
+      email_alerts: true,
+      alert_settings: { node_failed: true, node_memory: { enabled: true, threshold: '80' } },
+    };
+    const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body: example });
+    expect([res.status, res.body]).toEqual([200, expect.objectContaining({ name: '127.0.0.1', ...example })]);
+    const more = await call(t, 'PUT', '/v1/cluster', {
+      auth: root,
+      body: { alert_settings: { cluster_node_joined: true }, smtp_host: 'smtp.example.com', reserved_ports: ['11000'] },
+    });
+    expect(more.body.alert_settings).toEqual({ ...example.alert_settings, cluster_node_joined: true });
+    const again = await testTessera({ dataDir: t.dataDir });
+    try {
+      const root2 = await login(again, 'root', 'root-password');
+      expect((await call(again, 'GET', '/v1/cluster', { auth: root2 })).body).toMatchObject({
+        email_alerts: true,
+        smtp_host: 'smtp.example.com',
+        reserved_ports: ['11000'],
+        alert_settings: { node_failed: true, cluster_node_joined: true },
+        password_min_length: 8, // Tessera's own, untouched
+      });
+    } finally {
+      await again.app.close();
+      await again.tessera.close();
+    }
+    const logged = (await call(t, 'GET', '/v1/logs', { auth: root })).body as { type: string }[];
+    expect(logged.filter((e) => e.type === 'cluster_updated')).toHaveLength(2);
+  });
+
+  it('takes back what GET answered as no change; a read-only field with another value is refused by name, writing nothing', async () => {
+    await call(t, 'PUT', '/v1/cluster', { auth: root, body: { smtp_password: 'mail-secret-1', email_alerts: true } });
+    const read = (await call(t, 'GET', '/v1/cluster', { auth: root })).body;
+    const stored = await t.tessera.policy.get();
+    const back = await call(t, 'PUT', '/v1/cluster', { auth: root, body: read });
+    expect([back.status, back.body]).toEqual([200, read]);
+    expect(await t.tessera.policy.get()).toEqual(stored);
+    for (const [field, value] of [
+      ['created_time', '2015-04-29T09:09:25Z'],
+      ['rack_aware', true],
+      ['wait_command', false],
+    ] as const) {
+      const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body: { ...read, [field]: value } });
+      expect([res.status, res.body.error_code, res.body.message], field).toEqual([
+        400,
+        'invalid_request',
+        `${field} is read-only: send it as GET answers it, or leave it out`,
+      ]);
+    }
+    expect(await t.tessera.policy.get()).toEqual(stored);
+  });
+
+  it('never stores or answers the SMTP password: "***" once set, "***" sent back keeps it, "" clears it', async () => {
+    const set = await call(t, 'PUT', '/v1/cluster', { auth: root, body: { smtp_password: 'mail-secret-1' } });
+    expect(set.body.smtp_password).toBe('***');
+    expect(JSON.stringify(await t.tessera.policy.get())).not.toContain('mail-secret-1');
+    const rows = await t.tessera.db.selectFrom('settings').select('value').execute();
+    expect(JSON.stringify(rows)).not.toContain('mail-secret-1');
+    expect(
+      (await call(t, 'PUT', '/v1/cluster', { auth: root, body: { smtp_password: '***' } })).body.smtp_password,
+    ).toBe('***');
+    expect((await call(t, 'PUT', '/v1/cluster', { auth: root, body: { smtp_password: '' } })).body.smtp_password).toBe(
+      '',
+    );
+  });
+
+  it.each([
+    { smtp_port: '25' },
+    { smtp_tls_mode: 'ssl' },
+    { alert_settings: { node_memory: { enabled: 'yes' } } },
+    { alert_settings: { node_memory: { enabled: true, threshold: 80 } } },
+    { reserved_ports: '11000' },
+    { cm_port: 80 },
+    { logrotate_settings: { maxage: 7, compress: true } },
+  ])("refuses the product's field %j when the reference's type is not met, naming it", async (body) => {
+    const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body });
+    expect([res.status, res.body.error_code]).toEqual([400, 'invalid_request']);
+    expect(res.body.message).toContain(Object.keys(body)[0]);
+    expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
+  });
+
+  it('answers a dry run of the kept fields as the real request would, writing nothing', async () => {
+    const dry = await call(t, 'PUT', '/v1/cluster?dry_run', { auth: root, body: { email_alerts: true } });
+    expect([dry.status, dry.body.email_alerts]).toEqual([200, true]);
+    expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
   });
 
   it.each([
@@ -209,7 +322,10 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
 
 describe('GET/PUT /v1/cluster/policy: the lockout settings (cluster_settings)', () => {
   it('starts at the defaults; view_cluster_info reads, only an admin changes', async () => {
-    expect((await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body).toEqual(LOCKOUT_DEFAULTS);
+    expect((await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body).toMatchObject({
+      ...LOCKOUT_DEFAULTS,
+      ...PRODUCT_POLICY_DEFAULTS,
+    });
     const manager = await login(t, 'ivan', 'ivan-password-1');
     expect((await call(t, 'GET', '/v1/cluster/policy', { auth: manager })).status).toBe(200);
     expect(
@@ -217,9 +333,32 @@ describe('GET/PUT /v1/cluster/policy: the lockout settings (cluster_settings)', 
     ).toBe(403);
   });
 
+  it("keeps the database and shard fields as given (the docs' example), and takes back what GET answered", async () => {
+    const res = await call(t, 'PUT', '/v1/cluster/policy', {
+      auth: root,
+      body: { default_shards_placement: 'sparse', default_sharded_proxy_policy: 'all-nodes' },
+    });
+    expect(res.status).toBe(200);
+    const read = (await call(t, 'GET', '/v1/cluster/policy', { auth: root })).body;
+    expect(read).toMatchObject({
+      ...LOCKOUT_DEFAULTS,
+      default_shards_placement: 'sparse',
+      default_sharded_proxy_policy: 'all-nodes',
+      default_non_sharded_proxy_policy: 'single',
+    });
+    const stored = await t.tessera.policy.get();
+    expect((await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body: read })).status).toBe(200);
+    expect(await t.tessera.policy.get()).toEqual(stored);
+    const wrong = await call(t, 'PUT', '/v1/cluster/policy', {
+      auth: root,
+      body: { default_shards_placement: 'spread' },
+    });
+    expect([wrong.status, wrong.body.message]).toEqual([400, expect.stringContaining('default_shards_placement')]);
+  });
+
   it('changes what it names and keeps the rest', async () => {
     const res = await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body: { login_lockout_threshold: 0 } });
-    expect(res.body).toEqual({ ...LOCKOUT_DEFAULTS, login_lockout_threshold: 0 });
+    expect(res.body).toMatchObject({ ...LOCKOUT_DEFAULTS, login_lockout_threshold: 0 });
     expect((await t.tessera.policy.get()).login_lockout_threshold).toBe(0);
   });
 

@@ -155,7 +155,7 @@ describe("a role's resources", () => {
         'POST',
         { name: 'X', management: 'db_viewer', resources: [{ type: 'db', uids: ['1'], acl: 'x' }] },
         400,
-        /unknown field "acl"/,
+        /unknown field "resources\.0\.acl"/,
       ],
       // The role keeps its resources when its level changes: they must fit the new one.
       [

@@ -155,9 +155,29 @@ describe.each(['sqlite', 'postgres'] as const)('store on %s', (dialect) => {
   it('stores the policy', async () => {
     const policy = new KyselyPolicyStore(db);
     expect(await policy.get()).toEqual(DEFAULT_POLICY);
-    await policy.put({ ...DEFAULT_POLICY, password_min_length: 20 });
-    await policy.put({ ...DEFAULT_POLICY, password_min_length: 21 });
+    await policy.update(() => ({ password_min_length: 20 }));
+    expect(await policy.update((p) => ({ password_min_length: p.password_min_length + 1 }))).toMatchObject({
+      before: { password_min_length: 20 },
+      after: { password_min_length: 21 },
+    });
     expect((await policy.get()).password_min_length).toBe(21);
+  });
+
+  it('keeps every change of the policy made at once from several nodes (no read-modify-write lost)', async () => {
+    const dbs = dialect === 'postgres' ? await Promise.all([1, 2, 3].map(() => openDatabase(where))) : [];
+    const handles = dialect === 'postgres' ? dbs : [db, db, db];
+    try {
+      await new KyselyPolicyStore(db).update(() => ({ kept_cluster: {} }));
+      // 30 changes, each adding one field to what it reads: a change made on a stale read would drop others.
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          new KyselyPolicyStore(handles[i % 3]!).update((p) => ({ kept_cluster: { ...p.kept_cluster, [`f${i}`]: i } })),
+        ),
+      );
+      expect(Object.keys((await new KyselyPolicyStore(db).get()).kept_cluster)).toHaveLength(30);
+    } finally {
+      for (const other of dbs) await other.destroy();
+    }
   });
 
   it('adds the first key once when processes start together', async () => {

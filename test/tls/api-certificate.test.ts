@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeConfig } from '../../src/config/config.js';
+import type { AuditRecord } from '../../src/audit/audit-log.js';
+import { makeConfig, masterKeyBytes } from '../../src/config/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
+import { KeySealer } from '../../src/tokens/key-sealer.js';
 import { type ClientCertificate, intermediate, issue, makeCa, type TestCa } from '../helpers/certificates.js';
 import { freshPostgres } from '../helpers/services.js';
 import { FAST_ARGON2 } from '../helpers/test-tessera.js';
@@ -126,7 +128,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("the REST API's own certificate (api): PUT, GET, DELETE, applied live", () => {
+describe("the REST API's own certificate (api): PUT, GET, DELETE refused, applied live", () => {
   let server: RunningServer;
   beforeAll(async () => {
     server = await serve();
@@ -219,45 +221,14 @@ describe("the REST API's own certificate (api): PUT, GET, DELETE, applied live",
     expect((await send(server, 'GET', '/v1/cluster/certificates')).body.api_cert).toBe(beforeGet);
   });
 
-  it('DELETE /v1/cluster/certificates/api: new connections are served what the node started with', async () => {
-    expect((await send(server, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
-    expect((await served(server)).fingerprint256).toBe(fingerprintOf(server.tls!.cert));
+  it('DELETE /v1/cluster/certificates/api: 403, a required certificate (replace it instead); the one served stays', async () => {
+    const before = (await served(server)).fingerprint256;
+    const res = await send(server, 'DELETE', '/v1/cluster/certificates/api');
+    expect([res.status, res.body.error_code]).toEqual([403, 'delete_required_certificate_not_allowed']);
+    expect(res.body.message).toContain('PUT /v1/cluster/certificates');
+    expect((await served(server)).fingerprint256).toBe(before);
     const view = await send(server, 'GET', '/v1/cluster/certificates');
-    expect(fingerprintOf(view.body.api_cert as string)).toBe(fingerprintOf(server.tls!.cert));
-  });
-
-  it('POST /v1/cluster/certificates/rotate: a new self-signed certificate with the same names, only while the one in use is self-made', async () => {
-    const before = await served(server);
-    const res = await send(server, 'POST', '/v1/cluster/certificates/rotate');
-    expect([res.status, res.body]).toEqual([200, {}]);
-    const after = await served(server);
-    expect(after.fingerprint256).not.toBe(before.fingerprint256);
-    expect(after.publicKey.export({ format: 'der', type: 'spki' })).not.toEqual(
-      before.publicKey.export({ format: 'der', type: 'spki' }),
-    );
-    expect(after.issuer === after.subject && after.verify(after.publicKey)).toBe(true); // self-signed
-    expect(after.subjectAltName).toBe(before.subjectAltName);
-    expect(after.subject).toBe(before.subject);
-    const days = (Date.parse(after.validTo) - Date.parse(after.validFrom)) / 86_400_000;
-    expect(Math.round(days)).toBe(365);
-    expect(fingerprintOf((await send(server, 'GET', '/v1/cluster/certificates')).body.api_cert as string)).toBe(
-      after.fingerprint256,
-    );
-    // Rotated again: the one in use is Tessera's own.
-    expect((await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'api' })).status).toBe(200);
-    expect((await served(server)).fingerprint256).not.toBe(after.fingerprint256);
-
-    // One an operator gave is not rotated: PUT a new one instead.
-    expect((await send(server, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()))).status).toBe(
-      200,
-    );
-    const refused = await send(server, 'POST', '/v1/cluster/certificates/rotate');
-    expect([refused.status, refused.body.error_code]).toEqual([403, 'rotation_unsupported']);
-    expect(refused.body.message).toContain('PUT /v1/cluster/certificates');
-    expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
-    const named = await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'proxy' });
-    expect([named.status, named.body.error_code]).toEqual([403, 'rotation_unsupported']);
-    expect((await send(server, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
+    expect(fingerprintOf(view.body.api_cert as string)).toBe(before);
   });
 
   it('min_control_TLS_version "1.3": a TLS 1.2 client is refused on new connections; "1.2" takes it again', async () => {
@@ -279,19 +250,83 @@ describe("the REST API's own certificate (api): PUT, GET, DELETE, applied live",
   });
 });
 
+describe('POST /v1/cluster/certificates/rotate', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await serve();
+  });
+  afterAll(() => server.close());
+
+  it("a new self-signed certificate with the same names while the one in use is self-made; an operator's: nothing with no body, 403 by name", async () => {
+    const before = await served(server);
+    const res = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+    expect([res.status, res.body]).toEqual([200, {}]);
+    const after = await served(server);
+    expect(after.fingerprint256).not.toBe(before.fingerprint256);
+    expect(after.publicKey.export({ format: 'der', type: 'spki' })).not.toEqual(
+      before.publicKey.export({ format: 'der', type: 'spki' }),
+    );
+    expect(after.issuer === after.subject && after.verify(after.publicKey)).toBe(true); // self-signed
+    expect(after.subjectAltName).toBe(before.subjectAltName);
+    expect(after.subject).toBe(before.subject);
+    const days = (Date.parse(after.validTo) - Date.parse(after.validFrom)) / 86_400_000;
+    expect(Math.round(days)).toBe(365);
+    expect(fingerprintOf((await send(server, 'GET', '/v1/cluster/certificates')).body.api_cert as string)).toBe(
+      after.fingerprint256,
+    );
+    // Rotated again: the one in use is Tessera's own.
+    expect((await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'api' })).status).toBe(200);
+    expect((await served(server)).fingerprint256).not.toBe(after.fingerprint256);
+
+    // One an operator gave is not rotated. The docs' request (no body: "all internal certificates")
+    // finds no internal one: 200, nothing changed, and the audit line says so.
+    expect((await send(server, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()))).status).toBe(
+      200,
+    );
+    const audited: AuditRecord[] = [];
+    server.tessera.events.on('audited', (record) => audited.push(record));
+    const all = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+    expect([all.status, all.body]).toEqual([200, {}]);
+    expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+    expect(fingerprintOf((await send(server, 'GET', '/v1/cluster/certificates')).body.api_cert as string)).toBe(
+      fingerprintOf(leaf.pem),
+    );
+    expect(audited.filter((r) => r.event === 'api_certificate_rotate')).toEqual([
+      expect.objectContaining({
+        outcome: 'success',
+        changes: [],
+        reason: expect.stringContaining('nothing to rotate'),
+      }),
+    ]);
+    // Asked by name: PUT a new one instead.
+    const refused = await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'api' });
+    expect([refused.status, refused.body.error_code]).toEqual([403, 'rotation_unsupported']);
+    expect(refused.body.message).toContain('PUT /v1/cluster/certificates');
+    expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+    // The product's others: Tessera makes none of them.
+    for (const name of ['proxy', 'cm', 'syncer', 'mtls_trusted_ca']) {
+      const named = await send(server, 'POST', '/v1/cluster/certificates/rotate', { name });
+      expect([name, named.status, named.body.error_code]).toEqual([name, 403, 'rotation_unsupported']);
+    }
+  });
+});
+
 describe('a node started with --tls-cert', () => {
-  it('serves the stored certificate over its own, goes back to its own on DELETE, and does not rotate it', async () => {
+  it('does not rotate its own (no body: 200, nothing changed; by name: 403), and serves the stored certificate over its own', async () => {
     const server = await serve({ tls: { enabled: true, certFile: other.certFile, keyFile: other.keyFile } });
     try {
       expect((await served(server)).fingerprint256).toBe(fingerprintOf(other.pem));
-      const refused = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+      const all = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+      expect([all.status, all.body]).toEqual([200, {}]);
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(other.pem));
+      const refused = await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'api' });
       expect([refused.status, refused.body.error_code]).toEqual([403, 'rotation_unsupported']);
       expect((await send(server, 'PUT', '/v1/cluster/certificates', body(leaf.pem, leaf.key.toString()))).status).toBe(
         200,
       );
       expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
-      expect((await send(server, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
-      expect((await served(server)).fingerprint256).toBe(fingerprintOf(other.pem));
+      expect((await send(server, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(403);
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
     } finally {
       await server.close();
     }
@@ -403,8 +438,10 @@ describe('two nodes on one PostgreSQL store', () => {
         ),
       );
 
-      expect((await send(b, 'DELETE', '/v1/cluster/certificates/api')).status).toBe(200);
-      await eventually(async () => (await served(a)).fingerprint256 === fingerprintOf(a.tls!.cert));
+      expect((await send(b, 'PUT', '/v1/cluster/certificates', body(other.pem, other.key.toString()))).status).toBe(
+        200,
+      );
+      await eventually(async () => (await served(a)).fingerprint256 === fingerprintOf(other.pem));
     } finally {
       await b.close();
       await a.close();
@@ -412,3 +449,166 @@ describe('two nodes on one PostgreSQL store', () => {
     }
   });
 });
+
+describe.each(['sqlite', 'postgres'] as const)(
+  "the product's other certificates (proxy, cm, …) on %s: kept, used by nothing here",
+  (dialect) => {
+    let server: RunningServer;
+    let drop = async () => {};
+    let proxy: ClientCertificate;
+    let syncer: ClientCertificate;
+    let ldapClient: ClientCertificate;
+    const audited: AuditRecord[] = [];
+    const docsExample = () => ({
+      certificates: [
+        { name: 'proxy', certificate: proxy.pem, key: proxy.key.toString() },
+        { name: 'api', certificate: leaf.pem, key: leaf.key.toString() },
+      ],
+    });
+    const view = async () => {
+      const res = await send(server, 'GET', '/v1/cluster/certificates');
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.body)).not.toContain('PRIVATE KEY');
+      expect(Object.keys(res.body).filter((k) => !k.endsWith('_cert'))).toEqual([]); // no api_key, no proxy_key
+      return res.body;
+    };
+
+    beforeAll(async () => {
+      proxy = issue(root, `proxy-${dialect}`, '/CN=proxy.example', { extensions: 'server' });
+      syncer = issue(root, `syncer-${dialect}`, '/CN=syncer.example', { extensions: 'client' });
+      ldapClient = issue(root, `ldap-client-${dialect}`, '/CN=ldap-client.example', { extensions: 'client' });
+      if (dialect === 'postgres') {
+        const db = await freshPostgres();
+        drop = db.drop;
+        server = await serve({ databaseUrl: db.url, publicUrl: 'https://tessera.cluster.example' });
+      } else server = await serve();
+      server.tessera.events.on('audited', (record) => audited.push(record));
+    });
+    afterAll(async () => {
+      await server.close();
+      await drop();
+    });
+
+    it("the docs' PUT example (proxy and api): 200, api served to new connections, proxy_cert shown, no key anywhere", async () => {
+      const res = await send(server, 'PUT', '/v1/cluster/certificates', docsExample());
+      expect([res.status, res.body]).toEqual([200, {}]);
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+      const got = await view();
+      expect(fingerprintOf(got.proxy_cert as string)).toBe(fingerprintOf(proxy.pem));
+      expect(fingerprintOf(got.api_cert as string)).toBe(fingerprintOf(leaf.pem));
+      expect(audited).toContainEqual(
+        expect.objectContaining({ event: 'cluster_certificate_update', target: 'proxy', changes: ['proxy'] }),
+      );
+      expect(JSON.stringify(audited)).not.toContain('PRIVATE KEY');
+    });
+
+    it("the key is sealed in the store as api's (bound to its name), never in clear", async () => {
+      const row = await server.tessera.db
+        .selectFrom('settings')
+        .select('value')
+        .where('key', '=', 'certificate.proxy')
+        .executeTakeFirstOrThrow();
+      const stored = JSON.parse(row.value);
+      expect(stored.key).toMatch(/^sealed\.v1\./);
+      expect(row.value).not.toContain(proxy.key.toString().split('\n')[1]!);
+      expect(
+        new KeySealer(masterKeyBytes(MASTER_KEY)).open<{ key: string }>(stored.key, 'certificate.proxy.key'),
+      ).toEqual({ key: proxy.key.toString() });
+      expect(() => new KeySealer(masterKeyBytes(MASTER_KEY)).open(stored.key, 'certificate.cm.key')).toThrow(
+        /the cm certificate's key/,
+      );
+    });
+
+    it.each([
+      [
+        'another key',
+        () => ({ certificate: proxy.pem, key: other.key.toString() }),
+        400,
+        "the key is not the certificate's",
+      ],
+      ['no key', () => ({ certificate: proxy.pem }), 400, 'private key'],
+      ['expired', () => ({ certificate: expired.pem, key: expired.key.toString() }), 406, 'expired'],
+      ['made for TLS clients only', () => ({ certificate: syncer.pem, key: syncer.key.toString() }), 400, 'serverAuth'],
+    ])('a bad proxy (%s) with a good api: refused, and neither is set', async (_what, make, status, says) => {
+      const before = await view();
+      const servedBefore = (await served(server)).fingerprint256;
+      const res = await send(server, 'PUT', '/v1/cluster/certificates', {
+        certificates: [
+          { name: 'api', certificate: other.pem, key: other.key.toString() },
+          { name: 'proxy', ...make() },
+        ],
+      });
+      expect([res.status, res.body.error_code]).toEqual([
+        status,
+        status === 406 ? 'expired_certificate' : 'invalid_certificate',
+      ]);
+      expect(res.body.message).toMatch(/^proxy: /);
+      expect(res.body.message).toContain(says);
+      expect(JSON.stringify(res.body)).not.toContain('PRIVATE KEY');
+      expect((await served(server)).fingerprint256).toBe(servedBefore);
+      expect(await view()).toEqual(before);
+    });
+
+    it('each name is checked for what it is used for: syncer and ldap_client are TLS clients; a name the product has not is 403', async () => {
+      const set = await send(server, 'PUT', '/v1/cluster/update_cert', {
+        name: 'syncer',
+        certificate: syncer.pem,
+        key: syncer.key.toString(),
+      });
+      expect([set.status, set.body]).toEqual([200, {}]);
+      expect(
+        (
+          await send(server, 'PUT', '/v1/cluster/certificates', {
+            certificates: [{ name: 'ldap_client', certificate: ldapClient.pem, key: ldapClient.key.toString() }],
+          })
+        ).status,
+      ).toBe(200);
+      const wrong = await send(server, 'PUT', '/v1/cluster/update_cert', {
+        name: 'syncer',
+        certificate: proxy.pem,
+        key: proxy.key.toString(),
+      });
+      expect([wrong.status, wrong.body.error_code]).toEqual([400, 'invalid_certificate']);
+      expect(wrong.body.message).toContain('clientAuth');
+      const unknown = await send(server, 'PUT', '/v1/cluster/update_cert', {
+        name: 'web',
+        certificate: proxy.pem,
+        key: proxy.key.toString(),
+      });
+      expect([unknown.status, unknown.body.error_code]).toEqual([403, 'unknown_certificate']);
+      const got = await view();
+      expect(fingerprintOf(got.syncer_cert as string)).toBe(fingerprintOf(syncer.pem));
+      expect(fingerprintOf(got.ldap_client_cert as string)).toBe(fingerprintOf(ldapClient.pem));
+    });
+
+    it('DELETE: proxy and api 403 (required), ldap_client 200 (optional, set or not), a name that is no certificate 404', async () => {
+      for (const name of ['proxy', 'api']) {
+        const res = await send(server, 'DELETE', `/v1/cluster/certificates/${name}`);
+        expect([name, res.status, res.body.error_code]).toEqual([name, 403, 'delete_required_certificate_not_allowed']);
+        expect(res.body.message).toContain(`${name} is a required cluster certificate`);
+      }
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+      expect(await view()).toHaveProperty('proxy_cert');
+      for (let i = 0; i < 2; i++) {
+        const res = await send(server, 'DELETE', '/v1/cluster/certificates/ldap_client');
+        expect([res.status, res.body]).toEqual([200, {}]);
+      }
+      expect(await view()).not.toHaveProperty('ldap_client_cert');
+      expect(audited).toContainEqual(
+        expect.objectContaining({ event: 'cluster_certificate_delete', target: 'ldap_client' }),
+      );
+      const unknown = await send(server, 'DELETE', '/v1/cluster/certificates/web');
+      expect([unknown.status, unknown.body.error_code]).toEqual([404, 'not_found']);
+    });
+
+    it("rotate with no body: the api certificate in use is an operator's, nothing internal to rotate: 200, nothing changed", async () => {
+      const before = await view();
+      const res = await send(server, 'POST', '/v1/cluster/certificates/rotate');
+      expect([res.status, res.body]).toEqual([200, {}]);
+      expect((await served(server)).fingerprint256).toBe(fingerprintOf(leaf.pem));
+      expect(await view()).toEqual(before);
+      const named = await send(server, 'POST', '/v1/cluster/certificates/rotate', { name: 'proxy' });
+      expect([named.status, named.body.error_code]).toEqual([403, 'rotation_unsupported']);
+    });
+  },
+);

@@ -1,94 +1,102 @@
 import Type from 'typebox';
+import {
+  assertDeletable,
+  CLUSTER_CERTIFICATE_NAMES,
+  CLUSTER_CERTIFICATES,
+  type ClusterCertificateName,
+  isClusterCertificate,
+  KEPT_CERTIFICATES,
+  type KeptCertificateName,
+  type SsoCertificateName,
+} from '../../certs/cluster-certificate-names.js';
 import { checkBundle } from '../../certs/trusted-ca.js';
 import { ClusterCertificateError } from '../../errors.js';
-import { SSO_CERTIFICATES, type SsoCertificateName } from '../../sso/sso-certificates.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, Ok } from '../schemas.js';
 import type { HttpServices } from '../services.js';
 import type { TesseraApp } from '../tessera-app.js';
 
-/** The cluster certificates Tessera keeps: its REST API's own (`api`), the trusted CA, SSO's two. */
-const KEPT = ['api', 'mtls_trusted_ca', ...SSO_CERTIFICATES] as const;
-type Kept = (typeof KEPT)[number];
-const isKept = (name: string): name is Kept => (KEPT as readonly string[]).includes(name);
-/** The product's other certificate names (its certificates table): its own servers', which Tessera does not keep. */
-const PRODUCTS_OWN = [
-  'ccs_internode_encryption',
-  'cm',
-  'data_internode_encryption',
-  'ldap_client',
-  'metrics_exporter',
-  'proxy',
-  'syncer',
-];
 const unknown = (name: string) =>
   new ClusterCertificateError(
     'unknown_certificate',
-    `Tessera keeps the cluster certificates ${KEPT.join(', ')}; "${name}" is not one of its own`,
+    `"${name}" is no cluster certificate; the names: ${CLUSTER_CERTIFICATE_NAMES.join(', ')}`,
   );
+const named = (name: string): ClusterCertificateName => {
+  if (!isClusterCertificate(name)) throw unknown(name);
+  return name;
+};
+const REQUIRED = CLUSTER_CERTIFICATE_NAMES.filter((n) => CLUSTER_CERTIFICATES[n].required);
+const OPTIONAL = CLUSTER_CERTIFICATE_NAMES.filter((n) => !CLUSTER_CERTIFICATES[n].required);
+const KEPT = KEPT_CERTIFICATES.join(', ');
 
 const Certificate = Type.Object(
   {
     name: Type.String({
       maxLength: 64,
-      description:
-        "api: the REST API's own TLS certificate (with its key; every node serves it to new connections); mtls_trusted_ca: the CA(s) client certificates must chain to; sso_service: Tessera's SAML certificate (with its key); sso_issuer: the identity provider's",
+      description: `api: the REST API's own TLS certificate (with its key; every node serves it to new connections); mtls_trusted_ca: the CA(s) client certificates must chain to; sso_service: Tessera's SAML certificate (with its key); sso_issuer: the identity provider's; ${KEPT}: the product's, kept with their keys (checked as api's) and shown, used by nothing here`,
     }),
     certificate: Type.String({ maxLength: 262_144, description: 'PEM' }),
-    key: Type.Optional(Type.String({ maxLength: 65_536, description: 'PEM private key: api and sso_service only' })),
+    key: Type.Optional(
+      Type.String({ maxLength: 65_536, description: `PEM private key: api, sso_service, ${KEPT}; never answered` }),
+    ),
   },
   { additionalProperties: false },
 );
-/** Room for a few certificates with their chains and keys, far below what would cost much to check. */
-const CERTIFICATES_BODY_LIMIT = 65_536;
+/**
+ * Room for every one of the product's certificates with its chain and an RSA-4096 key (about
+ * 10 KiB each) in one request, as automation that replaces them all sends it; still far below
+ * what would cost much to check.
+ */
+const CERTIFICATES_BODY_LIMIT = 262_144;
+/** Every certificate of the product's, with its chain and key, in one request. */
+const MAX_CERTIFICATES = 16;
 
 type CertificateBody = { name: string; certificate: string; key?: string };
 
 /**
- * /v1/cluster/certificates (7.22.2+) and /v1/cluster/update_cert (before): the REST API's own
- * certificate (`api`, served by every node's listener), the trusted CA for client certificates
- * and the two SSO certificates, as the product sets them (every one checked before any is set),
- * and the rotation of the API's self-signed one. Other names are the product's own servers'
- * (cm, proxy, …): 403 `unknown_certificate`; deleting a name that is no certificate of the product's is
- * 404 `not_found`, as the product. A private key is never answered.
+ * /v1/cluster/certificates (7.22.2+) and /v1/cluster/update_cert (before), as the product: every
+ * name of its certificates table (cluster-certificate-names.ts) is taken, every certificate of a
+ * request checked before any is set. `api` is served by every node's listener, `mtls_trusted_ca`
+ * and the two SSO ones are used as the product uses them; the others (`proxy`, `cm`, …) are kept
+ * and shown, used by nothing here. A name that is none of them: 403 `unknown_certificate`. DELETE:
+ * a required certificate 403, an optional one 200, a name that is no certificate 404. Rotation
+ * regenerates the internal certificates: here, a self-signed `api`. A private key is never answered.
  */
 export function clusterCertificatesRoutes(
   app: TesseraApp,
   {
     certificateTrust,
     apiCertificate,
+    keptCertificates,
     sso,
     clock,
-  }: Pick<HttpServices, 'certificateTrust' | 'apiCertificate' | 'sso' | 'clock'>,
+  }: Pick<HttpServices, 'certificateTrust' | 'apiCertificate' | 'keptCertificates' | 'sso' | 'clock'>,
 ): void {
   const doc = { tags: ['cluster'], security: CALLER };
   const check = (c: CertificateBody) => {
-    if (!isKept(c.name)) throw unknown(c.name);
-    if (c.name === 'api') apiCertificate.check(c.certificate, c.key);
-    else if (c.name === 'mtls_trusted_ca') {
+    const name = named(c.name);
+    const kind = CLUSTER_CERTIFICATES[name].tessera;
+    if (name === 'api') apiCertificate.check(c.certificate, c.key);
+    else if (kind === 'kept') keptCertificates.check(name as KeptCertificateName, c.certificate, c.key);
+    else if (kind === 'trust') {
       try {
         checkBundle(c.certificate, new Date(clock()));
       } catch (err) {
         // Among several certificates of one request, the answer says which one is wrong.
         if (err instanceof ClusterCertificateError)
-          throw new ClusterCertificateError(err.code as 'invalid_certificate', `${c.name}: ${err.message}`);
+          throw new ClusterCertificateError(err.code as 'invalid_certificate', `${name}: ${err.message}`);
         throw err;
       }
-    } else sso.checkCertificate(c.name, c.certificate, c.key);
+    } else sso.checkCertificate(name as SsoCertificateName, c.certificate, c.key);
   };
   const set = async (c: CertificateBody, request: Parameters<typeof callerOf>[0]) => {
-    if (c.name === 'api') await apiCertificate.set(callerOf(request), c.certificate, c.key, contextOf(request));
-    else if (c.name === 'mtls_trusted_ca')
-      await certificateTrust.set(callerOf(request), c.certificate, contextOf(request));
-    else
-      await sso.setCertificate(
-        callerOf(request),
-        c.name as SsoCertificateName,
-        c.certificate,
-        c.key,
-        contextOf(request),
-      );
+    const [actor, ctx, name] = [callerOf(request), contextOf(request), named(c.name)];
+    const kind = CLUSTER_CERTIFICATES[name].tessera;
+    if (name === 'api') await apiCertificate.set(actor, c.certificate, c.key, ctx);
+    else if (kind === 'kept') await keptCertificates.set(actor, name as KeptCertificateName, c.certificate, c.key, ctx);
+    else if (kind === 'trust') await certificateTrust.set(actor, c.certificate, ctx);
+    else await sso.setCertificate(actor, name as SsoCertificateName, c.certificate, c.key, ctx);
   };
   const errors = {
     access: 'update_cluster' as const,
@@ -101,38 +109,36 @@ export function clusterCertificatesRoutes(
       schema: {
         ...doc,
         summary:
-          "The cluster's certificates that Tessera keeps, each when set: api_cert (the one the REST API serves), mtls_trusted_ca_cert, sso_service_cert, sso_issuer_cert — never a key (view_cluster_info)",
+          "The cluster's certificates, each as <name>_cert when set: api_cert (the one the REST API serves: the stored one, else this node's own), mtls_trusted_ca_cert, sso_service_cert, sso_issuer_cert, and the product's others Tessera keeps (proxy_cert, cm_cert, …) — never a key (view_cluster_info)",
         response: {
-          200: Type.Object({
-            api_cert: Type.Optional(Type.String()),
-            mtls_trusted_ca_cert: Type.Optional(Type.String()),
-            sso_service_cert: Type.Optional(Type.String()),
-            sso_issuer_cert: Type.Optional(Type.String()),
-          }),
+          200: Type.Object(
+            Object.fromEntries(CLUSTER_CERTIFICATE_NAMES.map((n) => [`${n}_cert`, Type.Optional(Type.String())])),
+            { additionalProperties: false },
+          ),
         },
       },
     },
     async () => {
-      const [api, pem] = await Promise.all([apiCertificate.pem(), certificateTrust.pem()]);
-      return {
-        ...(api && { api_cert: api }),
-        ...(pem && { mtls_trusted_ca_cert: pem }),
-        ...(await sso.certificatesView()),
-      };
+      const [api, pem, kept, ssoCerts] = await Promise.all([
+        apiCertificate.pem(),
+        certificateTrust.pem(),
+        keptCertificates.view(),
+        sso.certificatesView(),
+      ]);
+      return { ...(api && { api_cert: api }), ...(pem && { mtls_trusted_ca_cert: pem }), ...ssoCerts, ...kept };
     },
   );
   app.put(
     '/v1/cluster/certificates',
     {
       config: errors,
-      // A server certificate's chain and an RSA-4096 key run past the 8 KiB of an API body.
+      // Chains and keys run far past the 8 KiB of an API body.
       bodyLimit: CERTIFICATES_BODY_LIMIT,
       schema: {
         ...doc,
-        summary:
-          'Set cluster certificates: {"certificates": [{"name": "api" | "mtls_trusted_ca" | "sso_service" | "sso_issuer", "certificate": PEM, "key"?: PEM}]}, all checked before any is set; api is served to new connections at once here, within a second or two on other nodes (update_cluster: admin)',
+        summary: `Set cluster certificates: {"certificates": [{"name", "certificate": PEM, "key"?: PEM}]}, any of the product's names (${CLUSTER_CERTIFICATE_NAMES.join(', ')}), all checked before any is set; api is served to new connections at once here, within a second or two on other nodes; ${KEPT} are kept and shown, used by nothing here (update_cluster: admin)`,
         body: Type.Object(
-          { certificates: Type.Array(Certificate, { minItems: 1, maxItems: 16 }) },
+          { certificates: Type.Array(Certificate, { minItems: 1, maxItems: MAX_CERTIFICATES }) },
           { additionalProperties: false },
         ),
         response: { 200: Ok },
@@ -148,7 +154,7 @@ export function clusterCertificatesRoutes(
     '/v1/cluster/update_cert',
     {
       config: errors,
-      // A server certificate's chain and an RSA-4096 key run past the 8 KiB of an API body.
+      // A chain and an RSA-4096 key run past the 8 KiB of an API body.
       bodyLimit: CERTIFICATES_BODY_LIMIT,
       schema: {
         ...doc,
@@ -166,24 +172,23 @@ export function clusterCertificatesRoutes(
   app.delete(
     '/v1/cluster/certificates/:name',
     {
-      config: { access: 'update_cluster', errors: ['unknown_certificate', 'not_found'] },
+      config: { access: 'update_cluster', errors: ['not_found', 'delete_required_certificate_not_allowed'] },
       schema: {
         ...doc,
-        summary:
-          "Remove a certificate: api (each node serves what it started with again: --tls-cert or its self-signed one), mtls_trusted_ca (no client certificate logs in then, certificate users' tokens end), sso_service or sso_issuer (SSO sign-ins stop; SSO users' tokens end) (update_cluster: admin)",
+        summary: `Remove an optional certificate: ${OPTIONAL.join(', ')} (mtls_trusted_ca: no client certificate logs in then, certificate users' tokens end; sso_service, sso_issuer: SSO sign-ins stop, SSO users' tokens end); one not set: 200 all the same. A required one (${REQUIRED.join(', ')}) is 403 delete_required_certificate_not_allowed: replace it instead (update_cluster: admin)`,
         params: Type.Object({ name: Type.String({ maxLength: 64 }) }),
         response: { 200: Ok },
       },
     },
     async (request) => {
       const { name } = request.params;
-      // The product: 403 for a certificate it needs, 404 for a name that is no certificate at all.
-      if (!isKept(name) && !PRODUCTS_OWN.includes(name))
+      if (!isClusterCertificate(name))
         throw new ClusterCertificateError('not_found', `There is no cluster certificate named "${name}"`);
-      if (!isKept(name)) throw unknown(name);
-      if (name === 'api') await apiCertificate.clear(callerOf(request), contextOf(request));
-      else if (name === 'mtls_trusted_ca') await certificateTrust.clear(callerOf(request), contextOf(request));
-      else await sso.clearCertificate(callerOf(request), name, contextOf(request));
+      assertDeletable(name);
+      const [actor, ctx, kind] = [callerOf(request), contextOf(request), CLUSTER_CERTIFICATES[name].tessera];
+      if (kind === 'trust') await certificateTrust.clear(actor, ctx);
+      else if (kind === 'kept') await keptCertificates.clear(actor, name as KeptCertificateName, ctx);
+      else await sso.clearCertificate(actor, name as SsoCertificateName, ctx);
       return {};
     },
   );
@@ -194,9 +199,13 @@ export function clusterCertificatesRoutes(
       schema: {
         ...doc,
         summary:
-          'Regenerate the internal certificates: the REST API\'s self-signed one (`api`) made anew — new key, the same names, valid a year — and served by every node, while the one in use is self-signed; one an operator gave is 403 rotation_unsupported (PUT a new one instead). {"name"?: "api"} (update_cluster: admin)',
+          'Regenerate the internal certificates. Tessera makes one, the REST API\'s self-signed certificate (`api`): made anew — new key, the same names, valid a year — and served by every node. With no body, an operator\'s api certificate (or a node without TLS) is no internal one: 200, nothing changed (the audit line says so). {"name": "api"} on an operator\'s: 403 rotation_unsupported (PUT a new one instead); any other name, 403 rotation_unsupported: Tessera makes none of them (update_cluster: admin)',
         body: Type.Object(
-          { name: Type.Optional(Type.String({ maxLength: 64, description: 'only this certificate: api' })) },
+          {
+            name: Type.Optional(
+              Type.String({ maxLength: 64, description: 'only this certificate; Tessera rotates api alone' }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Ok },
@@ -207,9 +216,9 @@ export function clusterCertificatesRoutes(
       if (name !== undefined && name !== 'api')
         throw new ClusterCertificateError(
           'rotation_unsupported',
-          `Tessera makes one internal certificate, api; "${name}" is not one it rotates`,
+          `Tessera makes one internal certificate, api; ${isClusterCertificate(name) ? `${name} is one it keeps as an operator gives it (PUT /v1/cluster/certificates), never one it makes` : `"${name}" is no cluster certificate`}`,
         );
-      await apiCertificate.rotate(callerOf(request), contextOf(request));
+      await apiCertificate.rotate(callerOf(request), contextOf(request), { named: name !== undefined });
       return {};
     },
   );
