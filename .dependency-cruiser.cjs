@@ -7,7 +7,7 @@ const FLOORS = [
   ['policy', 'certs'],
   ['users'],
   ['roles', 'tokens'],
-  ['sessions', 'ldap', 'sso', 'guard'],
+  ['sessions', 'ldap', 'sso', 'guard', 'api-keys'],
   ['auth'],
   ['event-log', 'metrics'],
   ['http', 'console'],

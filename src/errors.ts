@@ -9,9 +9,10 @@
  * name/email conflicts in `users.ts`; password rules in `passwords.ts`; roles and the last
  * admin in `roles.ts`; sessions in `sessions.ts`; the LDAP directory, its settings and its
  * users in `ldap.ts`; client and cluster certificates in `certificates.ts`; SSO settings,
- * sign-ins and users in `sso.ts`. Which HTTP status each code gets is decided in
+ * sign-ins and users in `sso.ts`; API keys in `api-keys.ts`. Which HTTP status each code gets is decided in
  * `http/error-response.ts`.
  */
+export * from './errors/api-keys.js';
 export * from './errors/authorization.js';
 export * from './errors/availability.js';
 export * from './errors/certificates.js';

@@ -151,14 +151,16 @@ async function followClusterTls(
   const live = new LiveTls(
     app.server as unknown as TlsServer,
     async () => {
-      const minVersion = (await tessera.policy.get()).min_control_TLS_version;
+      const policy = await tessera.policy.get();
+      const ciphers = policy.kept_cluster.control_cipher_suites;
       const stored = await tessera.apiCertificate.serving();
       // An operator's own certificate (--tls-cert) gives way to one an admin gave, not to one Tessera made (a rotation asked of a self-signed node).
       const use = stored && (stored.origin === 'given' || selfMade) ? stored : undefined;
       return {
         cert: use?.certificate ?? started.cert,
         key: use?.key ?? started.key,
-        minVersion,
+        minVersion: policy.min_control_TLS_version,
+        ...(typeof ciphers === 'string' && { ciphers }),
         fallback: { cert: started.cert, key: started.key },
       };
     },

@@ -403,6 +403,7 @@ async function openCore(
       cluster: new ClusterSettings(policy, users, audit, events, {
         publicUrl: publicUrlOf(config),
         createdTime: () => storeCreatedTime(db),
+        sealsKeys: sealerOf(config).sealing,
       }),
       ldap: new LdapService(ldapSettings, users, passedOver, audit),
       certificateTrust: new CertificateTrust(trustedCa, users, audit),

@@ -6,7 +6,7 @@ export interface Actor {
   username: string;
   rights: readonly Role[];
   /** 'password': the request carried the actor's own password, which proves it. */
-  via?: 'password' | 'token' | 'certificate';
+  via?: 'password' | 'token' | 'certificate' | 'api_key';
   /** The token the request carried (a Principal's claims fit): its session (`sid`) says when its login proved who the actor is. */
   token?: { readonly sid?: string };
 }

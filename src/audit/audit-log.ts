@@ -66,6 +66,10 @@ export const AUDIT_EVENTS = [
   'session_end',
   /** Every session of the cluster ended. */
   'sessions_end_all',
+  /** A user's API key made, changed (`changes`), revoked (its sessions ended); `target` names it ("api_key <key_id>"). */
+  'api_key_create',
+  'api_key_update',
+  'api_key_revoke',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 

@@ -88,8 +88,15 @@ export function tokenStanding(revoked: boolean, idle: boolean): 'valid' | 'revok
   return revoked ? 'revoked' : idle ? 'idle' : 'valid';
 }
 
-function principalOf({ user }: Authenticated, via: 'password' | 'certificate'): Principal {
-  return { uid: user.uid, username: user.username, role: highest(user.rights), rights: user.rights, via };
+function principalOf({ user, apiKeyId }: Authenticated, via: 'password' | 'certificate' | 'api_key'): Principal {
+  return {
+    uid: user.uid,
+    username: user.username,
+    role: highest(user.rights),
+    rights: user.rights,
+    via,
+    ...(apiKeyId && { apiKeyId }),
+  };
 }
 
 function tokenPrincipal(claims: TokenClaims): Principal {
@@ -100,5 +107,6 @@ function tokenPrincipal(claims: TokenClaims): Principal {
     rights: claims.roles,
     via: 'token',
     token: claims,
+    ...(claims.akid && { apiKeyId: claims.akid }),
   };
 }

@@ -1,12 +1,28 @@
+import { isKeyShaped, KEY_PREFIX } from '../api-keys/key-format.js';
 import { InvalidRequestError, MissingCredentialsError } from '../errors.js';
-import type { CertificateProof, PasswordProof } from './realms/realm.js';
+import type { ApiKeyProof, CertificateProof, PasswordProof } from './realms/realm.js';
 
 /**
  * Credentials as a request presents them, read once: a token, or a proof for a realm (a
  * password, a client certificate). An identity provider's answer is none: it is posted to
  * the SSO consumer only.
  */
-export type Presented = PasswordProof | CertificateProof | { kind: 'token'; token: string };
+export type Presented = PasswordProof | CertificateProof | ApiKeyProof | { kind: 'token'; token: string };
+
+/**
+ * A password that is an API key (its shape and checksum: no password is taken for one by
+ * chance) is the key, with the name typed beside it; any other stays a password.
+ */
+export function keyOrPassword(proof: PasswordProof): PasswordProof | ApiKeyProof {
+  return isKeyShaped(proof.password)
+    ? { kind: 'api_key', key: proof.password, username: proof.username, basic: true }
+    : proof;
+}
+
+/** A Bearer (or JWT) credential that is an API key; undefined for a token. */
+function bearerKey(token: string): ApiKeyProof | undefined {
+  return token.startsWith(KEY_PREFIX) && isKeyShaped(token) ? { kind: 'api_key', key: token, basic: false } : undefined;
+}
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -50,14 +66,14 @@ export function splitAuthorization(header: string): { scheme: string; value: str
  * spellings are read without parsing (the hot path); any other is parsed, and a malformed
  * one is refused with what is wrong.
  */
-export function parseAuthorization(header: string): PasswordProof | { kind: 'token'; token: string } {
+export function parseAuthorization(header: string): PasswordProof | ApiKeyProof | { kind: 'token'; token: string } {
   const token = plainToken(header);
-  if (token) return { kind: 'token', token };
+  if (token) return bearerKey(token) ?? { kind: 'token', token };
   const basic = plainBasic(header);
-  if (basic) return basic;
+  if (basic) return keyOrPassword(basic);
   const { scheme, value } = splitAuthorization(header);
-  if ((scheme === 'jwt' || scheme === 'bearer') && value) return { kind: 'token', token: value };
-  if (scheme === 'basic') return decodeBasicCredentials(value);
+  if ((scheme === 'jwt' || scheme === 'bearer') && value) return bearerKey(value) ?? { kind: 'token', token: value };
+  if (scheme === 'basic') return keyOrPassword(decodeBasicCredentials(value));
   throw new MissingCredentialsError(
     'Present a token as "Authorization: JWT <token>" or "Bearer <token>", or Basic credentials',
   );

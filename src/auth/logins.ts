@@ -18,7 +18,7 @@ import type { TokenIssuer } from '../tokens/token-issuer.js';
 import { isLocked, isPasswordExpired, type User, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import type { Principal } from './principal.js';
-import type { RealmChain } from './realm-chain.js';
+import type { Authenticated, RealmChain } from './realm-chain.js';
 import type { Proof } from './realms/realm.js';
 
 /** Logins, refreshes and logouts: a proof (or a token) in, a token out (or ended). */
@@ -61,8 +61,18 @@ export class Logins {
       }
       throw none ?? new MissingCredentialsError();
     }
-    const { user, realm } = await this.prove(proof, ctx);
-    return this.issue(user, realm, ctx, ttlSeconds, console);
+    const proven = await this.prove(proof, ctx);
+    if (!proven.apiKeyId) return this.issue(proven.user, proven.realm, ctx, ttlSeconds, console);
+    // A key's token lives no longer than the key.
+    const left = Math.floor(((proven.until?.getTime() ?? Number.POSITIVE_INFINITY) - this.deps.clock()) / 1000);
+    return this.issue(
+      proven.user,
+      proven.realm,
+      ctx,
+      Math.max(1, Math.min(ttlSeconds, left)),
+      console,
+      proven.apiKeyId,
+    );
   }
 
   /** The tail of every login, whatever its way in: a session started (`console`: the web console's), a token of it issued. */
@@ -72,16 +82,19 @@ export class Logins {
     ctx: RequestContext,
     ttlSeconds: number,
     console: boolean,
+    /** The API key the login presented: the session names it, its tokens carry it (and end with it). */
+    apiKeyId?: string,
   ): Promise<string> {
-    const session = await this.deps.sessions.start(user, realm, ctx, console, ttlSeconds);
-    return this.deps.issuer.issue(user, session.ttl, session);
+    const session = await this.deps.sessions.start(user, realm, ctx, console, ttlSeconds, undefined, apiKeyId ?? null);
+    return this.deps.issuer.issue(user, session.ttl, { ...session, ...(apiKeyId && { apiKeyId }) });
   }
 
   /** A login's proof checked by the chain, the login recorded and audited: the user it proves and how (a token is the caller's to issue). */
-  async prove(proof: Proof, ctx: RequestContext): Promise<{ user: User; realm: RealmName }> {
+  async prove(proof: Proof, ctx: RequestContext): Promise<Authenticated> {
     const { chain, users, audit, clock } = this.deps;
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
-    const { user, realm } = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
+    const proven = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
+    const { user, realm } = proven;
     await deadline.race(
       users.recordLogin(user.uid, new Date(clock())),
       () => new StoreUnavailableError('no answer within the login deadline'),
@@ -94,8 +107,9 @@ export class Logins {
       username: user.username,
       realm,
       ...(user.certificateSubjectLine && { subject: user.certificateSubjectLine }),
+      ...(proven.apiKeyId && { target: `api_key ${proven.apiKeyId}` }),
     });
-    return { user, realm };
+    return proven;
   }
 
   /**

@@ -9,8 +9,10 @@ export interface Principal {
   role: Role;
   /** Every management level the user holds, highest first. */
   rights: Role[];
-  /** How it proved who it is: its password (Basic), a token, or a client certificate. */
-  via: 'password' | 'token' | 'certificate';
+  /** How it proved who it is: its password (Basic), a token, a client certificate, or an API key. */
+  via: 'password' | 'token' | 'certificate' | 'api_key';
+  /** The API key it presented (or its token was issued for): its rights are the key's. */
+  apiKeyId?: string;
   /** Set when the identity came from a token. */
   token?: TokenClaims;
 }

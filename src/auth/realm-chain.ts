@@ -20,6 +20,10 @@ declare module '../events.js' {
 export interface Authenticated {
   user: User;
   realm: RealmName;
+  /** The API key that proved it: `user` has the key's rights. */
+  apiKeyId?: string;
+  /** The proof stands until then (an API key's expiry): no token of it lives longer. */
+  until?: Date;
 }
 
 export interface ChainDeps {
@@ -66,7 +70,7 @@ export class RealmChain {
       if (!found) continue;
       if (found.byPassword && isPasswordExpired(found.user, rules, new Date(this.deps.clock()))) return undefined;
       this.deps.events.emit('credentialsVerified', found.realm, true);
-      return { user: found.user, realm: found.realm };
+      return keyed({ user: found.user, realm: found.realm }, found);
     }
     return undefined;
   }
@@ -154,6 +158,13 @@ export class RealmChain {
     const rules = this.deps.policy.fresh() ?? (await inTime(deadline, this.deps.policy.get()));
     if (success.byPassword && !options.allowExpired && isPasswordExpired(user, rules, now))
       throw new PasswordExpiredError();
-    return { user, realm };
+    return keyed({ user, realm }, success);
   }
+}
+
+/** A success's API key, when one proved it. */
+function keyed(found: Authenticated, success: Success): Authenticated {
+  return success.apiKeyId
+    ? { ...found, apiKeyId: success.apiKeyId, ...(success.until && { until: success.until }) }
+    : found;
 }

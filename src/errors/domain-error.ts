@@ -75,6 +75,11 @@ export type ErrorCode =
   | 'uid_already_exists'
   | 'session_not_found'
   | 'session_expired'
+  | 'invalid_api_key'
+  | 'api_key_expired'
+  | 'api_key_address_refused'
+  | 'api_key_not_found'
+  | 'too_many_api_keys'
   | 'internal_error';
 
 /**

@@ -116,14 +116,16 @@ export function authenticateRequests(app: TesseraApp): void {
 /**
  * The one rule of what a route takes: a password (Basic credentials) not where a token is
  * needed (there is none to end or renew; a 200 would claim what did not happen), nor while the
- * cluster has Basic turned off. The refusal to throw, or undefined.
+ * cluster has Basic turned off; an API key not where a token is needed, and in Basic
+ * credentials as they are (a Bearer key works with Basic off). The refusal to throw, or undefined.
  */
 function presentedRefusal(
   presented: Presented,
   access: Exclude<Access, 'public'>,
   policy: Pick<Policy, 'control_plane_basic_authentication'>,
 ): (() => Error) | undefined {
-  if (presented.kind !== 'password') return undefined;
+  if (presented.kind === 'api_key' && access === 'token') return tokenRequired;
+  if (presented.kind !== 'password' && !(presented.kind === 'api_key' && presented.basic)) return undefined;
   if (access === 'token') return tokenRequired;
   return policy.control_plane_basic_authentication ? undefined : basicOff;
 }

@@ -16,7 +16,9 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function crossSiteGuard(publicUrl: string): (request: FastifyRequest, presented: Presented | undefined) => void {
   const own = new URL(publicUrl).origin;
   return (request, presented) => {
-    if (!presented || presented.kind === 'token' || SAFE.has(request.method)) return;
+    // A token, or a key as Bearer, is never sent by a browser on its own: only ambient credentials are checked.
+    if (!presented || presented.kind === 'token' || (presented.kind === 'api_key' && !presented.basic)) return;
+    if (SAFE.has(request.method)) return;
     const site = request.headers['sec-fetch-site'];
     const origin = request.headers.origin;
     const foreignSite = site === 'cross-site' || site === 'same-site';

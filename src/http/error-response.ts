@@ -81,6 +81,11 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   expired_certificate: 406,
   rotation_unsupported: 403,
   delete_required_certificate_not_allowed: 403,
+  invalid_api_key: 401,
+  api_key_expired: 401,
+  api_key_address_refused: 401,
+  api_key_not_found: 404,
+  too_many_api_keys: 409,
   internal_error: 500,
 };
 

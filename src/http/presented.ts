@@ -5,7 +5,7 @@ import { certificateSource } from './client-certificate.js';
 
 /**
  * What a request presents — the one reading that the access hook and the login route share:
- * its Authorization header (a token, or Basic credentials), else, when `certificate` asks
+ * its Authorization header (a token, an API key, or Basic credentials), else, when `certificate` asks
  * for it, its client certificate (explicit credentials win over one).
  */
 export function presentedReader(
@@ -14,7 +14,11 @@ export function presentedReader(
   const certificateOf = certificateSource(config);
   return (request, certificate) => {
     const authorization = request.headers.authorization;
-    if (authorization !== undefined) return parseAuthorization(authorization);
+    if (authorization !== undefined) {
+      const presented = parseAuthorization(authorization);
+      // A key is taken only from the addresses it names: the client's, as the trusted-proxy setting reads it.
+      return presented.kind === 'api_key' ? { ...presented, ip: request.ip } : presented;
+    }
     const read = certificate ? certificateOf(request) : undefined;
     return read && { kind: 'certificate', certificate: read };
   };

@@ -33,8 +33,8 @@ export class ClusterSettings {
     private readonly audit: AuditLog,
     /** Told when what the API's TLS listener serves changed (min_control_TLS_version). */
     private readonly events: EventHub,
-    /** The cluster's name until one is set: the public URL's host; and when the store was made. */
-    private readonly about: { publicUrl: string; createdTime(): Promise<string> },
+    /** The cluster's name until one is set: the public URL's host; when the store was made; whether keys are sealed at rest. */
+    private readonly about: { publicUrl: string; createdTime(): Promise<string>; sealsKeys: boolean },
   ) {}
 
   /** The store's creation time, read once. */
@@ -134,7 +134,11 @@ export class ClusterSettings {
     });
     if (CERTIFICATE_TRUST.some((field) => !isDeepStrictEqual(before[field], after[field])))
       await this.certificateUsers.revokeCertificateUsers();
-    if (before.min_control_TLS_version !== after.min_control_TLS_version) this.events.emit('listenerTlsChanged');
+    if (
+      before.min_control_TLS_version !== after.min_control_TLS_version ||
+      before.kept_cluster.control_cipher_suites !== after.kept_cluster.control_cipher_suites
+    )
+      this.events.emit('listenerTlsChanged');
     this.audit.record(ctx, {
       event: 'policy_update',
       outcome: 'success',
@@ -152,7 +156,11 @@ export class ClusterSettings {
 
   private clusterObjectOf(p: Policy, created: string): ClusterObject {
     return {
-      ...keptView(KEPT_CLUSTER_FIELDS, { ...p.kept_cluster, created_time: created }),
+      ...keptView(KEPT_CLUSTER_FIELDS, {
+        ...p.kept_cluster,
+        created_time: created,
+        encrypt_pkeys: this.about.sealsKeys,
+      }),
       name: clusterNameOf(p, this.about.publicUrl),
       password_complexity: p.password_complexity,
       password_min_length: p.password_min_length,
@@ -162,6 +170,7 @@ export class ClusterSettings {
       control_plane_basic_authentication: p.control_plane_basic_authentication,
       metrics_auth: p.metrics_auth,
       min_control_TLS_version: p.min_control_TLS_version,
+      api_key_max_lifetime_days: p.api_key_max_lifetime_days,
       mtls_certificate_authentication: p.mtls_certificate_authentication,
       mtls_client_cert_subject_validation_type: p.mtls_client_cert_subject_validation_type,
       mtls_authorized_subjects: p.mtls_authorized_subjects,

@@ -41,6 +41,12 @@ export const ClusterFieldsSchema = Type.Object(
       description:
         "the lowest TLS version the REST API's listener takes (the control path): for new connections, at once on this node and within a second or two on others; one already open keeps its own",
     }),
+    api_key_max_lifetime_days: Type.Integer({
+      minimum: 1,
+      maximum: 3650,
+      description:
+        "Tessera's: the longest an API key may live, in days from its making (or from a change of its expires_at); keys made before a lowering keep theirs",
+    }),
     mtls_certificate_authentication: Type.Boolean({
       description: 'client certificates log certificate users in (trusted CA: mtls_trusted_ca)',
     }),
@@ -121,6 +127,7 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
   control_plane_basic_authentication: true,
   metrics_auth: false,
   min_control_TLS_version: '1.2',
+  api_key_max_lifetime_days: 366,
   mtls_certificate_authentication: false,
   mtls_client_cert_subject_validation_type: 'disabled',
   mtls_authorized_subjects: [],

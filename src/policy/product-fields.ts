@@ -1,3 +1,4 @@
+import { createSecureContext } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
 import Type, { type Static, type TSchema } from 'typebox';
 import { InvalidRequestError } from '../errors.js';
@@ -20,9 +21,15 @@ import { ClusterFieldsSchema, ClusterSettingsSchema } from './policy.js';
 interface Kept {
   schema: TSchema;
   default?: unknown;
+  /** A check beyond the schema: what is wrong with a value, or undefined. */
+  check?: (value: unknown) => string | undefined;
 }
 
-const kept = (schema: TSchema, byDefault?: unknown): Kept => ({ schema, default: byDefault });
+const kept = (schema: TSchema, byDefault?: unknown, check?: Kept['check']): Kept => ({
+  schema,
+  default: byDefault,
+  ...(check && { check }),
+});
 const bool = (byDefault?: boolean) => kept(Type.Boolean(), byDefault);
 const int = (byDefault?: number, minimum?: number, maximum?: number) =>
   kept(
@@ -37,13 +44,60 @@ const readOnly = (k: Kept): Kept => ({ ...k, schema: { ...k.schema, readOnly: tr
 const strings = (maxItems = 1000) => kept(Type.Array(Type.String({ maxLength: 256 }), { maxItems }));
 const object = () => kept(Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), { maxProperties: 1000 }));
 
-const AlertSetting = Type.Union([
-  Type.Boolean(),
-  Type.Object(
-    { enabled: Type.Boolean(), threshold: Type.Optional(Type.String({ maxLength: 64 })) },
-    { additionalProperties: false },
-  ),
-]);
+/** The product's alerts (objects/cluster/alert_settings): each on or off, some with a threshold. */
+const ALERTS_WITH_THRESHOLD = [
+  'cluster_certs_about_to_expire',
+  'cluster_license_about_to_expire',
+  'cluster_users_count_approaches_limit',
+  'node_cpu_utilization',
+  'node_ephemeral_storage',
+  'node_free_flash',
+  'node_internal_certs_about_to_expire',
+  'node_memory',
+  'node_net_throughput',
+  'node_persistent_storage',
+];
+const ALERTS = [
+  'cluster_even_node_count',
+  'cluster_flash_overcommit',
+  'cluster_inconsistent_rl_sw',
+  'cluster_internal_bdb',
+  'cluster_multiple_nodes_down',
+  'cluster_node_joined',
+  'cluster_node_remove_abort_completed',
+  'cluster_node_remove_abort_failed',
+  'cluster_node_remove_completed',
+  'cluster_node_remove_failed',
+  'cluster_ocsp_query_failed',
+  'cluster_ocsp_status_revoked',
+  'cluster_ram_overcommit',
+  'cluster_too_few_nodes_for_replication',
+  'node_aof_slow_disk_io',
+  'node_checks_error',
+  'node_failed',
+  'node_insufficient_disk_aofrw',
+];
+const WithThreshold = Type.Object(
+  { enabled: Type.Boolean(), threshold: Type.Optional(Type.String({ maxLength: 64 })) },
+  { additionalProperties: false },
+);
+const AlertSettings = Type.Object(
+  Object.fromEntries([
+    ...ALERTS.map((name) => [name, Type.Optional(Type.Boolean())]),
+    ...ALERTS_WITH_THRESHOLD.map((name) => [name, Type.Optional(WithThreshold)]),
+  ]),
+  { additionalProperties: false },
+);
+
+/** The control plane's ciphers as OpenSSL reads them (Node's TLS): one it cannot read would take the listener down. */
+function cipherListProblem(value: unknown): string | undefined {
+  try {
+    createSecureContext({ ciphers: String(value) });
+    return undefined;
+  } catch {
+    return `control_cipher_suites: no cipher of "${String(value).slice(0, 64)}" is known to OpenSSL (an OpenSSL cipher list: "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256")`;
+  }
+}
 const TLS = ['1.2', '1.3'] as const;
 const ON_OFF_AUTO = ['enabled', 'disabled', 'auto'] as const;
 const PROXY_POLICY = ['single', 'all-master-shards', 'all-nodes'] as const;
@@ -52,10 +106,7 @@ const PROXY_POLICY = ['single', 'all-master-shards', 'all-nodes'] as const;
 export const KEPT_CLUSTER_FIELDS: Record<string, Kept> = {
   /** When the store was made (its first migration), to the second. */
   created_time: readOnly(text(undefined, 32)),
-  alert_settings: kept(
-    Type.Record(Type.String({ pattern: '^[a-z0-9_]{1,64}$' }), AlertSetting, { maxProperties: 100 }),
-    {},
-  ),
+  alert_settings: kept(AlertSettings, {}),
   allow_modules_upload: bool(false),
   availability_lag_tolerance_ms: int(100, 0),
   bigstore_driver: oneOf(['speedb', 'rocksdb']),
@@ -66,7 +117,8 @@ export const KEPT_CLUSTER_FIELDS: Record<string, Kept> = {
   cnm_http_port: port(),
   cnm_http_workers: int(1, 1),
   cnm_https_port: port(),
-  control_cipher_suites: text(),
+  /** The API listener's ciphers (TLS 1.2; TLS 1.3's are OpenSSL's own): applied to new connections, on every node. */
+  control_cipher_suites: kept(Type.String({ minLength: 1, maxLength: 4096 }), undefined, cipherListProblem),
   control_cipher_suites_tls_1_3: readOnly(text()),
   crdb_coordinator_port: int(9081, 1024, 65_535),
   crdt_rest_client_retries: int(undefined, 0),
@@ -88,7 +140,8 @@ export const KEPT_CLUSTER_FIELDS: Record<string, Kept> = {
   dmc_external_ldap_authentication: bool(false),
   email_alerts: bool(false),
   email_from: text('', 256),
-  encrypt_pkeys: bool(false),
+  /** Whether private keys are sealed at rest: answered as whether a master key is set (TESSERA_MASTER_KEY), read-only. */
+  encrypt_pkeys: readOnly(bool()),
   envoy_admin_port: port(),
   envoy_max_downstream_connections: int(undefined, 100, 2048),
   envoy_mgmt_server_port: port(),
@@ -111,13 +164,15 @@ export const KEPT_CLUSTER_FIELDS: Record<string, Kept> = {
   min_sentinel_TLS_version: oneOf(TLS),
   multi_commands_opt: oneOf(['disabled', 'batch', 'force_disabled'], 'disabled'),
   options_method_forbidden: bool(false),
-  proxy_certificate: text(undefined, 65_536),
+  /** The product's proxy certificate: GET /v1/cluster/certificates answers the one kept (proxy_cert); here read-only, absent. */
+  proxy_certificate: readOnly(text()),
   proxy_max_ccs_disconnection_time: int(undefined, 0),
   rack_aware: readOnly(bool(false)),
   reserved_ports: strings(),
   replica_sconns_on_demand: oneOf(ON_OFF_AUTO, 'auto'),
   robust_crdt_syncer: bool(false),
-  s3_ca_cert: text(),
+  /** A file path (the reference: "Filepath to the PEM-encoded CA certificate"): one line. */
+  s3_ca_cert: kept(Type.String({ maxLength: 1024, pattern: '^[^\\r\\n]*$' })),
   s3_url: text(),
   sentinel_cipher_suites: strings(100),
   sentinel_cipher_suites_tls_1_3: text(),
@@ -134,7 +189,8 @@ export const KEPT_CLUSTER_FIELDS: Record<string, Kept> = {
   smtp_use_tls: bool(false),
   smtp_username: text('', 256),
   state_machine_smart_client_handoffs_delay_ms: int(2000, 0, 10_000),
-  syncer_certificate: text(undefined, 65_536),
+  /** As proxy_certificate: the one kept is syncer_cert at GET /v1/cluster/certificates. */
+  syncer_certificate: readOnly(text()),
   upgrade_mode: bool(false),
   use_external_ipv6: bool(true),
   use_ipv6: bool(true),
@@ -254,11 +310,18 @@ export function splitKept(
       changed.push(name);
     } else if ((field.schema as { readOnly?: boolean }).readOnly) {
       throw new InvalidRequestError(`${name} is read-only: send it as GET answers it, or leave it out`);
+    } else if (holdsPrivateKey(value)) {
+      // A kept field is answered to every reader of the cluster: no key ever goes in one.
+      throw new InvalidRequestError(
+        `${name} holds a private key: it would be answered to every reader (a certificate's key goes with PUT /v1/cluster/certificates, never shown)`,
+      );
     } else if (SECRETS.has(name)) {
       if (value === MASKED) continue;
       kept[name] = value === '' ? '' : MASKED;
       changed.push(name);
     } else {
+      const problem = field.check?.(value);
+      if (problem) throw new InvalidRequestError(problem);
       kept[name] = isRecord(value) && isRecord(stored[name]) ? { ...stored[name], ...value } : value;
       changed.push(name);
     }
@@ -267,6 +330,14 @@ export function splitKept(
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+/** Whether a value (a string, or one inside an array or object) holds a PEM private key. */
+function holdsPrivateKey(value: unknown): boolean {
+  if (typeof value === 'string') return PRIVATE_KEY.test(value);
+  if (Array.isArray(value)) return value.some(holdsPrivateKey);
+  return isRecord(value) && Object.values(value).some(holdsPrivateKey);
+}
 
 /** The product's cluster object as Tessera answers and takes it: its own fields and the kept ones. */
 export const ClusterObjectSchema = Type.Object(

@@ -22,6 +22,7 @@ export class KyselySessionStore implements SessionStore {
         last_seen_at: s.lastSeenAt.toISOString(),
         ends_at: s.endsAt.toISOString(),
         ended_at: null,
+        api_key_id: s.apiKeyId,
       })
       .execute();
   }
@@ -89,11 +90,18 @@ export class KyselySessionStore implements SessionStore {
     return Number(row?.n ?? 0);
   }
 
-  async latestFrom(uid: number, ip: string, realm: string, now: Date): Promise<Session | undefined> {
+  async latestFrom(
+    uid: number,
+    ip: string,
+    realm: string,
+    apiKeyId: string | null,
+    now: Date,
+  ): Promise<Session | undefined> {
     const row = await this.live(uid, now)
       .selectAll()
       .where('ip', '=', ip)
       .where('realm', '=', realm)
+      .where('api_key_id', apiKeyId === null ? 'is' : '=', apiKeyId)
       .where('console', '=', 0)
       .orderBy('started_at', 'desc')
       .limit(1)
@@ -142,5 +150,6 @@ function toSession(r: Selectable<SessionsTable>): Session {
     lastSeenAt: new Date(r.last_seen_at),
     endsAt: new Date(r.ends_at),
     endedAt: r.ended_at === null ? null : new Date(r.ended_at),
+    apiKeyId: r.api_key_id ?? null,
   };
 }

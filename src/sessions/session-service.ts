@@ -74,13 +74,15 @@ export class SessionService {
     ttl: number,
     /** When its login was: now, unless the session carries on a login made before sessions existed. */
     begun?: Date,
+    /** The API key the login presented. */
+    apiKeyId: string | null = null,
   ): Promise<Issued> {
     const now = this.deps.clock();
     const endsAt = now + Math.max(await this.lifetimeMs(), ttl * 1000);
     const at = new Date(now);
     const crowded = await this.crowded(user.uid, at);
     if (crowded && !console) {
-      const joined = await this.deps.store.latestFrom(user.uid, ctx.ip, realm, at);
+      const joined = await this.deps.store.latestFrom(user.uid, ctx.ip, realm, apiKeyId, at);
       if (joined) {
         await this.deps.store.refreshed(joined.id, at, new Date(Math.max(joined.endsAt.getTime(), endsAt)));
         return { sid: joined.id, console: false, ttl };
@@ -99,6 +101,7 @@ export class SessionService {
       lastSeenAt: at,
       endsAt: new Date(endsAt),
       endedAt: null,
+      apiKeyId,
     });
     if (crowded)
       for (const oldest of await this.deps.store.beyond(user.uid, MAX_SESSIONS_PER_USER, at)) await this.endOne(oldest);

@@ -17,7 +17,8 @@ export interface SessionStore {
   /** How many of a user's sessions are live now. */
   countLiveOf(uid: number, now: Date): Promise<number>;
   /** The user's newest live session of the API (not the console's) from this address and realm. */
-  latestFrom(uid: number, ip: string, realm: string, now: Date): Promise<Session | undefined>;
+  /** The newest live session of an API login from this address, realm and key (null: none): one a login in a storm joins. */
+  latestFrom(uid: number, ip: string, realm: string, apiKeyId: string | null, now: Date): Promise<Session | undefined>;
   /** The ids of a user's live sessions past its newest `keep`, oldest last. */
   beyond(uid: number, keep: number, now: Date): Promise<string[]>;
   /** Forgets sessions over (ended or past their end) before `before`. */

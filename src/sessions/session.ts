@@ -14,6 +14,8 @@ export interface Session {
   /** No token of it lives past it: the login + session_max_lifetime_minutes (or the login's own ttl, when longer). */
   endsAt: Date;
   endedAt: Date | null;
+  /** The API key its login presented: its tokens carry that key's rights, and end with it. */
+  apiKeyId: string | null;
 }
 
 /** A session as the API shows it. */
@@ -30,6 +32,8 @@ export interface SessionView {
   expires: string;
   /** Whether the request that lists it carries one of its tokens. */
   current: boolean;
+  /** The API key its login presented, when one did. */
+  api_key_id?: string;
 }
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -47,5 +51,6 @@ export function toSessionView(s: Session, currentSid?: string): SessionView {
     last_seen: iso(s.lastSeenAt),
     expires: iso(s.endsAt),
     current: s.id === currentSid,
+    ...(s.apiKeyId !== null && { api_key_id: s.apiKeyId }),
   };
 }

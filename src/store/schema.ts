@@ -106,6 +106,27 @@ export interface SessionsTable {
   /** The absolute end: no token of it lives past it. */
   ends_at: string;
   ended_at: string | null;
+  /** The API key its login presented (its tokens carry the key's rights): revoking the key ends it. */
+  api_key_id: string | null;
+}
+
+export interface ApiKeysTable {
+  /** The public id (`key_id`): never part of the secret. */
+  id: string;
+  uid: number;
+  name: string;
+  /** SHA-256 of the whole key, hex: the key itself is never stored. */
+  hash: string;
+  /** The key's first characters, to tell keys apart in a list. */
+  prefix: string;
+  /** JSON array of role uids, a subset of the owner's; null: every role of the owner. */
+  role_uids: string | null;
+  /** JSON array of CIDRs the key is taken from; null: any address. */
+  allowed_cidrs: string | null;
+  created_at: string;
+  expires_at: string;
+  /** Written at most once a minute a key a node. */
+  last_used_at: string | null;
 }
 
 export interface SigningKeysTable {
@@ -167,6 +188,7 @@ export interface Database {
   sso_sessions: SsoSessionsTable;
   sessions: SessionsTable;
   event_log: EventLogTable;
+  api_keys: ApiKeysTable;
 }
 
 export interface EventLogTable {

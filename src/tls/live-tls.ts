@@ -8,6 +8,8 @@ export interface ListenerTls {
   cert: string | Buffer;
   key: string | Buffer;
   minVersion: keyof typeof TLS_VERSIONS;
+  /** The cluster's control_cipher_suites (OpenSSL's list); undefined: Node's defaults. */
+  ciphers?: string;
   /** What the node started with: served (at the wanted minimum version) when TLS refuses the cluster's certificate. */
   fallback?: { cert: string | Buffer; key: string | Buffer };
 }
@@ -16,7 +18,7 @@ export interface ListenerTls {
 const POLL_MS = 1000;
 
 /**
- * Keeps a TLS listener's certificate and minimum version as the cluster's settings say,
+ * Keeps a TLS listener's certificate, minimum version and ciphers as the cluster's settings say,
  * without a restart: `Server.setSecureContext` changes what NEW connections get; a connection
  * already open keeps the certificate and version it was made with. Applied at once when this
  * node announces a change (`apply`), and by polling for one made on another node.
@@ -53,15 +55,16 @@ export class LiveTls {
   private async applyNow(): Promise<void> {
     try {
       const want = await this.wanted();
-      const as = `${TLS_VERSIONS[want.minVersion]}\n${String(want.cert)}\n${String(want.key)}`;
+      const as = `${TLS_VERSIONS[want.minVersion]}\n${want.ciphers ?? ''}\n${String(want.cert)}\n${String(want.key)}`;
       if (as === this.appliedAs) return;
       const minVersion = TLS_VERSIONS[want.minVersion];
+      const ciphers = want.ciphers !== undefined ? { ciphers: want.ciphers } : {};
       try {
-        this.server.setSecureContext({ cert: want.cert, key: want.key, minVersion });
+        this.server.setSecureContext({ cert: want.cert, key: want.key, minVersion, ...ciphers });
       } catch (err) {
-        // The minimum version holds all the same: a certificate TLS refuses must not keep a lower one.
+        // The minimum version and ciphers hold all the same: a certificate TLS refuses must not keep weaker ones.
         if (!want.fallback) throw err;
-        this.server.setSecureContext({ ...want.fallback, minVersion });
+        this.server.setSecureContext({ ...want.fallback, minVersion, ...ciphers });
         this.appliedAs = as;
         throw err;
       }

@@ -25,6 +25,8 @@ export interface TokenClaims {
   sid?: string;
   /** A web console's session: idled out by the server after cm_session_timeout_minutes. */
   cm?: true;
+  /** The API key its login presented: the token has that key's rights, and ends with it (its session). */
+  akid?: string;
 }
 
 export const TTL_DEFAULT_SECONDS = 300;

@@ -28,8 +28,12 @@ export class TokenIssuer {
     private readonly events: EventHub,
   ) {}
 
-  /** `session`: the one the token belongs to (its `sid`; `cm` for the console's). */
-  async issue(user: User, ttlSeconds: number, session?: { sid: string; console: boolean }): Promise<string> {
+  /** `session`: the one the token belongs to (its `sid`; `cm` for the console's; `akid`: the API key that started it). */
+  async issue(
+    user: User,
+    ttlSeconds: number,
+    session?: { sid: string; console: boolean; apiKeyId?: string },
+  ): Promise<string> {
     this.origins.refresh();
     const movedTo = this.origins.movedTo(this.clock());
     if (movedTo) throw new IssuerMovedError(this.issuer, movedTo);
@@ -55,6 +59,7 @@ export class TokenIssuer {
       jti: randomUUID(),
       ...(session && { sid: session.sid }),
       ...(session?.console && { cm: true as const }),
+      ...(session?.apiKeyId && { akid: session.apiKeyId }),
     });
   }
 }

@@ -133,7 +133,7 @@ function signatureOf(token: string): string {
 }
 
 function toClaims(p: Record<string, unknown>): TokenClaims {
-  const { uid, username, roles, ver, sid, cm, resources } = p;
+  const { uid, username, roles, ver, sid, cm, resources, akid } = p;
   if (
     !Number.isSafeInteger(uid) ||
     !Number.isSafeInteger(ver) ||
@@ -143,7 +143,8 @@ function toClaims(p: Record<string, unknown>): TokenClaims {
     !roles.every((r) => typeof r === 'string' && isRole(r)) ||
     (resources !== undefined && !isLevelScopes(resources)) ||
     (sid !== undefined && typeof sid !== 'string') ||
-    (cm !== undefined && cm !== true)
+    (cm !== undefined && cm !== true) ||
+    (akid !== undefined && typeof akid !== 'string')
   ) {
     throw new InvalidTokenError('The token does not carry the expected claims');
   }

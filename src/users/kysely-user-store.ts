@@ -332,6 +332,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       await trx.deleteFrom('user_passwords').where('uid', '=', uid).execute();
       await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
       await trx.deleteFrom('sessions').where('uid', '=', uid).execute();
+      await trx.deleteFrom('api_keys').where('uid', '=', uid).execute();
       const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
       return result.numDeletedRows > 0n;
     });

@@ -218,6 +218,59 @@ describe('GET/PUT /v1/cluster: the password rules, the console timeout, Basic on
     expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
   });
 
+  it("takes the product's alerts by name only, each of its type: the stored object cannot grow past them", async () => {
+    for (const alert_settings of [
+      { Hidden: true },
+      { node_failed: { enabled: true } },
+      { node_memory: true },
+      { node_memory: { enabled: true, threshold: '80', extra: 1 } },
+    ]) {
+      const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body: { alert_settings } });
+      expect([res.status, res.body.error_code], JSON.stringify(alert_settings)).toEqual([400, 'invalid_request']);
+      expect(res.body.message).toContain('alert_settings');
+    }
+    const deep = await t.app.inject({
+      method: 'PUT',
+      url: '/v1/cluster',
+      headers: { authorization: root, 'content-type': 'application/json' },
+      payload: `{"alert_settings":{"node_failed":${'['.repeat(2000)}${']'.repeat(2000)}}}`,
+    });
+    expect(deep.statusCode).toBe(400);
+    expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
+    const all = { node_failed: true, cluster_node_joined: false, node_memory: { enabled: true, threshold: '90' } };
+    for (let i = 0; i < 5; i++)
+      expect((await call(t, 'PUT', '/v1/cluster', { auth: root, body: { alert_settings: all } })).status).toBe(200);
+    expect((await t.tessera.policy.get()).kept_cluster.alert_settings).toEqual(all);
+  });
+
+  it('never keeps a private key where every reader of the cluster would see it', async () => {
+    const key = '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIE=\n-----END PRIVATE KEY-----\n';
+    for (const body of [{ smtp_host: key }, { reserved_ports: ['11000', key] }, { debuginfo_path: `x${key}` }]) {
+      const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body });
+      expect([res.status, res.body.error_code]).toEqual([400, 'invalid_request']);
+      expect(res.body.message).toMatch(/holds a private key/);
+      expect(res.body.message).not.toContain('MC4CAQ');
+    }
+    // The product's certificate fields of the cluster object are answered from the certificates (GET /v1/cluster/certificates), not set here.
+    const cert = await call(t, 'PUT', '/v1/cluster', {
+      auth: root,
+      body: { proxy_certificate: '-----BEGIN CERTIFICATE-----' },
+    });
+    expect(cert.body.message).toBe('proxy_certificate is read-only: send it as GET answers it, or leave it out');
+    const path = await call(t, 'PUT', '/v1/cluster', { auth: root, body: { s3_ca_cert: '/etc/ca.pem\nsecond line' } });
+    expect(path.status).toBe(400);
+    expect(await t.tessera.policy.get()).toEqual(DEFAULT_POLICY);
+  });
+
+  it('answers encrypt_pkeys as whether keys are sealed at rest (a master key), and does not take another value', async () => {
+    expect((await call(t, 'GET', '/v1/cluster', { auth: root })).body.encrypt_pkeys).toBe(false);
+    const res = await call(t, 'PUT', '/v1/cluster', { auth: root, body: { encrypt_pkeys: true } });
+    expect([res.status, res.body.message]).toEqual([
+      400,
+      'encrypt_pkeys is read-only: send it as GET answers it, or leave it out',
+    ]);
+  });
+
   it('answers a dry run of the kept fields as the real request would, writing nothing', async () => {
     const dry = await call(t, 'PUT', '/v1/cluster?dry_run', { auth: root, body: { email_alerts: true } });
     expect([dry.status, dry.body.email_alerts]).toEqual([200, true]);

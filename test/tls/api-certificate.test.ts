@@ -248,6 +248,28 @@ describe("the REST API's own certificate (api): PUT, GET, DELETE refused, applie
     expect((await send(server, 'PUT', '/v1/cluster', { min_control_TLS_version: '1.2' })).status).toBe(200);
     expect((await served(server, { maxVersion: 'TLSv1.2' })).fingerprint256).toBeTruthy();
   });
+
+  it('control_cipher_suites: TLS 1.2 clients get only those ciphers on new connections; a list OpenSSL cannot read is 400', async () => {
+    const aes128 = {
+      maxVersion: 'TLSv1.2',
+      ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256',
+    } as const;
+    const aes256 = {
+      maxVersion: 'TLSv1.2',
+      ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384',
+    } as const;
+    expect((await served(server, aes128)).fingerprint256).toBeTruthy();
+    const put = await send(server, 'PUT', '/v1/cluster', { control_cipher_suites: aes256.ciphers });
+    expect([put.status, put.body.control_cipher_suites]).toEqual([200, aes256.ciphers]);
+    await expect(served(server, aes128)).rejects.toThrow();
+    expect((await served(server, aes256)).fingerprint256).toBeTruthy();
+    expect((await served(server, { minVersion: 'TLSv1.3' })).fingerprint256).toBeTruthy(); // TLS 1.3's suites are OpenSSL's own
+    const wrong = await send(server, 'PUT', '/v1/cluster', { control_cipher_suites: 'NO-SUCH-CIPHER' });
+    expect([wrong.status, wrong.body.error_code]).toEqual([400, 'invalid_request']);
+    expect(wrong.body.message).toMatch(/^control_cipher_suites: no cipher of "NO-SUCH-CIPHER"/);
+    expect((await send(server, 'PUT', '/v1/cluster', { control_cipher_suites: 'HIGH:!aNULL' })).status).toBe(200);
+    expect((await served(server, aes128)).fingerprint256).toBeTruthy();
+  });
 });
 
 describe('POST /v1/cluster/certificates/rotate', () => {

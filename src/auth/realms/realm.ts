@@ -6,7 +6,7 @@ import type { DomainError } from '../../errors.js';
 import type { User } from '../../users/user.js';
 
 /** What a caller presents to prove who it is, read once from the request. */
-export type Proof = PasswordProof | CertificateProof | SamlProof;
+export type Proof = PasswordProof | CertificateProof | SamlProof | ApiKeyProof;
 export interface PasswordProof {
   kind: 'password';
   /** As typed: a name, an email, a directory name, in any spelling. */
@@ -19,6 +19,18 @@ export const passwordProof = (username: string, password: string): PasswordProof
   username,
   password,
 });
+
+/** An API key (`tsr_…`): as a Bearer credential, or as the password of its owner in Basic credentials (or a 7.4 login's body). */
+export interface ApiKeyProof {
+  kind: 'api_key';
+  key: string;
+  /** The name typed beside it (Basic, a login's body): it must be a login of the key's owner. */
+  username?: string;
+  /** Basic credentials: refused where Basic is (a route that takes a token, a cluster with Basic off). */
+  basic: boolean;
+  /** The client's address, which the key's allowed_cidrs must take (set by the HTTP layer). */
+  ip?: string;
+}
 
 export interface CertificateProof {
   kind: 'certificate';
@@ -50,6 +62,10 @@ export interface Success {
   remembered?: boolean;
   /** Proven by a password: one that has expired is refused (after it was proven right). */
   byPassword?: boolean;
+  /** Proven by this API key: `user` has the key's rights (its roles that its owner still holds). */
+  apiKeyId?: string;
+  /** The proof stands until then (an API key's expiry): no token of it lives longer. */
+  until?: Date;
 }
 
 /** What a realm says of a proof. */
@@ -83,6 +99,7 @@ export interface RememberedAs {
 /** Who a proof claims to be, for a refusal's audit line: the name as typed, a certificate's subject (an identity provider's answer: nothing before it is verified). */
 export function claimOf(proof: Proof): { username: string } | { subject: string } | undefined {
   if (proof.kind === 'password') return { username: proof.username };
+  if (proof.kind === 'api_key') return proof.username === undefined ? undefined : { username: proof.username };
   return proof.kind === 'certificate' ? { subject: subjectLine(proof.certificate.leaf) } : undefined;
 }
 

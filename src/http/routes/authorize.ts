@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import type { CertificateProof, PasswordProof } from '../../auth/realms/realm.js';
+import { keyOrPassword } from '../../auth/credentials.js';
+import type { ApiKeyProof, CertificateProof, PasswordProof } from '../../auth/realms/realm.js';
 import type { ApiLine } from '../../config/config.js';
 import { publicUrlOf } from '../../config/config.js';
 import { InvalidRequestError, MissingCredentialsError } from '../../errors.js';
@@ -102,7 +103,7 @@ function proofOf(
   body: Body,
   line: ApiLine,
   presentedOf: ReturnType<typeof presentedReader>,
-): PasswordProof | CertificateProof | null {
+): PasswordProof | CertificateProof | ApiKeyProof | null {
   const header = request.headers.authorization;
   if (header === undefined && body.username === undefined && body.password === undefined) {
     const presented = presentedOf(request, true);
@@ -111,11 +112,14 @@ function proofOf(
   if (line === '7.22' || (line === 'both' && header !== undefined)) {
     if (header === undefined) throw new MissingCredentialsError('Send the credentials as "Authorization: Basic …"');
     const presented = presentedOf(request, false);
-    if (presented?.kind !== 'password') throw new MissingCredentialsError('Only Basic credentials obtain a token here');
+    if (presented?.kind !== 'password' && presented?.kind !== 'api_key')
+      throw new MissingCredentialsError('Only Basic credentials (or an API key) obtain a token here');
     return presented;
   }
-  if (body.username !== undefined && body.password !== undefined)
-    return { kind: 'password', username: body.username, password: body.password };
+  if (body.username !== undefined && body.password !== undefined) {
+    const proof = keyOrPassword({ kind: 'password', username: body.username, password: body.password });
+    return proof.kind === 'api_key' ? { ...proof, ip: request.ip } : proof;
+  }
   throw new InvalidRequestError('A JSON body with both "username" and "password" is required');
 }
 

@@ -11,6 +11,7 @@ import { sessions } from './0009-sessions.js';
 import { rolesOneSource } from './0010-roles-one-source.js';
 import { eventLogProductNames } from './0011-event-log-product-names.js';
 import { roleResources } from './0012-role-resources.js';
+import { apiKeys } from './0013-api-keys.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -34,5 +35,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0010-roles-one-source': rolesOneSource(dialect),
     '0011-event-log-product-names': eventLogProductNames(),
     '0012-role-resources': roleResources(),
+    '0013-api-keys': apiKeys(),
   };
 }

@@ -1,0 +1,180 @@
+import { rightsFrom } from '../../access/management.js';
+import { mergedScopes } from '../../access/resource-scopes.js';
+import { addressAllowed } from '../../api-keys/allowed-cidrs.js';
+import type { ApiKey } from '../../api-keys/api-key.js';
+import type { ApiKeyCache } from '../../api-keys/api-key-cache.js';
+import { keyHash, sameHash } from '../../api-keys/key-format.js';
+import type { LastUsed } from '../../api-keys/last-used.js';
+import type { Clock } from '../../clock.js';
+import { AccountLockedError, ApiKeyRefusedError } from '../../errors.js';
+import type { EventHub } from '../../events.js';
+import type { ClientThrottle } from '../../guard/client-throttle.js';
+import type { Role } from '../../roles/role.js';
+import type { RoleCatalog } from '../../roles/role-catalog.js';
+import { isLocked, type User, unlocksInSeconds } from '../../users/user.js';
+import type { UserReadCache } from '../../users/user-read-cache.js';
+import { usernameKey } from '../../users/username.js';
+import { inTime } from '../guards/in-time.js';
+import { type ApiKeyProof, type Attempt, NOT_MINE, type NotMine, type Proof, type Verdict } from './realm.js';
+
+/** How a key's check ended (tessera_api_key_checks_total). */
+export type ApiKeyCheck = 'valid' | 'invalid' | 'expired' | 'address_refused' | 'owner_refused';
+
+declare module '../../events.js' {
+  interface TesseraEvents {
+    apiKeyChecked: [result: ApiKeyCheck];
+  }
+}
+
+type Refusal = Extract<Verdict, { outcome: 'refused' }>;
+
+/**
+ * API keys (`tsr_…`): a key is its owner, with the key's rights — the roles it names that the
+ * owner still holds (every role of the owner when it names none) — while it has not expired,
+ * from the addresses it names, while its owner may log in (not locked; a deleted owner's keys
+ * are gone). A check is one SHA-256 and a lookup in memory (keys, users and roles read at most
+ * once a second). A wrong key is no guess at a password: it never counts toward a lockout, but
+ * every refusal counts toward the client's throttle.
+ */
+export class ApiKeyRealm {
+  readonly name = 'api_key';
+
+  constructor(
+    private readonly deps: {
+      keys: Pick<ApiKeyCache, 'fresh' | 'get'>;
+      users: Pick<UserReadCache, 'fresh' | 'get'>;
+      roles: Pick<RoleCatalog, 'fresh' | 'get'>;
+      throttle: Pick<ClientThrottle, 'check'>;
+      lastUsed: Pick<LastUsed, 'touch'>;
+      events: EventHub;
+      clock: Clock;
+    },
+  ) {}
+
+  async supports(proof: Proof): Promise<boolean> {
+    return proof.kind === 'api_key';
+  }
+
+  /** A key whose key, owner and roles this process read within the second, when it stands; else undefined (authenticate decides, and says why). */
+  known(proof: Proof): (Verdict & { outcome: 'success' }) | undefined {
+    if (proof.kind !== 'api_key') return undefined;
+    const hash = keyHash(proof.key);
+    const found = this.deps.keys.fresh(hash);
+    const owner = found && this.deps.users.fresh(found.key.uid);
+    const roles = this.deps.roles.fresh();
+    if (!found || !owner || !roles) return undefined;
+    const verdict = this.decide(proof, hash, found.key, owner.user, roles);
+    return verdict.outcome === 'success' ? this.used(verdict, found.key) : undefined;
+  }
+
+  async authenticate(proof: Proof, attempt: Attempt): Promise<Verdict> {
+    if (proof.kind !== 'api_key') return NOT_MINE;
+    attempt.trail.realm = 'api_key';
+    const hash = keyHash(proof.key);
+    const key = await inTime(attempt.deadline, this.deps.keys.get(hash));
+    const [owner, roles] = key
+      ? await inTime(attempt.deadline, Promise.all([this.deps.users.get(key.uid), this.deps.roles.get()]))
+      : [undefined, new Map<number, Role>()];
+    const verdict = key ? this.decide(proof, hash, key, owner, roles) : invalid('no such key');
+    if (verdict.outcome !== 'success') {
+      // Counted by the client's throttle (429 past it), never by the owner's lockout.
+      await this.deps.throttle.check(proof.ip ?? attempt.ctx.ip);
+      return verdict;
+    }
+    return this.used(verdict, key!);
+  }
+
+  /** Its tokens come from its logins with keys, which refresh does not renew: a service account is as it is. */
+  async refresh(user: User): Promise<User | undefined | NotMine> {
+    return user.realm === 'api_key' ? user : NOT_MINE;
+  }
+
+  async lookup(): Promise<undefined> {
+    return undefined;
+  }
+
+  private used(verdict: Verdict & { outcome: 'success' }, key: ApiKey) {
+    this.deps.events.emit('apiKeyChecked', 'valid');
+    this.deps.lastUsed.touch(key.id);
+    return verdict;
+  }
+
+  /** The one rule of a key, given its facts (loaded from memory or awaited). */
+  private decide(
+    proof: ApiKeyProof,
+    hash: string,
+    key: ApiKey,
+    owner: User | undefined,
+    roles: ReadonlyMap<number, Role>,
+  ): Verdict {
+    const refuse = (result: ApiKeyCheck, refusal: Refusal) => {
+      this.deps.events.emit('apiKeyChecked', result);
+      return refusal;
+    };
+    if (!sameHash(key.hash, hash) || !owner) return refuse('invalid', invalid('its owner is gone'));
+    if (proof.username !== undefined && !owner.logins.includes(usernameKey(proof.username)))
+      return refuse('invalid', invalid(`key ${key.id} is not of the user named`));
+    const now = new Date(this.deps.clock());
+    if (key.expiresAt <= now)
+      return refuse('expired', {
+        outcome: 'refused',
+        guess: false,
+        reason: `key ${key.id} expired`,
+        error: new ApiKeyRefusedError(
+          'api_key_expired',
+          `This API key (${key.id}) expired at ${key.expiresAt.toISOString()}: make a new one`,
+        ),
+      });
+    const ip = proof.ip;
+    if (key.allowedCidrs !== null && (ip === undefined || !addressAllowed(key.allowedCidrs, ip)))
+      return refuse('address_refused', {
+        outcome: 'refused',
+        guess: false,
+        reason: `key ${key.id} from ${ip ?? 'no address'}`,
+        error: new ApiKeyRefusedError(
+          'api_key_address_refused',
+          `This API key (${key.id}) is not taken from this address (${ip ?? 'unknown'}): see its allowed_cidrs`,
+        ),
+      });
+    if (owner.lockedUntil && isLocked(owner, now))
+      return refuse('owner_refused', {
+        outcome: 'refused',
+        guess: false,
+        reason: `key ${key.id}: its owner is locked`,
+        error: new AccountLockedError(unlocksInSeconds(owner.lockedUntil, now)),
+      });
+    return {
+      outcome: 'success',
+      realm: 'api_key',
+      user: narrowed(owner, key, roles),
+      apiKeyId: key.id,
+      until: key.expiresAt,
+      rememberMs: 0,
+    };
+  }
+}
+
+function invalid(reason: string): Refusal {
+  return {
+    outcome: 'refused',
+    guess: false,
+    reason,
+    error: new ApiKeyRefusedError('invalid_api_key', 'Invalid API key'),
+  };
+}
+
+/** The owner with the key's rights: the roles the key names that the owner holds now (all of them, when it names none). */
+export function narrowed(owner: User, key: Pick<ApiKey, 'roleUids'>, roles: ReadonlyMap<number, Role>): User {
+  if (key.roleUids === null) return owner;
+  const held = owner.roleUids.filter((uid) => key.roleUids!.includes(uid));
+  const grants = held.flatMap((uid) => {
+    const role = roles.get(uid);
+    return role ? [role] : [];
+  });
+  return {
+    ...owner,
+    roleUids: held,
+    rights: rightsFrom(grants.map((g) => g.management)),
+    resources: mergedScopes(grants),
+  };
+}
