@@ -2,6 +2,10 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { ApiKeyCache } from './api-keys/api-key-cache.js';
+import { ApiKeyService } from './api-keys/api-key-service.js';
+import { KyselyApiKeyStore } from './api-keys/api-key-store.js';
+import { LastUsed } from './api-keys/last-used.js';
 import { AuditLog, START_CONTEXT } from './audit/audit-log.js';
 import { Callers } from './auth/callers.js';
 import { CertificateGuards, certificateRememberedAs } from './auth/guards/certificate-guards.js';
@@ -9,6 +13,7 @@ import { PasswordGuards, passwordRememberedAs } from './auth/guards/password-gua
 import { RememberingRealm } from './auth/guards/remembering-realm.js';
 import { Logins } from './auth/logins.js';
 import { RealmChain } from './auth/realm-chain.js';
+import { ApiKeyRealm } from './auth/realms/api-key-realm.js';
 import { CertificateUserRealm } from './auth/realms/certificate-realm.js';
 import { LdapRealm } from './auth/realms/ldap-realm.js';
 import { LocalRealm } from './auth/realms/local-realm.js';
@@ -46,6 +51,7 @@ import { PolicyService } from './policy/policy-service.js';
 import { KyselyPolicyStore } from './policy/policy-store.js';
 import type { Readiness } from './probes/readiness.js';
 import { KyselyRoleStore } from './roles/kysely-role-store.js';
+import { RoleCatalog } from './roles/role-catalog.js';
 import { RoleService } from './roles/role-service.js';
 import { ConsoleIdle } from './sessions/console-idle.js';
 import { KyselySessionStore } from './sessions/kysely-session-store.js';
@@ -123,6 +129,8 @@ export interface Accounts extends UserUseCases {
   /** Where sessions are kept: the one store the session service and the console's idle sign-out share. */
   sessionStore: KyselySessionStore;
   roles: RoleService;
+  /** Users' API keys (/v1/users/{uid}/api_keys). */
+  apiKeys: ApiKeyService;
   cluster: ClusterSettings;
   /** The LDAP configuration (/v1/cluster/ldap) and its mappings (/v1/ldap_mappings). */
   ldap: LdapService;
@@ -323,8 +331,16 @@ async function openCore(
     const certificates = new CertificateGuards([new CertificateUserRealm(policy, users), directory], {
       ...{ policy, trustedCa, throttle, clock },
     });
+    // An API key: one hash and a lookup in memory; a key's owner and the roles that narrow it read at most once a second.
+    const apiKeyStore = new KyselyApiKeyStore(db);
+    const apiKeyCache = new ApiKeyCache(apiKeyStore, clock);
+    const keys = new ApiKeyRealm({
+      ...{ keys: apiKeyCache, users: userReads, roles: new RoleCatalog(roleStore, clock), throttle, events, clock },
+      lastUsed: new LastUsed(apiKeyStore, clock),
+    });
     const chain = new RealmChain({
       realms: [
+        keys,
         new RememberingRealm(passwords, passwordRememberedAs, remembering),
         new RememberingRealm(certificates, certificateRememberedAs, remembering),
         new SsoRealm(ssoSettings, serviceProvider, users, roleStore, samlStore, throttle, clock),
@@ -400,6 +416,10 @@ async function openCore(
       sessions,
       sessionStore,
       roles: new RoleService(roleStore, users, audit),
+      apiKeys: new ApiKeyService({
+        ...{ store: apiKeyStore, cache: apiKeyCache, users, policy, revocations, audit, clock },
+        accounts: { view: viewUser, assertMayManage },
+      }),
       cluster: new ClusterSettings(policy, users, audit, events, {
         publicUrl: publicUrlOf(config),
         createdTime: () => storeCreatedTime(db),

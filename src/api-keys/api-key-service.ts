@@ -46,7 +46,6 @@ export interface ApiKeyView {
   role_uids?: number[];
   allowed_cidrs?: string[];
   last_used?: string;
-  key?: string;
 }
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -94,7 +93,12 @@ export class ApiKeyService {
   ) {}
 
   /** A new key of the user: its view, with the key itself — the one time it is shown. */
-  async create(actor: KeyActor | null, uid: number, input: NewApiKey, ctx: RequestContext): Promise<ApiKeyView> {
+  async create(
+    actor: KeyActor | null,
+    uid: number,
+    input: NewApiKey,
+    ctx: RequestContext,
+  ): Promise<ApiKeyView & { key: string }> {
     const owner = await this.mayChange(actor, uid);
     const now = new Date(this.deps.clock());
     const expiresAt = await this.expiry(input, now);

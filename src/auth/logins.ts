@@ -6,6 +6,7 @@ import {
   AccountLockedError,
   CertificateRefusedError,
   type DomainError,
+  InvalidRequestError,
   InvalidTokenError,
   MissingCredentialsError,
   PasswordExpiredError,
@@ -118,6 +119,11 @@ export class Logins {
    */
   async refresh(principal: Principal, ttlSeconds: number, ctx: RequestContext): Promise<string> {
     const { users, chain, policy, audit, issuer, clock } = this.deps;
+    // A key's token would come back with every right of its owner: its holder logs in with the key again instead.
+    if (principal.apiKeyId)
+      throw new InvalidRequestError(
+        'A token issued for an API key is not renewed: log in with the key again (POST /v1/users/authorize)',
+      );
     const current = await users.getByUid(principal.uid);
     if (!current) throw new InvalidTokenError('The user of this token no longer exists');
     const now = new Date(clock());

@@ -39,6 +39,7 @@ const PASSWORD_OR_TOKEN: ErrorCode[] = [
     'certificate_subject_unknown',
     'cross_site_request',
   ] as const),
+  ...(['invalid_api_key', 'api_key_expired', 'api_key_address_refused'] as const),
 ];
 /** What a client certificate can answer. */
 export const CERTIFICATE_REFUSALS: ErrorCode[] = [

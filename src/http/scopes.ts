@@ -1,6 +1,7 @@
 import { authenticateRequests } from './authenticate.js';
 import { acceptJsonBodies } from './json-body.js';
 import { collectMethods } from './method-not-allowed.js';
+import { apiKeysRoutes } from './routes/api-keys.js';
 import { authorizeRoute } from './routes/authorize.js';
 import { clusterRoutes } from './routes/cluster.js';
 import { clusterCertificatesRoutes } from './routes/cluster-certificates.js';
@@ -63,6 +64,7 @@ export const api = scope(
       usersUnlockRoute,
       usersExpirePasswordRoute,
       sessionsRoutes,
+      apiKeysRoutes,
     ],
     ...[
       rolesRoutes,

@@ -1,3 +1,4 @@
+import type { ApiKeyService } from '../api-keys/api-key-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Callers } from '../auth/callers.js';
 import type { Logins } from '../auth/logins.js';
@@ -48,6 +49,7 @@ export interface HttpServices {
   users: Pick<UserStore, 'list'>;
   userReads: Pick<UserReadCache, 'get' | 'fresh'>;
   roles: RoleService;
+  apiKeys: ApiKeyService;
   policy: Pick<PolicyService, 'get' | 'fresh'>;
   cluster: ClusterSettings;
   certificateTrust: CertificateTrust;

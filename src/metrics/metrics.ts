@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApiKeyCheck } from '../auth/realms/api-key-realm.js';
 import type { EventHub, TokenCheck } from '../events.js';
 import { RequestTimes } from './request-times.js';
 
@@ -111,6 +112,18 @@ export class Metrics {
       }
     },
   });
+  /** API key checks by result, counted in a plain map and handed over at scrape: automation makes one a request. */
+  private readonly apiKeyCheckCounts = new Map<ApiKeyCheck, number>();
+  private readonly apiKeyChecks = new Counter({
+    name: 'tessera_api_key_checks_total',
+    help: 'API keys presented (Bearer, Basic or at a login), by result: valid, invalid, expired, address_refused, owner_refused',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.apiKeyChecks.reset();
+      for (const [result, count] of this.apiKeyCheckCounts) this.apiKeyChecks.inc({ result }, count);
+    },
+  });
   private readonly storeErrors = new Counter({
     name: 'tessera_store_errors_total',
     help: 'Requests answered 503 because the database was unreachable or did not answer',
@@ -157,6 +170,9 @@ export class Metrics {
     events.on('audited', (record) => record.event === 'lockout' && this.lockouts.inc());
     events.on('tokenIssued', (alg) => this.tokensIssued.inc({ alg }));
     events.on('tokenChecked', (result, cached) => this.tokenChecked(result, cached));
+    events.on('apiKeyChecked', (result) =>
+      this.apiKeyCheckCounts.set(result, (this.apiKeyCheckCounts.get(result) ?? 0) + 1),
+    );
     events.on('credentialsVerified', (realm, cached) =>
       this.verifiedCredentials.inc({ realm, source: cached ? 'cache' : 'verified' }),
     );

@@ -15,7 +15,15 @@ import { isLocked, type User, unlocksInSeconds } from '../../users/user.js';
 import type { UserReadCache } from '../../users/user-read-cache.js';
 import { usernameKey } from '../../users/username.js';
 import { inTime } from '../guards/in-time.js';
-import { type ApiKeyProof, type Attempt, NOT_MINE, type NotMine, type Proof, type Verdict } from './realm.js';
+import {
+  type ApiKeyProof,
+  type Attempt,
+  NOT_MINE,
+  type NotMine,
+  type Proof,
+  type Realm,
+  type Verdict,
+} from './realm.js';
 
 /** How a key's check ended (tessera_api_key_checks_total). */
 export type ApiKeyCheck = 'valid' | 'invalid' | 'expired' | 'address_refused' | 'owner_refused';
@@ -36,7 +44,7 @@ type Refusal = Extract<Verdict, { outcome: 'refused' }>;
  * once a second). A wrong key is no guess at a password: it never counts toward a lockout, but
  * every refusal counts toward the client's throttle.
  */
-export class ApiKeyRealm {
+export class ApiKeyRealm implements Realm {
   readonly name = 'api_key';
 
   constructor(

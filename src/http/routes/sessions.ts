@@ -9,7 +9,7 @@ import type { TesseraApp } from '../tessera-app.js';
 const SessionView = Type.Object({
   sid: Type.String({ description: 'the id its tokens carry as "sid"' }),
   uid: Type.Integer(),
-  realm: Type.String({ description: 'how it logged in: local, ldap, certificate, sso' }),
+  realm: Type.String({ description: 'how it logged in: local, ldap, certificate, sso, api_key' }),
   client_ip: Type.String(),
   user_agent: Type.String(),
   console: Type.Boolean({
@@ -23,6 +23,9 @@ const SessionView = Type.Object({
       "no token of it lives past it: login + session_max_lifetime_minutes (or the login token's ttl when longer); refresh_jwt issues none past login + session_max_lifetime_minutes",
   }),
   current: Type.Boolean({ description: 'the request that lists it carries one of its tokens' }),
+  api_key_id: Type.Optional(
+    Type.String({ description: 'the API key its login presented: its tokens have that key\'s rights, and end with it' }),
+  ),
 });
 const Ended = Type.Object({ ended: Type.Integer({ description: 'sessions ended' }) });
 const SessionParams = Type.Object({ ...UidParams.properties, sid: Type.String({ minLength: 1, maxLength: 64 }) });
