@@ -336,27 +336,47 @@ export function ActionMenu(props: {
   );
 }
 
-/** A password shown this once: focused when it appears (its label and value are read out), with a copy button. */
-export function OneTimeSecret(props: { intro: ComponentChildren; password: string; label?: string }) {
+/**
+ * A secret shown this once (a password, an API key): focused when it appears (its label and value
+ * are read out), with a copy button; where the clipboard is refused, the secret is selected to copy by hand.
+ */
+export function OneTimeSecret(props: { intro: ComponentChildren; password: string; label?: string; copy?: string }) {
   const [copied, setCopied] = useState<boolean>();
+  const output = useRef<HTMLOutputElement>(null);
+  const selectAll = () => {
+    const el = output.current;
+    if (!el) return;
+    el.focus();
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+  };
   return (
     <div class="secret">
       <p>{props.intro}</p>
-      <output aria-label={props.label ?? 'Generated password'} tabIndex={-1} data-autofocus>
+      <output ref={output} aria-label={props.label ?? 'Generated password'} tabIndex={-1} data-autofocus>
         {props.password}
       </output>{' '}
       <button
         type="button"
         onClick={() =>
-          navigator.clipboard.writeText(props.password).then(
-            () => setCopied(true),
-            () => setCopied(false),
-          )
+          Promise.resolve()
+            .then(() => navigator.clipboard.writeText(props.password))
+            .then(
+              () => setCopied(true),
+              () => {
+                setCopied(false);
+                selectAll();
+              },
+            )
         }
       >
-        Copy password
+        {props.copy ?? 'Copy password'}
       </button>
-      <span role="status">{copied === true ? ' Copied.' : copied === false ? ' Copy it by hand.' : ''}</span>
+      <span role="status">
+        {copied === true ? ' Copied.' : copied === false ? ' Selected: copy it by hand (Ctrl+C or ⌘C).' : ''}
+      </span>
     </div>
   );
 }

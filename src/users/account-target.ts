@@ -1,4 +1,10 @@
-import { CertificateUserError, DirectoryUserError, SsoUserError, UserNotFoundError } from '../errors.js';
+import {
+  CertificateUserError,
+  DirectoryUserError,
+  InvalidRequestError,
+  SsoUserError,
+  UserNotFoundError,
+} from '../errors.js';
 import type { User } from './user.js';
 import type { UserStore } from './user-store.js';
 
@@ -23,5 +29,9 @@ export function localOnly(user: User): User {
 export function passwordUser(user: User): User {
   if (localOnly(user).authMethod === 'certificate') throw new CertificateUserError();
   if (user.authMethod === 'sso') throw new SsoUserError();
+  if (user.authMethod === 'api_key')
+    throw new InvalidRequestError(
+      'A service account (auth_method "api_key") has no password: it logs in with its API keys',
+    );
   return user;
 }

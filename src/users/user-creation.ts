@@ -56,6 +56,11 @@ export class UserCreation {
       );
     if (sso && input.password !== undefined)
       throw new SsoUserError('A user with auth_method "sso" signs in through the identity provider: give no password');
+    const service = input.auth_method === 'api_key';
+    if (service && input.password !== undefined)
+      throw new InvalidRequestError(
+        'A user with auth_method "api_key" (a service account) logs in with its API keys only: give no password, then POST /v1/users/{uid}/api_keys',
+      );
     if (
       sso &&
       (input.email ?? (input.username && isEmail(input.username) ? input.username : undefined)) === undefined
@@ -64,8 +69,10 @@ export class UserCreation {
         'A user with auth_method "sso" needs its "email": the identity provider names it by its email',
       );
     }
-    if (!certificate && !sso && input.password === undefined)
-      throw new InvalidRequestError('Give a "password" (or auth_method "certificate" and certificate_subject_line)');
+    if (!certificate && !sso && !service && input.password === undefined)
+      throw new InvalidRequestError(
+        'Give a "password" (or auth_method "certificate" and certificate_subject_line, or "api_key" for a service account)',
+      );
     if (input.password_hash_method !== undefined && input.password === undefined)
       throw new InvalidRequestError('password_hash_method goes with a "password" (pre-hashed)');
     if (!certificate && input.certificate_subject_line !== undefined)

@@ -3,7 +3,8 @@ import type { RealmName } from '../access/realm-name.js';
 import type { LevelScope } from '../access/resource-scopes.js';
 import type { Policy } from '../policy/policy.js';
 
-export const AUTH_METHODS = ['regular', 'certificate', 'sso'] as const;
+/** How a user logs in: a password (regular), a client certificate, SSO, or only its API keys (a service account: Tessera's). */
+export const AUTH_METHODS = ['regular', 'certificate', 'sso', 'api_key'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 /** A user as the domain sees it. Password material is never part of it. */
@@ -50,6 +51,7 @@ export interface User {
 /** The realm of a user kept here by its auth_method, or of one the LDAP directory keeps (made at its first login; its password is never here). */
 export function realmOf(inDirectory: boolean, authMethod: AuthMethod): RealmName {
   if (inDirectory) return 'ldap';
+  if (authMethod === 'api_key') return 'api_key';
   return authMethod === 'certificate' ? 'certificate' : authMethod === 'sso' ? 'sso' : 'local';
 }
 

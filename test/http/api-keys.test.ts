@@ -248,6 +248,36 @@ describe('API keys', () => {
     );
   });
 
+  it('are the only way in of a service account (auth_method "api_key"): no password, an ordinary user otherwise', async () => {
+    const withPassword = await call(t, 'POST', '/v1/users', {
+      auth: root,
+      body: { name: 'backup-bot', auth_method: 'api_key', password: 'some-password-1', role_uids: [3] },
+    });
+    expect([withPassword.status, withPassword.body.error_code]).toEqual([400, 'invalid_request']);
+    const made = await call(t, 'POST', '/v1/users', {
+      auth: root,
+      body: { name: 'backup-bot', auth_method: 'api_key', role_uids: [3] },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(made.body).toMatchObject({ name: 'backup-bot', auth_method: 'api_key', role: 'cluster_viewer' });
+    const bot = made.body.uid as number;
+    const key = await makeKey(root, bot);
+    expect((await call(t, 'GET', '/v1/cluster', { auth: bearer(key.key) })).status).toBe(200);
+    expect((await call(t, 'GET', '/v1/cluster', { auth: basicKey('backup-bot', key.key) })).status).toBe(200);
+    // No password logs it in, and none can be set.
+    const guess = await call(t, 'POST', '/v1/users/authorize', {
+      body: { username: 'backup-bot', password: 'x-password-1' },
+    });
+    expect([guess.status, guess.body.error_code]).toEqual([401, 'invalid_credentials']);
+    const set = await call(t, 'POST', '/v1/users/password', {
+      auth: root,
+      body: { username: 'backup-bot', new_password: 'new-password-123' },
+    });
+    expect([set.status, set.body.message]).toEqual([400, expect.stringMatching(/service account/)]);
+    const token = await call(t, 'POST', '/v1/users/authorize', { auth: bearer(key.key), body: {} });
+    expect(token.status).toBe(200);
+  });
+
   it('tell when they were last used, written at most once a minute', async () => {
     const made = await makeKey(root, ops);
     expect((await call(t, 'GET', `/v1/users/${ops}/api_keys/${made.key_id}`, { auth: root })).body).not.toHaveProperty(

@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
 import { Done, Problem } from '../components.js';
+import { when } from '../dates.js';
 
 interface Key {
   kid: string;
@@ -31,7 +32,7 @@ export function KeysPage(props: { call: Call }) {
     try {
       const key = await props.call<{ kid: string; activates_at: string }>('POST', '/v1/keys/rotate', { alg });
       setDone(
-        `Staged ${alg} key ${key.kid}: published now, signs from ${new Date(key.activates_at).toLocaleString()}.`,
+        `Staged ${alg} key ${key.kid}: published now, signs from ${when(key.activates_at)}.`,
       );
       await load();
     } catch (err) {
@@ -61,7 +62,7 @@ export function KeysPage(props: { call: Call }) {
               <td>
                 {k.state}: {STATE[k.state]}
               </td>
-              <td>{k.activates_at ? new Date(k.activates_at).toLocaleString() : ''}</td>
+              <td>{k.activates_at ? when(k.activates_at) : ''}</td>
             </tr>
           ))}
         </tbody>

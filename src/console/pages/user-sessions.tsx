@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
 import { Done, Problem } from '../components.js';
+import { when } from '../dates.js';
 
 interface SessionRow {
   sid: string;
@@ -14,8 +15,6 @@ interface SessionRow {
   expires: string;
   current: boolean;
 }
-
-const when = (iso: string) => new Date(iso).toLocaleString();
 
 /** A user's live sessions, each with where from and since when, ended one by one or all at once (the password stays). */
 export function UserSessions(props: { uid: number; who: string; call: Call; onClose: () => void }) {
