@@ -176,6 +176,53 @@ describe('a cluster of two nodes (PostgreSQL + Redis)', () => {
     ).toBe(200);
   });
 
+  it('takes on B an API key made on A, sees its change, and refuses it and its token on B within a second of a revocation on A', async () => {
+    const admin = { authorization: basic('root', 'root-password') };
+    const bot = await request(`${a.url}/v1/users`, {
+      method: 'POST',
+      headers: admin,
+      body: json({ name: 'sync-bot', auth_method: 'api_key', role_uids: [3] }),
+    });
+    expect(bot.status).toBe(200);
+    const uid: number = bot.json.uid;
+    const made = await request(`${a.url}/v1/users/${uid}/api_keys`, {
+      method: 'POST',
+      headers: admin,
+      body: json({ name: 'sync', ttl_days: 7 }),
+    });
+    expect(made.status).toBe(200);
+    const { key, key_id } = made.json as { key: string; key_id: string };
+    const withKey = { authorization: `Bearer ${key}` };
+    expect((await request(`${b.url}/v1/cluster`, { headers: withKey })).status).toBe(200);
+    const token: string = (
+      await request(`${b.url}/v1/users/authorize`, { method: 'POST', headers: withKey, body: '{}' })
+    ).json.access_token;
+    const withToken = { authorization: `JWT ${token}` };
+    expect((await request(`${a.url}/v1/cluster`, { headers: withToken })).status).toBe(200);
+    // Listed and changed on either node.
+    await request(`${b.url}/v1/users/${uid}/api_keys/${key_id}`, {
+      method: 'PUT',
+      headers: admin,
+      body: json({ name: 'sync (renamed)' }),
+    });
+    const listed = await request(`${a.url}/v1/users/${uid}/api_keys`, { headers: admin });
+    expect(listed.json.map((k: { name: string }) => k.name)).toEqual(['sync (renamed)']);
+
+    expect(
+      (await request(`${a.url}/v1/users/${uid}/api_keys/${key_id}`, { method: 'DELETE', headers: admin })).status,
+    ).toBe(200);
+    const revoked = performance.now();
+    // B checked the key a moment ago (its copy is at most a second old): refused within the second.
+    let onB = await request(`${b.url}/v1/cluster`, { headers: withKey });
+    while (onB.status === 200 && performance.now() - revoked < 1500)
+      onB = await request(`${b.url}/v1/cluster`, { headers: withKey });
+    expect([onB.status, onB.json.error_code]).toEqual([401, 'invalid_api_key']);
+    expect(performance.now() - revoked).toBeLessThan(1500); // a second, and the margin of a busy machine
+    await new Promise((r) => setTimeout(r, 1000));
+    const tokenOnB = await request(`${b.url}/v1/cluster`, { headers: withToken });
+    expect([tokenOnB.status, tokenOnB.json.error_code]).toEqual([401, 'invalid_token']);
+  });
+
   it('publishes a rotated key on B before any token is signed with it', async () => {
     const admin = { authorization: basic('root', 'root-password') };
     const oldKid = kidOf((await authorize(a, 'root', 'root-password')).json.access_token);
