@@ -5,44 +5,18 @@
 // them); the CPU a server spends on an answer moves less, and says where the gap is (Tessera's
 // JavaScript, or the kernel's share of HTTP). With BASE_REV=<commit>, that revision's build is
 // measured in the same rounds too: its ratio to the bare route beside this build's.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { baseBuild } from './lib/base-build.mjs';
 import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
-import { closedLoop } from './lib/load.mjs';
 import { startProcess, startTessera } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
+import { measure as measureFor, median } from './lib/server-cpu.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const TICK_US = 10_000; // /proc's clock ticks (USER_HZ 100)
 const BASE_REV = process.env.BASE_REV;
 
-/** User and system CPU of a process's main thread, and of all its threads, in µs. */
-function cpu(pid) {
-  const read = (file) => readFileSync(file, 'utf8').split(') ')[1].split(' ');
-  const [main, all] = [read(`/proc/${pid}/task/${pid}/stat`), read(`/proc/${pid}/stat`)];
-  return {
-    user: Number(main[11]) * TICK_US,
-    system: Number(main[12]) * TICK_US,
-    total: (Number(all[11]) + Number(all[12])) * TICK_US,
-  };
-}
-
-async function measure(server, url, headers) {
-  await closedLoop({ url, headers, connections: 32, seconds: 1 }); // warm-up
-  const before = cpu(server.pid);
-  const run = await closedLoop({ url, headers, connections: 32, seconds: SECONDS });
-  const after = cpu(server.pid);
-  const answers = run.rps * SECONDS;
-  if (run.non2xx || run.errors) throw new Error(`${url}: ${run.non2xx} not 2xx, ${run.errors} errors`);
-  return {
-    rps: run.rps,
-    user: (after.user - before.user) / answers,
-    system: (after.system - before.system) / answers,
-    total: (after.total - before.total) / answers,
-  };
-}
+const measure = (server, url, headers) => measureFor(server, url, headers, SECONDS);
 
 try {
   const store = tempDir('read-cost');
@@ -102,7 +76,6 @@ try {
   await bare.stop();
   await tessera.stop();
   await base?.server.stop();
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const f = (n) => n.toFixed(1);
   const at = (rs, key) => median(rs.map((r) => r[key]));
   const row = (name, rs) =>
