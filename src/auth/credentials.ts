@@ -19,9 +19,9 @@ export function keyOrPassword(proof: PasswordProof): PasswordProof | ApiKeyProof
     : proof;
 }
 
-/** A Bearer (or JWT) credential that is an API key; undefined for a token. */
+/** A Bearer (or JWT) credential that is an API key (no token starts with `tsr_`: a JWS starts with `eyJ`); undefined for a token. */
 function bearerKey(token: string): ApiKeyProof | undefined {
-  return token.startsWith(KEY_PREFIX) && isKeyShaped(token) ? { kind: 'api_key', key: token, basic: false } : undefined;
+  return token.startsWith(KEY_PREFIX) ? { kind: 'api_key', key: token, basic: false } : undefined;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

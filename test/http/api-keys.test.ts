@@ -138,9 +138,12 @@ describe('API keys', () => {
     const forged = newKey(); // a key's shape and checksum, and no key here
     const wrong = await call(t, 'GET', `/v1/users/${ops}`, { auth: bearer(forged) });
     expect([wrong.status, wrong.body.error_code]).toEqual([401, 'invalid_api_key']);
-    // A key's shape with a wrong checksum is no key: read as a token.
+    // As Bearer, whatever starts with tsr_ is a key (no token does): a wrong checksum is a wrong key.
     const noise = `${other.slice(0, -1)}${other.endsWith('A') ? 'B' : 'A'}`;
-    expect((await call(t, 'GET', `/v1/users/${ops}`, { auth: bearer(noise) })).body.error_code).toBe('invalid_token');
+    expect((await call(t, 'GET', `/v1/users/${ops}`, { auth: bearer(noise) })).body.error_code).toBe('invalid_api_key');
+    // In Basic, a password that is not a key's shape and checksum is a password.
+    const asPassword = await call(t, 'GET', `/v1/users/${ops}`, { auth: basicKey('ops', noise) });
+    expect(asPassword.body.error_code).toBe('invalid_credentials');
     for (let i = 0; i < 6; i++) {
       const named = await call(t, 'GET', `/v1/users/${ops}`, { auth: basicKey('root', other) });
       expect([named.status, named.body.error_code]).toEqual([401, 'invalid_api_key']);
