@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { apiKeysCommand } from './api-keys.js';
 import { cliName } from './cli-name.js';
 import { eventsCommand } from './events.js';
 import { issuerCommand } from './issuer.js';
@@ -45,6 +46,7 @@ Each command's --help has examples: npm run tessera -- users add --help`,
         .addCommand(usersImportCommand()),
     )
     .addCommand(sessionsCommand())
+    .addCommand(apiKeysCommand())
     .addCommand(rolesCommand())
     .addCommand(keysCommand())
     .addCommand(issuerCommand())
