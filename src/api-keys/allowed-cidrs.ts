@@ -15,6 +15,8 @@ const plain = (address: string) =>
  */
 export function checkedCidrs(cidrs: readonly string[]): string[] {
   if (cidrs.length > MAX_CIDRS) throw new InvalidRequestError(`allowed_cidrs takes at most ${MAX_CIDRS} ranges`);
+  if (cidrs.length === 0)
+    throw new InvalidRequestError('allowed_cidrs: give at least one range, or leave it out (null) for any address');
   return cidrs.map((given) => {
     const cidr = given.trim();
     if (!rangeOf(cidr))
@@ -52,4 +54,18 @@ export function addressAllowed(cidrs: readonly string[], address: string): boole
     lists.set(cidrs, list);
   }
   return list.check(client, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Whether every address of a range is in one of `outer` (checked ranges): a narrower or equal range of the same family inside one. */
+export function rangeWithin(inner: string, outer: readonly string[]): boolean {
+  const r = rangeOf(inner);
+  return (
+    r !== undefined &&
+    outer.some((o) => {
+      const range = rangeOf(o);
+      return (
+        range !== undefined && range.family === r.family && r.prefix >= range.prefix && addressAllowed([o], r.network)
+      );
+    })
+  );
 }

@@ -2,13 +2,19 @@ import type { Actor } from '../access/actor.js';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import { actorOf } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import { ApiKeyNotFoundError, InvalidRequestError, TooManyApiKeysError, UnauthorizedActionError } from '../errors.js';
+import {
+  ApiKeyNotFoundError,
+  ApiKeyRefusedError,
+  InvalidRequestError,
+  TooManyApiKeysError,
+  UnauthorizedActionError,
+} from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { TTL_MAX_SECONDS } from '../tokens/claims.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
-import { checkedCidrs } from './allowed-cidrs.js';
+import { checkedCidrs, rangeWithin } from './allowed-cidrs.js';
 import { type ApiKey, MAX_KEYS_PER_USER } from './api-key.js';
 import type { ApiKeyCache } from './api-key-cache.js';
 import type { ApiKeyStore } from './api-key-store.js';
@@ -100,9 +106,15 @@ export class ApiKeyService {
     ctx: RequestContext,
   ): Promise<ApiKeyView & { key: string }> {
     const owner = await this.mayChange(actor, uid);
+    if (owner.realm !== 'local' && owner.realm !== 'api_key')
+      throw new InvalidRequestError(
+        `This user signs in through ${owner.realm}, which may stop letting it in while a key would go on: make a service account (auth_method "api_key") for automation`,
+      );
+    const acting = await this.actingKey(actor);
     const now = new Date(this.deps.clock());
-    const expiresAt = await this.expiry(input, now);
-    const roleUids = await this.rolesFor(actor, owner, input.role_uids);
+    const expiresAt = await this.expiry(input, now, acting);
+    const roleUids = rolesFor(acting, owner, input.role_uids);
+    const allowedCidrs = cidrsFor(acting, input.allowed_cidrs);
     const key = newKey();
     const made: ApiKey = {
       id: newKeyId(),
@@ -111,7 +123,7 @@ export class ApiKeyService {
       hash: keyHash(key),
       prefix: shownPrefix(key),
       roleUids,
-      allowedCidrs: input.allowed_cidrs === undefined ? null : checkedCidrs(input.allowed_cidrs),
+      allowedCidrs,
       createdAt: now,
       expiresAt,
       lastUsedAt: null,
@@ -140,18 +152,27 @@ export class ApiKeyService {
     ctx: RequestContext,
   ): Promise<ApiKeyView> {
     const owner = await this.mayChange(actor, uid);
+    const acting = await this.actingKey(actor);
     const key = await this.keyOf(uid, keyId);
+    const now = new Date(this.deps.clock());
     const changes = {
       ...(change.name !== undefined && { name: checkedName(change.name) }),
       ...(change.expires_at !== undefined && {
-        expiresAt: await this.expiry({ expires_at: change.expires_at }, new Date(this.deps.clock())),
+        expiresAt: await this.expiry({ expires_at: change.expires_at }, now, acting),
       }),
       ...(change.allowed_cidrs !== undefined && {
-        allowedCidrs: change.allowed_cidrs === null ? null : checkedCidrs(change.allowed_cidrs),
+        allowedCidrs:
+          change.allowed_cidrs === null ? cidrsFor(acting, undefined) : cidrsFor(acting, change.allowed_cidrs),
       }),
     };
     await this.deps.store.update(keyId, changes);
     this.deps.cache.forget(key.hash);
+    // What the key's tokens were issued under changed: they end (a login with the key gets one under the new terms).
+    if (changes.expiresAt !== undefined || changes.allowedCidrs !== undefined) {
+      const until = new Date(now.getTime() + TOKENS_OUTLIVE_MS);
+      for (const sid of await this.deps.store.endSessions(keyId, now, until))
+        this.deps.revocations.sessionEnded(sid, until);
+    }
     this.audited(ctx, actor, owner, 'api_key_update', keyId, Object.keys(change));
     return toApiKeyView({ ...key, ...changes });
   }
@@ -191,8 +212,21 @@ export class ApiKeyService {
     return owner;
   }
 
-  /** The expiry asked for (a time, or days from now): required, in the future, within api_key_max_lifetime_days. */
-  private async expiry(input: Pick<NewApiKey, 'expires_at' | 'ttl_days'>, now: Date): Promise<Date> {
+  /**
+   * The key the caller acts with (its Bearer or Basic key, or the key its token was got with), as
+   * the store has it now: one revoked or expired meanwhile (another node's change not yet seen by
+   * the cache) acts no more.
+   */
+  private async actingKey(actor: KeyActor | null): Promise<ApiKey | undefined> {
+    if (!actor?.apiKeyId) return undefined;
+    const acting = await this.deps.store.get(actor.apiKeyId);
+    if (!acting || acting.expiresAt.getTime() <= this.deps.clock())
+      throw new ApiKeyRefusedError('invalid_api_key', 'The API key this request acts with is revoked or expired');
+    return acting;
+  }
+
+  /** The expiry asked for (a time, or days from now): required, in the future, within api_key_max_lifetime_days, and never past the acting key's. */
+  private async expiry(input: Pick<NewApiKey, 'expires_at' | 'ttl_days'>, now: Date, acting?: ApiKey): Promise<Date> {
     if ((input.expires_at === undefined) === (input.ttl_days === undefined))
       throw new InvalidRequestError('Give the key an expiry: "expires_at" (ISO 8601) or "ttl_days", one of them');
     const at =
@@ -203,25 +237,11 @@ export class ApiKeyService {
       throw new InvalidRequestError(
         `A key lives at most ${maxDays} days (the cluster's api_key_max_lifetime_days): choose an earlier expires_at`,
       );
-    return at;
-  }
-
-  /**
-   * The roles a new key acts with: those asked for, each one its owner holds — and, when the key
-   * is made by a key, one the acting key has (a key never makes a wider one); none asked: the
-   * acting key's roles, or every role of the owner (null).
-   */
-  private async rolesFor(actor: KeyActor | null, owner: User, asked: number[] | undefined): Promise<number[] | null> {
-    const acting = actor?.apiKeyId ? await this.deps.store.get(actor.apiKeyId) : undefined;
-    const ceiling = acting?.roleUids ?? null;
-    if (asked === undefined) return ceiling;
-    const roles = [...new Set(asked)].sort((a, b) => a - b);
-    const beyond = roles.find((r) => !owner.roleUids.includes(r) || (ceiling !== null && !ceiling.includes(r)));
-    if (beyond !== undefined)
+    if (acting && at > acting.expiresAt)
       throw new UnauthorizedActionError(
-        `role_uids: role ${beyond} is not one of ${ceiling !== null ? "the acting key's roles" : "the user's roles"}; a key acts with a subset of them`,
+        `A key acting sets no expiry past its own (${acting.expiresAt.toISOString()}): choose an earlier one`,
       );
-    return roles;
+    return at;
   }
 
   private audited(
@@ -244,8 +264,45 @@ export class ApiKeyService {
   }
 }
 
+/**
+ * The roles a new key acts with: those asked for, each one its owner holds — and, when a key
+ * acts, one the acting key has (a key never makes a wider one); none asked: the acting key's
+ * that the owner holds, or every role of the owner (null).
+ */
+function rolesFor(acting: ApiKey | undefined, owner: User, asked: number[] | undefined): number[] | null {
+  const ceiling = acting?.roleUids ?? null;
+  if (asked === undefined) return ceiling === null ? null : ceiling.filter((r) => owner.roleUids.includes(r));
+  const roles = [...new Set(asked)].sort((a, b) => a - b);
+  const beyond = roles.find((r) => !owner.roleUids.includes(r) || (ceiling !== null && !ceiling.includes(r)));
+  if (beyond !== undefined)
+    throw new UnauthorizedActionError(
+      `role_uids: role ${beyond} is not one of ${ceiling !== null && owner.roleUids.includes(beyond) ? "the acting key's roles" : "the user's roles"}; a key acts with a subset of them`,
+    );
+  return roles;
+}
+
+/**
+ * The addresses a key is taken from: those asked for (null: any) — and, when a key bound to some
+ * addresses acts, within its ranges; none asked then: its ranges (a key never makes or frees one
+ * that goes where it cannot).
+ */
+function cidrsFor(acting: ApiKey | undefined, asked: string[] | undefined): string[] | null {
+  const bound = acting?.allowedCidrs ?? null;
+  if (asked === undefined) return bound;
+  const cidrs = checkedCidrs(asked);
+  const beyond = bound === null ? undefined : cidrs.find((c) => !rangeWithin(c, bound));
+  if (beyond !== undefined)
+    throw new UnauthorizedActionError(
+      `allowed_cidrs: ${beyond} is not within the acting key's ranges (${bound!.join(', ')}); a key acts within them`,
+    );
+  return cidrs;
+}
+
 function checkedName(name: string): string {
   const trimmed = name.trim();
+  // Shown in the console and the CLI's tables: no control characters (a terminal would run an escape sequence).
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(trimmed))
+    throw new InvalidRequestError('name must not hold control characters (line breaks, escapes)');
   if (trimmed.length === 0 || trimmed.length > 128)
     throw new InvalidRequestError('name must be 1 to 128 characters: what the key is for ("backup job")');
   return trimmed;

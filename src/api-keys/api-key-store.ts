@@ -13,6 +13,8 @@ export interface ApiKeyStore {
   update(id: string, changes: Partial<Pick<ApiKey, 'name' | 'expiresAt' | 'allowedCidrs'>>): Promise<void>;
   /** Deletes a key and ends the sessions started with it (as SessionStore.end does); the ids of those sessions. */
   delete(id: string, at: Date, tokensLiveUntil: Date): Promise<string[]>;
+  /** Ends the sessions started with a key (its tokens), the key kept; the ids of those sessions. */
+  endSessions(id: string, at: Date, tokensLiveUntil: Date): Promise<string[]>;
   /** Moves last_used forward only. */
   touch(id: string, at: Date): Promise<void>;
 }
@@ -99,22 +101,12 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   delete(id: string, at: Date, tokensLiveUntil: Date): Promise<string[]> {
     return this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('api_keys').where('id', '=', id).execute();
-      const live = await trx
-        .selectFrom('sessions')
-        .select('id')
-        .where('api_key_id', '=', id)
-        .where('ended_at', 'is', null)
-        .execute();
-      for (const { id: sid } of live) {
-        // As a session's end: its tokens refused on every node by the revocation events.
-        await trx.updateTable('sessions').set({ ended_at: at.toISOString() }).where('id', '=', sid).execute();
-        await trx
-          .insertInto('revocations')
-          .values({ sid, expires_at: tokensLiveUntil.toISOString(), created_at: at.toISOString() })
-          .execute();
-      }
-      return live.map((s) => s.id);
+      return endSessionsOf(trx, id, at, tokensLiveUntil);
     });
+  }
+
+  endSessions(id: string, at: Date, tokensLiveUntil: Date): Promise<string[]> {
+    return this.db.transaction().execute((trx) => endSessionsOf(trx, id, at, tokensLiveUntil));
   }
 
   async touch(id: string, at: Date): Promise<void> {
@@ -126,4 +118,22 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', iso)]))
       .execute();
   }
+}
+
+/** Ends the live sessions started with a key, as a session's end does: each one's tokens refused on every node by the revocation events. */
+async function endSessionsOf(trx: Db, id: string, at: Date, tokensLiveUntil: Date): Promise<string[]> {
+  const live = await trx
+    .selectFrom('sessions')
+    .select('id')
+    .where('api_key_id', '=', id)
+    .where('ended_at', 'is', null)
+    .execute();
+  for (const { id: sid } of live) {
+    await trx.updateTable('sessions').set({ ended_at: at.toISOString() }).where('id', '=', sid).execute();
+    await trx
+      .insertInto('revocations')
+      .values({ sid, expires_at: tokensLiveUntil.toISOString(), created_at: at.toISOString() })
+      .execute();
+  }
+  return live.map((s) => s.id);
 }

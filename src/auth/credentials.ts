@@ -1,4 +1,4 @@
-import { isKeyShaped, KEY_PREFIX } from '../api-keys/key-format.js';
+import { isKeyShaped, KEY_LENGTH, KEY_PREFIX } from '../api-keys/key-format.js';
 import { InvalidRequestError, MissingCredentialsError } from '../errors.js';
 import type { ApiKeyProof, CertificateProof, PasswordProof } from './realms/realm.js';
 
@@ -11,11 +11,14 @@ export type Presented = PasswordProof | CertificateProof | ApiKeyProof | { kind:
 
 /**
  * A password that is an API key (its shape and checksum: no password is taken for one by
- * chance) is the key, with the name typed beside it; any other stays a password.
+ * chance; white space around it, as a key read from a file brings, dropped) is the key, with the
+ * name typed beside it — also a key's length and prefix with a wrong checksum, a key mistyped,
+ * which must not count as a guess at the owner's password; any other stays a password.
  */
 export function keyOrPassword(proof: PasswordProof): PasswordProof | ApiKeyProof {
-  return isKeyShaped(proof.password)
-    ? { kind: 'api_key', key: proof.password, username: proof.username, basic: true }
+  const key = proof.password.trim();
+  return isKeyShaped(key) || (key.length === KEY_LENGTH && key.startsWith(KEY_PREFIX))
+    ? { kind: 'api_key', key, username: proof.username, basic: true }
     : proof;
 }
 

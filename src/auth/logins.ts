@@ -66,14 +66,8 @@ export class Logins {
     if (!proven.apiKeyId) return this.issue(proven.user, proven.realm, ctx, ttlSeconds, console);
     // A key's token lives no longer than the key.
     const left = Math.floor(((proven.until?.getTime() ?? Number.POSITIVE_INFINITY) - this.deps.clock()) / 1000);
-    return this.issue(
-      proven.user,
-      proven.realm,
-      ctx,
-      Math.max(1, Math.min(ttlSeconds, left)),
-      console,
-      proven.apiKeyId,
-    );
+    const ttl = Math.max(1, Math.min(ttlSeconds, left));
+    return this.issue(proven.user, proven.realm, ctx, ttl, console, { id: proven.apiKeyId, cidrs: proven.cidrs });
   }
 
   /** The tail of every login, whatever its way in: a session started (`console`: the web console's), a token of it issued. */
@@ -83,11 +77,23 @@ export class Logins {
     ctx: RequestContext,
     ttlSeconds: number,
     console: boolean,
-    /** The API key the login presented: the session names it, its tokens carry it (and end with it). */
-    apiKeyId?: string,
+    /** The API key the login presented: the session names it, its tokens carry it (and end with it) and its addresses. */
+    apiKey?: { id: string; cidrs?: readonly string[] },
   ): Promise<string> {
-    const session = await this.deps.sessions.start(user, realm, ctx, console, ttlSeconds, undefined, apiKeyId ?? null);
-    return this.deps.issuer.issue(user, session.ttl, { ...session, ...(apiKeyId && { apiKeyId }) });
+    const session = await this.deps.sessions.start(
+      user,
+      realm,
+      ctx,
+      console,
+      ttlSeconds,
+      undefined,
+      apiKey?.id ?? null,
+    );
+    return this.deps.issuer.issue(user, session.ttl, {
+      ...session,
+      ...(apiKey && { apiKeyId: apiKey.id }),
+      ...(apiKey?.cidrs && { cidrs: apiKey.cidrs }),
+    });
   }
 
   /** A login's proof checked by the chain, the login recorded and audited: the user it proves and how (a token is the caller's to issue). */

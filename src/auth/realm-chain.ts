@@ -24,6 +24,8 @@ export interface Authenticated {
   apiKeyId?: string;
   /** The proof stands until then (an API key's expiry): no token of it lives longer. */
   until?: Date;
+  /** The addresses the proof is taken from (an API key's allowed_cidrs): its tokens are taken from those only. */
+  cidrs?: readonly string[];
 }
 
 export interface ChainDeps {
@@ -164,7 +166,11 @@ export class RealmChain {
 
 /** A success's API key, when one proved it. */
 function keyed(found: Authenticated, success: Success): Authenticated {
-  return success.apiKeyId
-    ? { ...found, apiKeyId: success.apiKeyId, ...(success.until && { until: success.until }) }
-    : found;
+  if (!success.apiKeyId) return found;
+  return {
+    ...found,
+    apiKeyId: success.apiKeyId,
+    ...(success.until && { until: success.until }),
+    ...(success.cidrs && { cidrs: success.cidrs }),
+  };
 }

@@ -23,6 +23,14 @@ export class ClientThrottle {
       : new RateLimiterMemory(options);
   }
 
+  /** Refuses (429) an address past its attempts, without counting one. */
+  async assertOpen(address: string): Promise<void> {
+    if (!this.limiter) return;
+    const res = await this.limiter.get(address);
+    if (res && res.consumedPoints > this.limiter.points)
+      throw new TooManyRequestsError(Math.ceil(res.msBeforeNext / 1000));
+  }
+
   async check(address: string): Promise<void> {
     if (!this.limiter) return;
     try {

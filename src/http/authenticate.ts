@@ -1,9 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { holds, isPermission, type Permission } from '../access/permissions.js';
+import { addressAllowed } from '../api-keys/allowed-cidrs.js';
 import type { Presented } from '../auth/credentials.js';
 import type { Principal } from '../auth/principal.js';
 import { publicUrlOf } from '../config/config.js';
-import { BasicAuthDisabledError, ForbiddenError, InvalidRequestError, MissingCredentialsError } from '../errors.js';
+import {
+  ApiKeyRefusedError,
+  BasicAuthDisabledError,
+  ForbiddenError,
+  InvalidRequestError,
+  MissingCredentialsError,
+} from '../errors.js';
 import type { Policy } from '../policy/policy.js';
 import { crossSiteGuard } from './cross-site.js';
 import { presentedReader } from './presented.js';
@@ -61,7 +68,7 @@ export function authenticateRequests(app: TesseraApp): void {
       } catch (err) {
         return done(err as Error);
       }
-      const known = presented && knownPrincipal(presented, access, permission);
+      const known = presented && knownPrincipal(request, presented, access, permission);
       if (known) {
         request.principal = known;
         return done();
@@ -76,6 +83,7 @@ export function authenticateRequests(app: TesseraApp): void {
 
   /** The hot path: who the credentials are, from what this process has loaded, with the right; else undefined (principalFor decides). */
   function knownPrincipal(
+    request: FastifyRequest,
     presented: Presented,
     access: Exclude<Access, 'public'>,
     permission: Permission | undefined,
@@ -83,7 +91,7 @@ export function authenticateRequests(app: TesseraApp): void {
     const rules = policy.fresh();
     if (!rules || presentedRefusal(presented, access, rules)) return undefined;
     const principal = callers.known(presented);
-    return principal && permits(permission, principal) ? principal : undefined;
+    return principal && permits(permission, principal) && !boundElsewhere(principal, request) ? principal : undefined;
   }
 
   /** The same rules, with what is not loaded awaited: the principal, or the refusal that says why not. */
@@ -108,9 +116,25 @@ export function authenticateRequests(app: TesseraApp): void {
         return undefined;
       throw err;
     }
+    const elsewhere = boundElsewhere(principal, request);
+    if (elsewhere) throw elsewhere();
     if (!permits(permission, principal)) throw new ForbiddenError();
     return principal;
   }
+}
+
+/**
+ * The one rule of a token got with an API key bound to some addresses (its `acidr`): taken from
+ * those only, as the key is. The refusal to throw, or undefined.
+ */
+function boundElsewhere(principal: Principal, request: FastifyRequest): (() => Error) | undefined {
+  const cidrs = principal.token?.acidr;
+  if (cidrs === undefined || addressAllowed(cidrs, request.ip)) return undefined;
+  return () =>
+    new ApiKeyRefusedError(
+      'api_key_address_refused',
+      `This token was got with an API key (${principal.apiKeyId}) taken from some addresses only, not this one (${request.ip})`,
+    );
 }
 
 /**

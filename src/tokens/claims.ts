@@ -27,6 +27,8 @@ export interface TokenClaims {
   cm?: true;
   /** The API key its login presented: the token has that key's rights, and ends with it (its session). */
   akid?: string;
+  /** That key's allowed_cidrs: Tessera takes the token from those addresses only. */
+  acidr?: string[];
 }
 
 export const TTL_DEFAULT_SECONDS = 300;

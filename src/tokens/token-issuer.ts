@@ -32,7 +32,7 @@ export class TokenIssuer {
   async issue(
     user: User,
     ttlSeconds: number,
-    session?: { sid: string; console: boolean; apiKeyId?: string },
+    session?: { sid: string; console: boolean; apiKeyId?: string; cidrs?: readonly string[] },
   ): Promise<string> {
     this.origins.refresh();
     const movedTo = this.origins.movedTo(this.clock());
@@ -60,6 +60,7 @@ export class TokenIssuer {
       ...(session && { sid: session.sid }),
       ...(session?.console && { cm: true as const }),
       ...(session?.apiKeyId && { akid: session.apiKeyId }),
+      ...(session?.cidrs && { acidr: [...session.cidrs] }),
     });
   }
 }

@@ -133,7 +133,7 @@ function signatureOf(token: string): string {
 }
 
 function toClaims(p: Record<string, unknown>): TokenClaims {
-  const { uid, username, roles, ver, sid, cm, resources, akid } = p;
+  const { uid, username, roles, ver, sid, cm, resources, akid, acidr } = p;
   if (
     !Number.isSafeInteger(uid) ||
     !Number.isSafeInteger(ver) ||
@@ -144,7 +144,8 @@ function toClaims(p: Record<string, unknown>): TokenClaims {
     (resources !== undefined && !isLevelScopes(resources)) ||
     (sid !== undefined && typeof sid !== 'string') ||
     (cm !== undefined && cm !== true) ||
-    (akid !== undefined && typeof akid !== 'string')
+    (akid !== undefined && typeof akid !== 'string') ||
+    (acidr !== undefined && !(Array.isArray(acidr) && acidr.every((c) => typeof c === 'string')))
   ) {
     throw new InvalidTokenError('The token does not carry the expected claims');
   }

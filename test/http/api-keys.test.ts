@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKeyShaped, newKey } from '../../src/api-keys/key-format.js';
 import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
+import { LOCKED_UNTIL_UNLOCKED } from '../../src/users/user.js';
 import { call, login } from '../helpers/http.js';
 import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
@@ -110,10 +111,16 @@ describe('API keys', () => {
     t.advance(1.1); // the key's owner is read again within a second
     expect((await call(t, 'GET', '/v1/users', { auth })).status).toBe(403); // no longer a user_manager
     expect((await call(t, 'GET', '/v1/cluster', { auth })).status).toBe(200); // still a cluster_member
+    // A timed lockout guards the password (anyone guessing causes one): the key goes on. A lock until an admin unlocks stops it.
     await t.tessera.users.lock(ops, new Date(Date.now() + 3_600_000), new Date());
+    t.advance(1.1);
+    expect((await call(t, 'GET', `/v1/users/${ops}`, { auth })).status).toBe(200);
+    await t.tessera.users.unlock(ops, new Date());
+    await t.tessera.users.lock(ops, LOCKED_UNTIL_UNLOCKED, new Date());
     t.advance(1.1);
     const locked = await call(t, 'GET', `/v1/users/${ops}`, { auth });
     expect([locked.status, locked.body.error_code]).toEqual([401, 'account_locked']);
+    await call(t, 'POST', `/v1/users/${ops}/unlock`, { auth: root });
     await call(t, 'DELETE', `/v1/users/${ops}`, { auth: root });
     t.advance(1.1);
     const gone = await call(t, 'GET', `/v1/users/${ops}`, { auth });
@@ -141,8 +148,11 @@ describe('API keys', () => {
     // As Bearer, whatever starts with tsr_ is a key (no token does): a wrong checksum is a wrong key.
     const noise = `${other.slice(0, -1)}${other.endsWith('A') ? 'B' : 'A'}`;
     expect((await call(t, 'GET', `/v1/users/${ops}`, { auth: bearer(noise) })).body.error_code).toBe('invalid_api_key');
-    // In Basic, a password that is not a key's shape and checksum is a password.
-    const asPassword = await call(t, 'GET', `/v1/users/${ops}`, { auth: basicKey('ops', noise) });
+    // In Basic, a key's length and prefix is a key attempt (a mistyped key is no guess at the password); a shorter one is a password.
+    expect((await call(t, 'GET', `/v1/users/${ops}`, { auth: basicKey('ops', noise) })).body.error_code).toBe(
+      'invalid_api_key',
+    );
+    const asPassword = await call(t, 'GET', `/v1/users/${ops}`, { auth: basicKey('ops', 'tsr_not-a-key') });
     expect(asPassword.body.error_code).toBe('invalid_credentials');
     for (let i = 0; i < 6; i++) {
       const named = await call(t, 'GET', `/v1/users/${ops}`, { auth: basicKey('root', other) });

@@ -1,4 +1,5 @@
 import { rightsFrom } from '../../access/management.js';
+import type { RealmName } from '../../access/realm-name.js';
 import { mergedScopes } from '../../access/resource-scopes.js';
 import { addressAllowed } from '../../api-keys/allowed-cidrs.js';
 import type { ApiKey } from '../../api-keys/api-key.js';
@@ -11,7 +12,7 @@ import type { EventHub } from '../../events.js';
 import type { ClientThrottle } from '../../guard/client-throttle.js';
 import type { Role } from '../../roles/role.js';
 import type { RoleCatalog } from '../../roles/role-catalog.js';
-import { isLocked, type User, unlocksInSeconds } from '../../users/user.js';
+import { type User, unlocksInSeconds } from '../../users/user.js';
 import type { UserReadCache } from '../../users/user-read-cache.js';
 import { usernameKey } from '../../users/username.js';
 import { inTime } from '../guards/in-time.js';
@@ -39,8 +40,8 @@ type Refusal = Extract<Verdict, { outcome: 'refused' }>;
 /**
  * API keys (`tsr_…`): a key is its owner, with the key's rights — the roles it names that the
  * owner still holds (every role of the owner when it names none) — while it has not expired,
- * from the addresses it names, while its owner may log in (not locked; a deleted owner's keys
- * are gone). A check is one SHA-256 and a lookup in memory (keys, users and roles read at most
+ * from the addresses it names, while its owner signs in here (a password kept here, or a
+ * service account) and is not locked until an admin unlocks it (a deleted owner's keys are gone). A check is one SHA-256 and a lookup in memory (keys, users and roles read at most
  * once a second). A wrong key is no guess at a password: it never counts toward a lockout, but
  * every refusal counts toward the client's throttle.
  */
@@ -52,7 +53,7 @@ export class ApiKeyRealm implements Realm {
       keys: Pick<ApiKeyCache, 'fresh' | 'get'>;
       users: Pick<UserReadCache, 'fresh' | 'get'>;
       roles: Pick<RoleCatalog, 'fresh' | 'get'>;
-      throttle: Pick<ClientThrottle, 'check'>;
+      throttle: Pick<ClientThrottle, 'check' | 'assertOpen'>;
       lastUsed: Pick<LastUsed, 'touch'>;
       events: EventHub;
       clock: Clock;
@@ -71,22 +72,28 @@ export class ApiKeyRealm implements Realm {
     const owner = found && this.deps.users.fresh(found.key.uid);
     const roles = this.deps.roles.fresh();
     if (!found || !owner || !roles) return undefined;
-    const verdict = this.decide(proof, hash, found.key, owner.user, roles);
+    const { verdict } = this.decide(proof, hash, found.key, owner.user, roles);
     return verdict.outcome === 'success' ? this.used(verdict, found.key) : undefined;
   }
 
   async authenticate(proof: Proof, attempt: Attempt): Promise<Verdict> {
     if (proof.kind !== 'api_key') return NOT_MINE;
     attempt.trail.realm = 'api_key';
+    const ip = proof.ip ?? attempt.ctx.ip;
     const hash = keyHash(proof.key);
+    // An address past its throttle is not let try keys the store must be asked for.
+    if (!this.deps.keys.fresh(hash)) await this.deps.throttle.assertOpen(ip);
     const key = await inTime(attempt.deadline, this.deps.keys.get(hash));
     const [owner, roles] = key
       ? await inTime(attempt.deadline, Promise.all([this.deps.users.get(key.uid), this.deps.roles.get()]))
       : [undefined, new Map<number, Role>()];
-    const verdict = key ? this.decide(proof, hash, key, owner, roles) : invalid('no such key');
+    const { verdict, result } = key
+      ? this.decide(proof, hash, key, owner, roles)
+      : { verdict: invalid('no such key'), result: 'invalid' as const };
     if (verdict.outcome !== 'success') {
+      this.deps.events.emit('apiKeyChecked', result);
       // Counted by the client's throttle (429 past it), never by the owner's lockout.
-      await this.deps.throttle.check(proof.ip ?? attempt.ctx.ip);
+      await this.deps.throttle.check(ip);
       return verdict;
     }
     return this.used(verdict, key!);
@@ -114,14 +121,23 @@ export class ApiKeyRealm implements Realm {
     key: ApiKey,
     owner: User | undefined,
     roles: ReadonlyMap<number, Role>,
-  ): Verdict {
-    const refuse = (result: ApiKeyCheck, refusal: Refusal) => {
-      this.deps.events.emit('apiKeyChecked', result);
-      return refusal;
-    };
+  ): { verdict: Verdict; result: ApiKeyCheck } {
+    const refuse = (result: ApiKeyCheck, verdict: Refusal) => ({ verdict, result });
     if (!sameHash(key.hash, hash) || !owner) return refuse('invalid', invalid('its owner is gone'));
     if (proof.username !== undefined && !owner.logins.includes(usernameKey(proof.username)))
       return refuse('invalid', invalid(`key ${key.id} is not of the user named`));
+    // Keys are for users whose way in is here (a password kept here, or a service account): the
+    // directory, an identity provider or a certificate may stop letting one in, which a key would outlive.
+    if (!KEY_REALMS.includes(owner.realm))
+      return refuse('owner_refused', {
+        outcome: 'refused',
+        guess: false,
+        reason: `key ${key.id}: its owner signs in through ${owner.realm}`,
+        error: new ApiKeyRefusedError(
+          'invalid_api_key',
+          `This API key's owner signs in through ${owner.realm}: its keys are not taken (make a service account for automation)`,
+        ),
+      });
     const now = new Date(this.deps.clock());
     if (key.expiresAt <= now)
       return refuse('expired', {
@@ -144,23 +160,33 @@ export class ApiKeyRealm implements Realm {
           `This API key (${key.id}) is not taken from this address (${ip ?? 'unknown'}): see its allowed_cidrs`,
         ),
       });
-    if (owner.lockedUntil && isLocked(owner, now))
+    // A lockout guards the password against guessing: anyone can cause one, so a timed one does not
+    // stop the owner's keys (automation would stop with it). A lock until an admin unlocks does.
+    const adminLock = owner.lockedUntil !== null && unlocksInSeconds(owner.lockedUntil, now) === undefined;
+    if (adminLock)
       return refuse('owner_refused', {
         outcome: 'refused',
         guess: false,
-        reason: `key ${key.id}: its owner is locked`,
-        error: new AccountLockedError(unlocksInSeconds(owner.lockedUntil, now)),
+        reason: `key ${key.id}: its owner is locked until an admin unlocks it`,
+        error: new AccountLockedError(),
       });
     return {
-      outcome: 'success',
-      realm: 'api_key',
-      user: narrowed(owner, key, roles),
-      apiKeyId: key.id,
-      until: key.expiresAt,
-      rememberMs: 0,
+      result: 'valid',
+      verdict: {
+        outcome: 'success',
+        realm: 'api_key',
+        user: { ...narrowed(owner, key, roles), lockedUntil: null },
+        apiKeyId: key.id,
+        until: key.expiresAt,
+        ...(key.allowedCidrs !== null && { cidrs: key.allowedCidrs }),
+        rememberMs: 0,
+      },
     };
   }
 }
+
+/** The realms whose users may have keys: a password kept here, or a service account. */
+const KEY_REALMS: readonly RealmName[] = ['local', 'api_key'];
 
 function invalid(reason: string): Refusal {
   return {

@@ -66,6 +66,8 @@ export interface Success {
   apiKeyId?: string;
   /** The proof stands until then (an API key's expiry): no token of it lives longer. */
   until?: Date;
+  /** The addresses the proof is taken from (an API key's allowed_cidrs): its tokens are taken from those only. */
+  cidrs?: readonly string[];
 }
 
 /** What a realm says of a proof. */

@@ -36,6 +36,9 @@ export function authorizeRoute(
         errors: [
           'missing_credentials',
           'invalid_credentials',
+          'invalid_api_key',
+          'api_key_expired',
+          'api_key_address_refused',
           'password_expired',
           'sso_required',
           'account_locked',

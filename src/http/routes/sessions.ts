@@ -24,7 +24,7 @@ const SessionView = Type.Object({
   }),
   current: Type.Boolean({ description: 'the request that lists it carries one of its tokens' }),
   api_key_id: Type.Optional(
-    Type.String({ description: 'the API key its login presented: its tokens have that key\'s rights, and end with it' }),
+    Type.String({ description: "the API key its login presented: its tokens have that key's rights, and end with it" }),
   ),
 });
 const Ended = Type.Object({ ended: Type.Integer({ description: 'sessions ended' }) });
