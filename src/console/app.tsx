@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, type Call, explain } from './api.js';
-import { Done } from './components.js';
+import { Dialog, Done } from './components.js';
 import { CertificatesPage } from './pages/certificates.js';
 import { EventsPage } from './pages/events.js';
 import { KeysPage } from './pages/keys.js';
 import { LdapPage } from './pages/ldap.js';
+import { MyApiKeys } from './pages/my-api-keys.js';
 import { PolicyPage } from './pages/policy.js';
 import { RolesPage } from './pages/roles.js';
 import { SignIn } from './pages/sign-in.js';
@@ -32,6 +33,7 @@ export function App(props: { idleMinutes: number }) {
   const [problem, setProblem] = useState<string>();
   const [confirm, setConfirm] = useState<string>();
   const [page, setPage] = useState(route());
+  const [myKeys, setMyKeys] = useState(false);
   const lastActive = useRef(Date.now());
   const current = useRef<Session>();
   current.current = session;
@@ -40,6 +42,7 @@ export function App(props: { idleMinutes: number }) {
   const end = useCallback(async (why: string, asked = false) => {
     const s = current.current;
     setSession(undefined);
+    setMyKeys(false);
     setNotice(why);
     const idpLogout = s && (await signOut(s));
     if (asked && idpLogout) location.assign(idpLogout);
@@ -184,6 +187,10 @@ export function App(props: { idleMinutes: number }) {
         <span class="who">
           Signed in as <strong>{session.username}</strong> ({session.role})
         </span>
+        {/* Every user's own, whatever its level: the API lets each list, make and revoke its keys. */}
+        <button type="button" onClick={() => setMyKeys(true)}>
+          My API keys
+        </button>
         <button type="button" onClick={() => end('Signed out.', true)}>
           Sign out
         </button>
@@ -214,6 +221,11 @@ export function App(props: { idleMinutes: number }) {
           </section>
         )}
       </main>
+      {myKeys && (
+        <Dialog title="My API keys" onClose={() => setMyKeys(false)} wide>
+          <MyApiKeys session={session} call={call} onClose={() => setMyKeys(false)} />
+        </Dialog>
+      )}
     </>
   );
 }
@@ -226,7 +238,7 @@ function Home(props: { session: Session }) {
         Your role is <strong>{props.session.role}</strong>.{' '}
         {mayManageUsers(props.session)
           ? 'Choose a page above.'
-          : 'You can change your password here; the API reference is at /docs.'}
+          : 'My password changes your password, and My API keys makes the keys your scripts sign in with; the API reference is at /docs.'}
       </p>
     </section>
   );

@@ -639,7 +639,10 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signIn(page, ADMIN, ADMIN_PASSWORD);
     await signedInAs(page, ADMIN);
     await page.getByRole('link', { name: 'Users' }).click();
-    await page.getByLabel('Signs in with a client certificate (no password)').check();
+    await page
+      .getByRole('group', { name: 'Signs in with' })
+      .getByRole('radio', { name: 'a client certificate (no password)' })
+      .check();
     await page.getByLabel('Certificate subject').fill('CN=console-bot,OU=automation,O=Example');
     await chooseLevel(page.getByRole('form', { name: 'Create user' }), 'db_viewer');
     await page.getByRole('button', { name: 'Create user' }).click();
@@ -651,7 +654,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     expect(await row.textContent()).toContain('certificate CN=console-bot,OU=automation,O=Example');
     await page.getByRole('button', { name: 'Actions for console-bot' }).click();
     const menu = page.getByRole('menu', { name: 'Actions for console-bot' });
-    expect(await menu.getByRole('menuitem').allTextContents()).toEqual(['Edit', 'Sessions', 'Delete']);
+    expect(await menu.getByRole('menuitem').allTextContents()).toEqual(['Edit', 'Sessions', 'API keys', 'Delete']);
     await page.keyboard.press('Escape');
     await expect.poll(() => menu.count()).toBe(0);
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -783,6 +786,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       'Set password',
       'Expire password',
       'Sessions',
+      'API keys',
       'Delete',
     ]);
     expect(await focused(admin)).toBe('Edit');

@@ -31,9 +31,7 @@ export function KeysPage(props: { call: Call }) {
     setDone('');
     try {
       const key = await props.call<{ kid: string; activates_at: string }>('POST', '/v1/keys/rotate', { alg });
-      setDone(
-        `Staged ${alg} key ${key.kid}: published now, signs from ${when(key.activates_at)}.`,
-      );
+      setDone(`Staged ${alg} key ${key.kid}: published now, signs from ${when(key.activates_at)}.`);
       await load();
     } catch (err) {
       setProblem(explain(err));

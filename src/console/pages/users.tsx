@@ -17,7 +17,11 @@ import {
 } from '../components.js';
 import type { ClusterRole } from '../roles.js';
 import type { Role, Session } from '../session.js';
+import { UserApiKeys } from './user-api-keys.js';
 import { UserSessions } from './user-sessions.js';
+
+/** What a row's Actions menu opens. */
+type Opened = 'edit' | 'password' | 'delete' | 'sessions' | 'api_keys';
 
 interface User {
   uid: number;
@@ -29,9 +33,13 @@ interface User {
   last_login?: number;
   /** The login shown: the name, else the email. */
   username: string;
-  auth_method: 'regular' | 'certificate';
+  /** How it signs in: a password, a client certificate, SSO, or its API keys only (a service account). */
+  auth_method: 'regular' | 'certificate' | 'sso' | 'api_key';
   certificate_subject_line?: string;
 }
+
+/** The ways in the Create user form offers (auth_method "sso" users come from the identity provider's side). */
+type WayIn = 'password' | 'certificate' | 'api_key';
 
 /** Letters and digits, 20 of them (~119 bits), from the browser's CSPRNG: shown once. */
 function generatePassword(): string {
@@ -48,8 +56,9 @@ export function UsersPage(props: { call: Call; session: Session }) {
   const [users, setUsers] = useState<User[]>([]);
   const [roles, setRoles] = useState<ClusterRole[]>([]);
   const [search, setSearch] = useState('');
-  const [open, setOpen] = useState<{ kind: 'edit' | 'password' | 'delete' | 'sessions'; user: User }>();
-  const [created, setCreated] = useState<{ username: string; password: string }>();
+  const [open, setOpen] = useState<{ kind: Opened; user: User }>();
+  /** A user just made: its password shown once, or (a service account) the offer of its first key. */
+  const [created, setCreated] = useState<{ user: User; password?: string }>();
   const { problem, setProblem, done, setDone, act } = useActions(() => load());
   const load = () => props.call<User[]>('GET', '/v1/users').then(setUsers, (err) => setProblem(explain(err)));
   useEffect(() => {
@@ -78,9 +87,13 @@ export function UsersPage(props: { call: Call; session: Session }) {
       <CreateUser
         call={props.call}
         roles={roles}
-        onCreated={(user) => {
-          if (user.password) setCreated({ username: user.username, password: user.password });
-          else setDone(`Created ${user.username}: it signs in with its client certificate.`);
+        onCreated={(user, password) => {
+          setProblem('');
+          if (user.auth_method === 'certificate')
+            setDone(`Created ${user.username}: it signs in with its client certificate.`);
+          else if (user.auth_method === 'api_key')
+            setDone(`Created ${user.username}: a service account, which signs in with its API keys only.`);
+          if (password || user.auth_method === 'api_key') setCreated({ user, password });
           void load();
         }}
       />
@@ -115,13 +128,13 @@ export function UsersPage(props: { call: Call; session: Session }) {
           ))}
         </tbody>
       </table>
-      {created && (
-        <Dialog title={`Created ${created.username}`} onClose={() => setCreated(undefined)}>
+      {created?.password && (
+        <Dialog title={`Created ${created.user.username}`} onClose={() => setCreated(undefined)}>
           <OneTimeSecret
             intro={
               <>
-                The password of <strong>{created.username}</strong>, shown this once only: give it to them by a safe
-                way. They sign in with it.
+                The password of <strong>{created.user.username}</strong>, shown this once only: give it to them by a
+                safe way. They sign in with it.
               </>
             }
             password={created.password}
@@ -129,6 +142,31 @@ export function UsersPage(props: { call: Call; session: Session }) {
           <div class="buttons">
             <button type="button" onClick={() => setCreated(undefined)}>
               Close
+            </button>
+          </div>
+        </Dialog>
+      )}
+      {created && !created.password && (
+        <Dialog title={`Created ${created.user.username}`} onClose={() => setCreated(undefined)}>
+          <p>
+            <strong>{created.user.username}</strong> is a service account: it signs in with its API keys only, and has
+            none yet. Make its first key now, or later from its row's <strong>Actions</strong>,{' '}
+            <strong>API keys</strong>.
+          </p>
+          <div class="buttons">
+            <button
+              type="button"
+              class="primary"
+              data-autofocus
+              onClick={() => {
+                setCreated(undefined);
+                setOpen({ kind: 'api_keys', user: created.user });
+              }}
+            >
+              Make its first API key
+            </button>
+            <button type="button" onClick={() => setCreated(undefined)}>
+              Later
             </button>
           </div>
         </Dialog>
@@ -149,6 +187,11 @@ export function UsersPage(props: { call: Call; session: Session }) {
       {u && open.kind === 'sessions' && (
         <Dialog title={`Sessions of ${u.username}`} onClose={close} returnFocus={backTo(u.uid)} wide>
           <UserSessions uid={u.uid} who={u.username} call={props.call} onClose={close} />
+        </Dialog>
+      )}
+      {u && open.kind === 'api_keys' && (
+        <Dialog title={`API keys of ${u.username}`} onClose={close} returnFocus={backTo(u.uid)} wide>
+          <UserApiKeys user={u} roles={roles} call={props.call} onClose={close} />
         </Dialog>
       )}
       {u && open.kind === 'delete' && (
@@ -202,14 +245,15 @@ function UserRow(props: {
   roleName: (uid: number) => string;
   self: boolean;
   buttonRef: (el: HTMLButtonElement | null) => void;
-  open: (kind: 'edit' | 'password' | 'delete' | 'sessions') => void;
+  open: (kind: Opened) => void;
   act: (what: 'expire-password' | 'unlock', success: string) => void;
 }) {
   const { user: u } = props;
   const who = u.username;
   // A built-in role's name is its level's, shown already; the roles of the cluster's own are named beside it.
   const custom = u.role_uids.filter((uid) => !isBuiltInRole(uid));
-  const hasPassword = !props.self && u.auth_method !== 'certificate';
+  // Only a password user's password is set or expired here (nobody's own: My password).
+  const hasPassword = !props.self && u.auth_method === 'regular';
   const items: MenuItem[] = [
     { label: 'Edit', onSelect: () => props.open('edit') },
     ...(hasPassword
@@ -223,6 +267,7 @@ function UserRow(props: {
       : []),
     ...(u.status === 'locked' ? [{ label: 'Unlock', onSelect: () => props.act('unlock', `Unlocked ${who}.`) }] : []),
     { label: 'Sessions', onSelect: () => props.open('sessions') },
+    { label: 'API keys', onSelect: () => props.open('api_keys') },
     { label: 'Delete', onSelect: () => props.open('delete') },
   ];
   return (
@@ -234,13 +279,7 @@ function UserRow(props: {
         {custom.length > 0 && <small class="roles-held"> ({custom.map(props.roleName).join(', ')})</small>}
       </td>
       <td class="long">
-        {u.auth_method === 'certificate' ? (
-          <>
-            certificate <small>{breakable(u.certificate_subject_line ?? '', /(?<=,)/)}</small>
-          </>
-        ) : (
-          'password'
-        )}
+        <WayIn user={u} />
       </td>
       <td>
         {u.status === 'locked' ? (
@@ -263,6 +302,29 @@ function UserRow(props: {
       </td>
     </tr>
   );
+}
+
+/** The "Signs in with" cell: how the user proves who it is. */
+function WayIn(props: { user: User }) {
+  const { user: u } = props;
+  switch (u.auth_method) {
+    case 'certificate':
+      return (
+        <>
+          certificate <small>{breakable(u.certificate_subject_line ?? '', /(?<=,)/)}</small>
+        </>
+      );
+    case 'sso':
+      return <>SSO</>;
+    case 'api_key':
+      return (
+        <>
+          API keys only <small>(service account)</small>
+        </>
+      );
+    default:
+      return <>password</>;
+  }
 }
 
 function EditUser(props: {
@@ -420,28 +482,39 @@ function SetPassword(props: {
   );
 }
 
-function CreateUser(props: {
-  call: Call;
-  roles: ClusterRole[];
-  onCreated: (user: { username: string; password?: string }) => void;
-}) {
+/** What each way in the form offers says about the user made. */
+const WAY_HINT: Record<WayIn, string> = {
+  password: 'A password is made for it and shown once.',
+  certificate: 'No password: it signs in with a client certificate of the subject below.',
+  api_key:
+    'No password: a service account for automation, which signs in with its API keys only. Its first key is made next.',
+};
+
+function CreateUser(props: { call: Call; roles: ClusterRole[]; onCreated: (user: User, password?: string) => void }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [roleUids, setRoleUids] = useState<number[]>([]);
   const [subject, setSubject] = useState('');
-  const [byCertificate, setByCertificate] = useState(false);
+  const [way, setWay] = useState<WayIn>('password');
   const [problem, setProblem] = useState('');
   const submit = async (e: Event) => {
     e.preventDefault();
     setProblem('');
-    if (!name && !email && !byCertificate) return setProblem('Give a name, an email or both: either one logs in.');
-    const password = byCertificate ? undefined : generatePassword();
-    const secret = byCertificate ? { auth_method: 'certificate', certificate_subject_line: subject } : { password };
+    // A certificate user without a name takes its certificate's CN.
+    if (!name && !email && way !== 'certificate')
+      return setProblem('Give a name, an email or both: either one logs in.');
+    const password = way === 'password' ? generatePassword() : undefined;
+    const proof =
+      way === 'certificate'
+        ? { auth_method: 'certificate', certificate_subject_line: subject }
+        : way === 'api_key'
+          ? { auth_method: 'api_key' }
+          : { password };
     try {
       const user = await props.call<User>('POST', '/v1/users', {
         ...(name && { name }),
         ...(email && { email }),
-        ...secret,
+        ...proof,
         // No role ticked: the API's default (db_viewer), as for any client.
         ...(roleUids.length > 0 && { role_uids: roleUids }),
       });
@@ -449,33 +522,46 @@ function CreateUser(props: {
       setEmail('');
       setSubject('');
       setRoleUids([]);
-      props.onCreated({ username: user.username, password });
+      props.onCreated(user, password);
     } catch (err) {
       setProblem(explain(err));
     }
   };
+  const choice = (id: WayIn, label: string) => (
+    <Check
+      id={`new-user-${id.replace('_', '-')}`}
+      radio
+      name="new-user-way-in"
+      label={label}
+      checked={way === id}
+      onChange={() => setWay(id)}
+    />
+  );
   return (
     <form onSubmit={submit} aria-label="Create user" class="card">
       <h2>Create a user</h2>
-      <p class="hint">A name, an email or both; either one logs in. A password is made for it and shown once.</p>
+      <p class="hint">A name, an email or both; either one logs in.</p>
       <Field label="New user's name" value={name} onInput={setName} autoComplete="off" />
       <Field label="New user's email" type="email" value={email} onInput={setEmail} autoComplete="off" />
-      <Check
-        id="new-user-certificate"
-        label="Signs in with a client certificate (no password)"
-        checked={byCertificate}
-        onChange={setByCertificate}
-      />
-      {byCertificate && (
-        <Field
-          label="Certificate subject"
-          value={subject}
-          onInput={setSubject}
-          required
-          hint="RFC 2253, CN first, as openssl x509 -noout -subject -nameopt RFC2253 prints it: CN=ops-bot,OU=automation,O=Example"
-          autoComplete="off"
-        />
-      )}
+      <fieldset class="way-in" aria-describedby="new-user-way-in-hint">
+        <legend>Signs in with</legend>
+        {choice('password', 'a password')}
+        {choice('certificate', 'a client certificate (no password)')}
+        {choice('api_key', 'API keys only: a service account (no password)')}
+        <small id="new-user-way-in-hint" class="hint">
+          {WAY_HINT[way]}
+        </small>
+        {way === 'certificate' && (
+          <Field
+            label="Certificate subject"
+            value={subject}
+            onInput={setSubject}
+            required
+            hint="RFC 2253, CN first, as openssl x509 -noout -subject -nameopt RFC2253 prints it: CN=ops-bot,OU=automation,O=Example"
+            autoComplete="off"
+          />
+        )}
+      </fieldset>
       <RoleChoice legend="Roles (none ticked: DB Viewer)" roles={props.roles} value={roleUids} onChange={setRoleUids} />
       <Problem>{problem}</Problem>
       <button type="submit">Create user</button>
