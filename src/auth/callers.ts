@@ -95,7 +95,7 @@ function principalOf({ user, apiKeyId }: Authenticated, via: 'password' | 'certi
     role: highest(user.rights),
     rights: user.rights,
     via,
-    ...(apiKeyId && { apiKeyId }),
+    apiKeyId,
   };
 }
 

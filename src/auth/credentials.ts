@@ -18,13 +18,16 @@ export type Presented = PasswordProof | CertificateProof | ApiKeyProof | { kind:
 export function keyOrPassword(proof: PasswordProof): PasswordProof | ApiKeyProof {
   const key = proof.password.trim();
   return isKeyShaped(key) || (key.length === KEY_LENGTH && key.startsWith(KEY_PREFIX))
-    ? { kind: 'api_key', key, username: proof.username, basic: true }
+    ? { kind: 'api_key', key, username: proof.username, basic: true, ip: undefined }
     : proof;
 }
 
 /** A Bearer (or JWT) credential that is an API key (no token starts with `tsr_`: a JWS starts with `eyJ`); undefined for a token. */
 function bearerKey(token: string): ApiKeyProof | undefined {
-  return token.startsWith(KEY_PREFIX) ? { kind: 'api_key', key: token, basic: false } : undefined;
+  // Every key proof of one shape (the same fields, in one order): the hot path's property reads stay monomorphic.
+  return token.startsWith(KEY_PREFIX)
+    ? { kind: 'api_key', key: token, username: undefined, basic: false, ip: undefined }
+    : undefined;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -17,7 +17,9 @@ export function presentedReader(
     if (authorization !== undefined) {
       const presented = parseAuthorization(authorization);
       // A key is taken only from the addresses it names: the client's, as the trusted-proxy setting reads it.
-      return presented.kind === 'api_key' ? { ...presented, ip: request.ip } : presented;
+      if (presented.kind !== 'api_key') return presented;
+      presented.ip = request.ip;
+      return presented;
     }
     const read = certificate ? certificateOf(request) : undefined;
     return read && { kind: 'certificate', certificate: read };

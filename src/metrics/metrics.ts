@@ -68,11 +68,20 @@ export class Metrics {
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2],
     registers: [this.registry],
   });
+  /** Right credentials by realm and source, counted in a plain map and handed over at scrape: a Basic or key read makes one. */
+  private readonly verifiedCounts = new Map<string, number>();
   private readonly verifiedCredentials = new Counter({
     name: 'tessera_credentials_verified_total',
     help: 'Right credentials (passwords, directory passwords, client certificates), by realm and where they were checked: the verified-credentials cache, or by the realm in full',
     labelNames: ['realm', 'source'] as const,
     registers: [this.registry],
+    collect: () => {
+      this.verifiedCredentials.reset();
+      for (const [key, count] of this.verifiedCounts) {
+        const [realm, source] = key.split(':');
+        this.verifiedCredentials.inc({ realm, source }, count);
+      }
+    },
   });
   private readonly directoryChecks = new Counter({
     name: 'tessera_ldap_checks_total',
@@ -173,9 +182,10 @@ export class Metrics {
     events.on('apiKeyChecked', (result) =>
       this.apiKeyCheckCounts.set(result, (this.apiKeyCheckCounts.get(result) ?? 0) + 1),
     );
-    events.on('credentialsVerified', (realm, cached) =>
-      this.verifiedCredentials.inc({ realm, source: cached ? 'cache' : 'verified' }),
-    );
+    events.on('credentialsVerified', (realm, cached) => {
+      const key = `${realm}:${cached ? 'cache' : 'verified'}`;
+      this.verifiedCounts.set(key, (this.verifiedCounts.get(key) ?? 0) + 1);
+    });
     events.on('eventsLost', (reason, count) => this.eventsLost.inc({ reason }, count));
     events.on('directoryChecked', (outcome, seconds) => {
       this.directoryChecks.inc({ outcome });

@@ -23,6 +23,7 @@ import {
   type NotMine,
   type Proof,
   type Realm,
+  type Success,
   type Verdict,
 } from './realm.js';
 
@@ -47,6 +48,8 @@ type Refusal = Extract<Verdict, { outcome: 'refused' }>;
  */
 export class ApiKeyRealm implements Realm {
   readonly name = 'api_key';
+  /** Each owner read's success through its last key (success). */
+  private readonly successes = new WeakMap<User, { key: ApiKey; roles: ReadonlyMap<number, Role>; verdict: Success }>();
 
   constructor(
     private readonly deps: {
@@ -65,15 +68,15 @@ export class ApiKeyRealm implements Realm {
   }
 
   /** A key whose key, owner and roles this process read within the second, when it stands; else undefined (authenticate decides, and says why). */
-  known(proof: Proof): (Verdict & { outcome: 'success' }) | undefined {
+  known(proof: Proof): Success | undefined {
     if (proof.kind !== 'api_key') return undefined;
     const hash = keyHash(proof.key);
     const found = this.deps.keys.fresh(hash);
     const owner = found && this.deps.users.fresh(found.key.uid);
     const roles = this.deps.roles.fresh();
     if (!found || !owner || !roles) return undefined;
-    const { verdict } = this.decide(proof, hash, found.key, owner.user, roles);
-    return verdict.outcome === 'success' ? this.used(verdict, found.key) : undefined;
+    const decided = this.decide(proof, hash, found.key, owner.user, roles);
+    return decided.outcome === 'success' ? this.used(decided, found.key) : undefined;
   }
 
   async authenticate(proof: Proof, attempt: Attempt): Promise<Verdict> {
@@ -87,16 +90,16 @@ export class ApiKeyRealm implements Realm {
     const [owner, roles] = key
       ? await inTime(attempt.deadline, Promise.all([this.deps.users.get(key.uid), this.deps.roles.get()]))
       : [undefined, new Map<number, Role>()];
-    const { verdict, result } = key
+    const decided = key
       ? this.decide(proof, hash, key, owner, roles)
-      : { verdict: invalid('no such key'), result: 'invalid' as const };
-    if (verdict.outcome !== 'success') {
-      this.deps.events.emit('apiKeyChecked', result);
+      : { outcome: 'not_taken' as const, refusal: invalid('no such key'), result: 'invalid' as const };
+    if (decided.outcome !== 'success') {
+      this.deps.events.emit('apiKeyChecked', decided.result);
       // Counted by the client's throttle (429 past it), never by the owner's lockout.
       await this.deps.throttle.check(ip);
-      return verdict;
+      return decided.refusal;
     }
-    return this.used(verdict, key!);
+    return this.used(decided, key!);
   }
 
   /** Its tokens come from its logins with keys, which refresh does not renew: a service account is as it is. */
@@ -108,7 +111,31 @@ export class ApiKeyRealm implements Realm {
     return undefined;
   }
 
-  private used(verdict: Verdict & { outcome: 'success' }, key: ApiKey) {
+  /**
+   * A key's yes: its owner narrowed to the key's roles, without a timed lock (which guards the
+   * password) — made once for each owner read, key read and roles read (each kept a second), not
+   * at every call (a key's check is the hot path of automation).
+   */
+  private success(owner: User, key: ApiKey, roles: ReadonlyMap<number, Role>): Success {
+    let made = this.successes.get(owner);
+    if (made?.key !== key || made.roles !== roles) {
+      const user = narrowed(owner, key, roles);
+      const verdict: Success = {
+        outcome: 'success',
+        realm: 'api_key',
+        user: user.lockedUntil === null ? user : { ...user, lockedUntil: null },
+        apiKeyId: key.id,
+        until: key.expiresAt,
+        ...(key.allowedCidrs !== null && { cidrs: key.allowedCidrs }),
+        rememberMs: 0,
+      };
+      made = { key, roles, verdict };
+      this.successes.set(owner, made);
+    }
+    return made.verdict;
+  }
+
+  private used(verdict: Success, key: ApiKey): Success {
     this.deps.events.emit('apiKeyChecked', 'valid');
     this.deps.lastUsed.touch(key.id);
     return verdict;
@@ -121,8 +148,8 @@ export class ApiKeyRealm implements Realm {
     key: ApiKey,
     owner: User | undefined,
     roles: ReadonlyMap<number, Role>,
-  ): { verdict: Verdict; result: ApiKeyCheck } {
-    const refuse = (result: ApiKeyCheck, verdict: Refusal) => ({ verdict, result });
+  ): Success | { outcome: 'not_taken'; refusal: Refusal; result: ApiKeyCheck } {
+    const refuse = (result: ApiKeyCheck, refusal: Refusal) => ({ outcome: 'not_taken' as const, refusal, result });
     if (!sameHash(key.hash, hash) || !owner) return refuse('invalid', invalid('its owner is gone'));
     if (proof.username !== undefined && !owner.logins.includes(usernameKey(proof.username)))
       return refuse('invalid', invalid(`key ${key.id} is not of the user named`));
@@ -138,8 +165,8 @@ export class ApiKeyRealm implements Realm {
           `This API key's owner signs in through ${owner.realm}: its keys are not taken (make a service account for automation)`,
         ),
       });
-    const now = new Date(this.deps.clock());
-    if (key.expiresAt <= now)
+    const now = this.deps.clock();
+    if (key.expiresAt.getTime() <= now)
       return refuse('expired', {
         outcome: 'refused',
         guess: false,
@@ -162,7 +189,7 @@ export class ApiKeyRealm implements Realm {
       });
     // A lockout guards the password against guessing: anyone can cause one, so a timed one does not
     // stop the owner's keys (automation would stop with it). A lock until an admin unlocks does.
-    const adminLock = owner.lockedUntil !== null && unlocksInSeconds(owner.lockedUntil, now) === undefined;
+    const adminLock = owner.lockedUntil !== null && unlocksInSeconds(owner.lockedUntil, new Date(now)) === undefined;
     if (adminLock)
       return refuse('owner_refused', {
         outcome: 'refused',
@@ -170,18 +197,7 @@ export class ApiKeyRealm implements Realm {
         reason: `key ${key.id}: its owner is locked until an admin unlocks it`,
         error: new AccountLockedError(),
       });
-    return {
-      result: 'valid',
-      verdict: {
-        outcome: 'success',
-        realm: 'api_key',
-        user: { ...narrowed(owner, key, roles), lockedUntil: null },
-        apiKeyId: key.id,
-        until: key.expiresAt,
-        ...(key.allowedCidrs !== null && { cidrs: key.allowedCidrs }),
-        rememberMs: 0,
-      },
-    };
+    return this.success(owner, key, roles);
   }
 }
 

@@ -25,11 +25,11 @@ export interface ApiKeyProof {
   kind: 'api_key';
   key: string;
   /** The name typed beside it (Basic, a login's body): it must be a login of the key's owner. */
-  username?: string;
+  username: string | undefined;
   /** Basic credentials: refused where Basic is (a route that takes a token, a cluster with Basic off). */
   basic: boolean;
   /** The client's address, which the key's allowed_cidrs must take (set by the HTTP layer). */
-  ip?: string;
+  ip: string | undefined;
 }
 
 export interface CertificateProof {

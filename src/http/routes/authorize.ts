@@ -121,7 +121,8 @@ function proofOf(
   }
   if (body.username !== undefined && body.password !== undefined) {
     const proof = keyOrPassword({ kind: 'password', username: body.username, password: body.password });
-    return proof.kind === 'api_key' ? { ...proof, ip: request.ip } : proof;
+    if (proof.kind === 'api_key') proof.ip = request.ip;
+    return proof;
   }
   throw new InvalidRequestError('A JSON body with both "username" and "password" is required');
 }
