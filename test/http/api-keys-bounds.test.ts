@@ -143,7 +143,10 @@ describe("a key's addresses and expiry bind what it makes, what it changes, and 
     const short = (await makeKey(t, root, ops, { ttl_days: 1, role_uids: [2] })).body;
     const child = await makeKey(t, bearer(short.key), ops, { name: 'long', ttl_days: 366 });
     expect(child.status).toBe(403);
-    expect((await makeKey(t, bearer(short.key), ops, { name: 'within', ttl_days: undefined, expires_at: short.expires })).status).toBe(200);
+    expect(
+      (await makeKey(t, bearer(short.key), ops, { name: 'within', ttl_days: undefined, expires_at: short.expires }))
+        .status,
+    ).toBe(200);
     const later = new Date(Date.now() + 365 * 86_400_000).toISOString();
     const ext = await call(t, 'PUT', `/v1/users/${ops}/api_keys/${short.key_id}`, {
       auth: bearer(short.key),
