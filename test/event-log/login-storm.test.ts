@@ -65,7 +65,9 @@ describe('a login storm of one account (role none), from 2,000 addresses', () =>
     expect(events.filter((e) => e.type === 'user_created')).toHaveLength(7); // root, five, nobody
     expect(events.filter((e) => e.type === 'cluster_updated')).toHaveLength(1);
     const logins = events.filter((e) => e.type === 'authorize');
-    expect(logins.length).toBeLessThanOrEqual(250);
+    // A quarter of the log at the prune, and the one login after it (from another address: a row of its own).
+    // The storm's rows fold by the writer's flushes: on a busy machine there are more of them, and the cap is met.
+    expect(logins.length).toBeLessThanOrEqual(250 + 1);
     expect(logins.length).toBeGreaterThan(0);
   });
 

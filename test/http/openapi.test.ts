@@ -102,11 +102,14 @@ describe('GET /v1/openapi.json', () => {
     expect(codes('/v1/users', 'post', '409')).toEqual(['email_already_exists', 'name_already_exists']);
     expect(codes('/v1/users/authorize', 'post', '401')).toEqual([
       'account_locked',
+      'api_key_address_refused',
+      'api_key_expired',
       'certificate_expired',
       'certificate_not_yet_valid',
       'certificate_required',
       'certificate_subject_unknown',
       'certificate_untrusted',
+      'invalid_api_key',
       'invalid_credentials',
       'missing_credentials',
       'password_expired',

@@ -23,7 +23,7 @@ const CASES: [Method, string, unknown, string | RegExp][] = [
     'POST',
     '/v1/users',
     { username: 'x', role: 'admin' },
-    'Give a "password" (or auth_method "certificate" and certificate_subject_line)',
+    'Give a "password" (or auth_method "certificate" and certificate_subject_line, or "api_key" for a service account)',
   ],
   ['POST', '/v1/users', { username: '', password: 'some-password-1', role: 'admin' }, 'username must not be empty'],
   [
