@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { toRoleView } from '../roles/role.js';
 import { addStoreOptions, type SettingOptions } from './options.js';
+import { printTable } from './table.js';
 import { withStore } from './with-store.js';
 
 export function rolesCommand(): Command {
@@ -26,14 +27,7 @@ export function rolesCommand(): Command {
               [r.management, ...r.resources.map((s) => `(${s.type} ${s.uids.join(',')})`)].join(' '),
             ]),
           ];
-          const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-          for (const row of rows)
-            process.stdout.write(
-              `${row
-                .map((c, i) => c.padEnd(widths[i]!))
-                .join('  ')
-                .trimEnd()}\n`,
-            );
+          printTable(rows);
         }),
     );
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { toSessionView } from '../sessions/session.js';
 import { CliError } from './cli-error.js';
 import { addStoreOptions, type SettingOptions } from './options.js';
+import { printTable } from './table.js';
 import { CLI_CONTEXT, findUserOrFail, withStore } from './with-store.js';
 
 function listCommand(): Command {
@@ -33,14 +34,7 @@ function listCommand(): Command {
           s.user_agent || '-',
         ]),
       ];
-      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const row of rows)
-        process.stdout.write(
-          `${row
-            .map((c, i) => c.padEnd(widths[i]!))
-            .join('  ')
-            .trimEnd()}\n`,
-        );
+      printTable(rows);
     });
 }
 

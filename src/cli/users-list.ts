@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { toUserView } from '../users/user-view.js';
 import { addStoreOptions, type SettingOptions } from './options.js';
+import { printTable } from './table.js';
 import { withStore } from './with-store.js';
 
 export function usersListCommand(): Command {
@@ -29,13 +30,6 @@ export function usersListCommand(): Command {
           u.last_login === undefined ? '-' : new Date(u.last_login * 1000).toISOString().replace('.000Z', 'Z'),
         ]),
       ];
-      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const row of rows)
-        process.stdout.write(
-          `${row
-            .map((c, i) => c.padEnd(widths[i]!))
-            .join('  ')
-            .trimEnd()}\n`,
-        );
+      printTable(rows);
     });
 }
