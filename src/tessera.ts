@@ -335,7 +335,8 @@ async function openCore(
     const apiKeyStore = new KyselyApiKeyStore(db);
     const apiKeyCache = new ApiKeyCache(apiKeyStore, clock);
     const keys = new ApiKeyRealm({
-      ...{ keys: apiKeyCache, users: userReads, roles: new RoleCatalog(roleStore, clock), throttle, events, clock },
+      ...{ keys: apiKeyCache, users: userReads, roles: new RoleCatalog(roleStore, clock), sso: ssoSettings },
+      ...{ throttle, events, clock },
       lastUsed: new LastUsed(apiKeyStore, clock),
     });
     const chain = new RealmChain({

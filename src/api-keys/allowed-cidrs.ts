@@ -55,17 +55,3 @@ export function addressAllowed(cidrs: readonly string[], address: string): boole
   }
   return list.check(client, family === 4 ? 'ipv4' : 'ipv6');
 }
-
-/** Whether every address of a range is in one of `outer` (checked ranges): a narrower or equal range of the same family inside one. */
-export function rangeWithin(inner: string, outer: readonly string[]): boolean {
-  const r = rangeOf(inner);
-  return (
-    r !== undefined &&
-    outer.some((o) => {
-      const range = rangeOf(o);
-      return (
-        range !== undefined && range.family === r.family && r.prefix >= range.prefix && addressAllowed([o], r.network)
-      );
-    })
-  );
-}

@@ -2,19 +2,13 @@ import type { Actor } from '../access/actor.js';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import { actorOf } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import {
-  ApiKeyNotFoundError,
-  ApiKeyRefusedError,
-  InvalidRequestError,
-  TooManyApiKeysError,
-  UnauthorizedActionError,
-} from '../errors.js';
+import { ApiKeyNotFoundError, InvalidRequestError, TooManyApiKeysError, UnauthorizedActionError } from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { TTL_MAX_SECONDS } from '../tokens/claims.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
-import { checkedCidrs, rangeWithin } from './allowed-cidrs.js';
+import { checkedCidrs } from './allowed-cidrs.js';
 import { type ApiKey, MAX_KEYS_PER_USER } from './api-key.js';
 import type { ApiKeyCache } from './api-key-cache.js';
 import type { ApiKeyStore } from './api-key-store.js';
@@ -74,9 +68,9 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
 export type KeyActor = Actor & { apiKeyId?: string };
 
 /**
- * Users' API keys: made (the key shown once), listed, changed, revoked — by the user for itself
- * (within its rights: a key acting never makes one wider than itself), or by who may manage the
- * user (never an admin's, but by an admin). Every key expires, within
+ * Users' API keys: made (the key shown once), listed, changed, revoked — by the user for itself,
+ * or by who may manage the user (never an admin's, but by an admin); always with a login, never
+ * with a key. Every key expires, within
  * api_key_max_lifetime_days; a user has at most MAX_KEYS_PER_USER. A revocation ends the key's
  * sessions (the tokens issued for it) on every node, as a session's end does, and the key is
  * refused on every node within its cache's second.
@@ -110,11 +104,10 @@ export class ApiKeyService {
       throw new InvalidRequestError(
         `This user signs in through ${owner.realm}, which may stop letting it in while a key would go on: make a service account (auth_method "api_key") for automation`,
       );
-    const acting = await this.actingKey(actor);
     const now = new Date(this.deps.clock());
-    const expiresAt = await this.expiry(input, now, acting);
-    const roleUids = rolesFor(acting, owner, input.role_uids);
-    const allowedCidrs = cidrsFor(acting, input.allowed_cidrs);
+    const expiresAt = await this.expiry(input, now);
+    const roleUids = rolesFor(owner, input.role_uids);
+    const allowedCidrs = input.allowed_cidrs === undefined ? null : checkedCidrs(input.allowed_cidrs);
     const key = newKey();
     const made: ApiKey = {
       id: newKeyId(),
@@ -152,17 +145,15 @@ export class ApiKeyService {
     ctx: RequestContext,
   ): Promise<ApiKeyView> {
     const owner = await this.mayChange(actor, uid);
-    const acting = await this.actingKey(actor);
     const key = await this.keyOf(uid, keyId);
     const now = new Date(this.deps.clock());
     const changes = {
       ...(change.name !== undefined && { name: checkedName(change.name) }),
       ...(change.expires_at !== undefined && {
-        expiresAt: await this.expiry({ expires_at: change.expires_at }, now, acting),
+        expiresAt: await this.expiry({ expires_at: change.expires_at }, now),
       }),
       ...(change.allowed_cidrs !== undefined && {
-        allowedCidrs:
-          change.allowed_cidrs === null ? cidrsFor(acting, undefined) : cidrsFor(acting, change.allowed_cidrs),
+        allowedCidrs: change.allowed_cidrs === null ? null : checkedCidrs(change.allowed_cidrs),
       }),
     };
     await this.deps.store.update(keyId, changes);
@@ -205,28 +196,23 @@ export class ApiKeyService {
     return this.deps.accounts.view(actor, uid, (u) => this.deps.users.getByUid(u));
   }
 
-  /** The user itself, or who may manage it. */
-  private async mayChange(actor: Actor | null, uid: number): Promise<User> {
+  /**
+   * The user itself, or who may manage it — with a login, never with a key (Bearer, Basic, or a
+   * token got with one): a leaked key must not make keys that outlive its revocation, nor free or
+   * widen its owner's others (GitHub's rule for its tokens).
+   */
+  private async mayChange(actor: KeyActor | null, uid: number): Promise<User> {
+    if (actor?.apiKeyId)
+      throw new UnauthorizedActionError(
+        'API keys are made, changed and revoked with a login (a password, a certificate, SSO), not with a key',
+      );
     const owner = await this.maySee(actor, uid);
     if (actor !== null && actor.uid !== uid) this.deps.accounts.assertMayManage(actor, owner);
     return owner;
   }
 
-  /**
-   * The key the caller acts with (its Bearer or Basic key, or the key its token was got with), as
-   * the store has it now: one revoked or expired meanwhile (another node's change not yet seen by
-   * the cache) acts no more.
-   */
-  private async actingKey(actor: KeyActor | null): Promise<ApiKey | undefined> {
-    if (!actor?.apiKeyId) return undefined;
-    const acting = await this.deps.store.get(actor.apiKeyId);
-    if (!acting || acting.expiresAt.getTime() <= this.deps.clock())
-      throw new ApiKeyRefusedError('invalid_api_key', 'The API key this request acts with is revoked or expired');
-    return acting;
-  }
-
-  /** The expiry asked for (a time, or days from now): required, in the future, within api_key_max_lifetime_days, and never past the acting key's. */
-  private async expiry(input: Pick<NewApiKey, 'expires_at' | 'ttl_days'>, now: Date, acting?: ApiKey): Promise<Date> {
+  /** The expiry asked for (a time, or days from now): required, in the future, within api_key_max_lifetime_days. */
+  private async expiry(input: Pick<NewApiKey, 'expires_at' | 'ttl_days'>, now: Date): Promise<Date> {
     if ((input.expires_at === undefined) === (input.ttl_days === undefined))
       throw new InvalidRequestError('Give the key an expiry: "expires_at" (ISO 8601) or "ttl_days", one of them');
     const at =
@@ -236,10 +222,6 @@ export class ApiKeyService {
     if (at.getTime() - now.getTime() > maxDays * DAY_MS)
       throw new InvalidRequestError(
         `A key lives at most ${maxDays} days (the cluster's api_key_max_lifetime_days): choose an earlier expires_at`,
-      );
-    if (acting && at > acting.expiresAt)
-      throw new UnauthorizedActionError(
-        `A key acting sets no expiry past its own (${acting.expiresAt.toISOString()}): choose an earlier one`,
       );
     return at;
   }
@@ -264,38 +246,16 @@ export class ApiKeyService {
   }
 }
 
-/**
- * The roles a new key acts with: those asked for, each one its owner holds — and, when a key
- * acts, one the acting key has (a key never makes a wider one); none asked: the acting key's
- * that the owner holds, or every role of the owner (null).
- */
-function rolesFor(acting: ApiKey | undefined, owner: User, asked: number[] | undefined): number[] | null {
-  const ceiling = acting?.roleUids ?? null;
-  if (asked === undefined) return ceiling === null ? null : ceiling.filter((r) => owner.roleUids.includes(r));
+/** The roles a new key acts with: those asked for, each one its owner holds; none asked: every role of the owner (null). */
+function rolesFor(owner: User, asked: number[] | undefined): number[] | null {
+  if (asked === undefined) return null;
   const roles = [...new Set(asked)].sort((a, b) => a - b);
-  const beyond = roles.find((r) => !owner.roleUids.includes(r) || (ceiling !== null && !ceiling.includes(r)));
+  const beyond = roles.find((r) => !owner.roleUids.includes(r));
   if (beyond !== undefined)
     throw new UnauthorizedActionError(
-      `role_uids: role ${beyond} is not one of ${ceiling !== null && owner.roleUids.includes(beyond) ? "the acting key's roles" : "the user's roles"}; a key acts with a subset of them`,
+      `role_uids: role ${beyond} is not one of the user's roles; a key acts with a subset of them`,
     );
   return roles;
-}
-
-/**
- * The addresses a key is taken from: those asked for (null: any) — and, when a key bound to some
- * addresses acts, within its ranges; none asked then: its ranges (a key never makes or frees one
- * that goes where it cannot).
- */
-function cidrsFor(acting: ApiKey | undefined, asked: string[] | undefined): string[] | null {
-  const bound = acting?.allowedCidrs ?? null;
-  if (asked === undefined) return bound;
-  const cidrs = checkedCidrs(asked);
-  const beyond = bound === null ? undefined : cidrs.find((c) => !rangeWithin(c, bound));
-  if (beyond !== undefined)
-    throw new UnauthorizedActionError(
-      `allowed_cidrs: ${beyond} is not within the acting key's ranges (${bound!.join(', ')}); a key acts within them`,
-    );
-  return cidrs;
 }
 
 function checkedName(name: string): string {

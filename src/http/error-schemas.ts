@@ -54,6 +54,7 @@ const TOKEN_ONLY: ErrorCode[] = [
   'malformed_authorization_header',
   'invalid_token',
   'invalid_request',
+  'api_key_address_refused',
 ];
 
 function accessCodes(access: Access | undefined): ErrorCode[] {

@@ -7,11 +7,13 @@ import type { ApiKeyCache } from '../../api-keys/api-key-cache.js';
 import { keyHash, sameHash } from '../../api-keys/key-format.js';
 import type { LastUsed } from '../../api-keys/last-used.js';
 import type { Clock } from '../../clock.js';
-import { AccountLockedError, ApiKeyRefusedError } from '../../errors.js';
+import { AccountLockedError, ApiKeyRefusedError, SsoRequiredError } from '../../errors.js';
 import type { EventHub } from '../../events.js';
 import type { ClientThrottle } from '../../guard/client-throttle.js';
 import type { Role } from '../../roles/role.js';
 import type { RoleCatalog } from '../../roles/role-catalog.js';
+import type { SsoConfig } from '../../sso/sso-config.js';
+import type { SsoSettings } from '../../sso/sso-settings.js';
 import { type User, unlocksInSeconds } from '../../users/user.js';
 import type { UserReadCache } from '../../users/user-read-cache.js';
 import { usernameKey } from '../../users/username.js';
@@ -56,6 +58,8 @@ export class ApiKeyRealm implements Realm {
       keys: Pick<ApiKeyCache, 'fresh' | 'get'>;
       users: Pick<UserReadCache, 'fresh' | 'get'>;
       roles: Pick<RoleCatalog, 'fresh' | 'get'>;
+      /** Whether the cluster enforces SSO: a user who must sign in through it has no key (but an admin, and service accounts). */
+      sso: Pick<SsoSettings, 'fresh' | 'get'>;
       throttle: Pick<ClientThrottle, 'check' | 'assertOpen'>;
       lastUsed: Pick<LastUsed, 'touch'>;
       events: EventHub;
@@ -74,8 +78,9 @@ export class ApiKeyRealm implements Realm {
     const found = this.deps.keys.fresh(hash);
     const owner = found && this.deps.users.fresh(found.key.uid);
     const roles = this.deps.roles.fresh();
-    if (!found || !owner || !roles) return undefined;
-    const decided = this.decide(proof, hash, found.key, owner.user, roles);
+    const sso = this.deps.sso.fresh();
+    if (!found || !owner || !roles || !sso) return undefined;
+    const decided = this.decide(proof, hash, found.key, owner.user, roles, ssoEnforced(sso));
     return decided.outcome === 'success' ? this.used(decided, found.key) : undefined;
   }
 
@@ -87,11 +92,14 @@ export class ApiKeyRealm implements Realm {
     // An address past its throttle is not let try keys the store must be asked for.
     if (!this.deps.keys.fresh(hash)) await this.deps.throttle.assertOpen(ip);
     const key = await inTime(attempt.deadline, this.deps.keys.get(hash));
-    const [owner, roles] = key
-      ? await inTime(attempt.deadline, Promise.all([this.deps.users.get(key.uid), this.deps.roles.get()]))
-      : [undefined, new Map<number, Role>()];
+    const [owner, roles, sso] = key
+      ? await inTime(
+          attempt.deadline,
+          Promise.all([this.deps.users.get(key.uid), this.deps.roles.get(), this.deps.sso.get()]),
+        )
+      : [undefined, new Map<number, Role>(), undefined];
     const decided = key
-      ? this.decide(proof, hash, key, owner, roles)
+      ? this.decide(proof, hash, key, owner, roles, sso !== undefined && ssoEnforced(sso))
       : { outcome: 'not_taken' as const, refusal: invalid('no such key'), result: 'invalid' as const };
     if (decided.outcome !== 'success') {
       this.deps.events.emit('apiKeyChecked', decided.result);
@@ -148,6 +156,7 @@ export class ApiKeyRealm implements Realm {
     key: ApiKey,
     owner: User | undefined,
     roles: ReadonlyMap<number, Role>,
+    ssoEnforced: boolean,
   ): Success | { outcome: 'not_taken'; refusal: Refusal; result: ApiKeyCheck } {
     const refuse = (result: ApiKeyCheck, refusal: Refusal) => ({ outcome: 'not_taken' as const, refusal, result });
     if (!sameHash(key.hash, hash) || !owner) return refuse('invalid', invalid('its owner is gone'));
@@ -164,6 +173,15 @@ export class ApiKeyRealm implements Realm {
           'invalid_api_key',
           `This API key's owner signs in through ${owner.realm}: its keys are not taken (make a service account for automation)`,
         ),
+      });
+    // A user the cluster sends through its identity provider has no key besides it: turning the
+    // user off there must turn it off here (the local realm refuses its password alike).
+    if (ssoEnforced && owner.realm === 'local' && !owner.rights.includes('admin'))
+      return refuse('owner_refused', {
+        outcome: 'refused',
+        guess: false,
+        reason: `key ${key.id}: SSO is enforced for its owner`,
+        error: new SsoRequiredError(),
       });
     const now = this.deps.clock();
     if (key.expiresAt.getTime() <= now)
@@ -228,3 +246,6 @@ export function narrowed(owner: User, key: Pick<ApiKey, 'roleUids'>, roles: Read
     resources: mergedScopes(grants),
   };
 }
+
+const ssoEnforced = (sso: Pick<SsoConfig, 'control_plane' | 'enforce_control_plane'>) =>
+  sso.control_plane && sso.enforce_control_plane;
