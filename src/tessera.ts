@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ApiKeyCache } from './api-keys/api-key-cache.js';
@@ -131,6 +132,8 @@ export interface Accounts extends UserUseCases {
   roles: RoleService;
   /** Users' API keys (/v1/users/{uid}/api_keys). */
   apiKeys: ApiKeyService;
+  /** Whether an API key stands as a login proved it, read from the store (Logins.keyStands). */
+  keyStands(id: string, until: Date | undefined, cidrs: readonly string[] | undefined): Promise<boolean>;
   cluster: ClusterSettings;
   /** The LDAP configuration (/v1/cluster/ldap) and its mappings (/v1/ldap_mappings). */
   ldap: LdapService;
@@ -228,6 +231,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       audit,
       clock,
       loginTimeoutMs: config.loginTimeoutMs,
+      keyStands: core.keyStands,
     });
     const ssoSignIn = new SsoSignIn({
       logins,
@@ -417,6 +421,14 @@ async function openCore(
       sessions,
       sessionStore,
       roles: new RoleService(roleStore, users, audit),
+      keyStands: async (id, until, cidrs) => {
+        const key = await apiKeyStore.get(id);
+        return (
+          key !== undefined &&
+          key.expiresAt.getTime() === until?.getTime() &&
+          isDeepStrictEqual(key.allowedCidrs ?? undefined, cidrs === undefined ? undefined : [...cidrs])
+        );
+      },
       apiKeys: new ApiKeyService({
         ...{ store: apiKeyStore, cache: apiKeyCache, users, policy, revocations, audit, clock },
         accounts: { view: viewUser, assertMayManage },

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
 import {
   AccountLockedError,
+  ApiKeyRefusedError,
   CertificateRefusedError,
   type DomainError,
   InvalidRequestError,
@@ -30,7 +31,14 @@ export class Logins {
       users: Pick<UserStore, 'getByUid' | 'recordLogin'>;
       issuer: TokenIssuer;
       revocations: Pick<RevocationList, 'revokeToken'>;
-      sessions: Pick<SessionService, 'start' | 'renew' | 'endOwn'>;
+      sessions: Pick<SessionService, 'start' | 'renew' | 'endOwn' | 'endOne'>;
+      /**
+       * Whether an API key stands as a login proved it (not revoked, its expiry and addresses
+       * unchanged), read from the store: asked after the login's session is written, so that a
+       * revocation or change another node made meanwhile (its copy of the key up to a second old)
+       * ends the session rather than missing it.
+       */
+      keyStands(id: string, until: Date | undefined, cidrs: readonly string[] | undefined): Promise<boolean>;
       policy: PolicyService;
       audit: AuditLog;
       clock: Clock;
@@ -67,7 +75,11 @@ export class Logins {
     // A key's token lives no longer than the key.
     const left = Math.floor(((proven.until?.getTime() ?? Number.POSITIVE_INFINITY) - this.deps.clock()) / 1000);
     const ttl = Math.max(1, Math.min(ttlSeconds, left));
-    return this.issue(proven.user, proven.realm, ctx, ttl, console, { id: proven.apiKeyId, cidrs: proven.cidrs });
+    return this.issue(proven.user, proven.realm, ctx, ttl, console, {
+      id: proven.apiKeyId,
+      until: proven.until,
+      cidrs: proven.cidrs,
+    });
   }
 
   /** The tail of every login, whatever its way in: a session started (`console`: the web console's), a token of it issued. */
@@ -78,7 +90,7 @@ export class Logins {
     ttlSeconds: number,
     console: boolean,
     /** The API key the login presented: the session names it, its tokens carry it (and end with it) and its addresses. */
-    apiKey?: { id: string; cidrs?: readonly string[] },
+    apiKey?: { id: string; until?: Date | undefined; cidrs?: readonly string[] | undefined },
   ): Promise<string> {
     const session = await this.deps.sessions.start(
       user,
@@ -89,6 +101,13 @@ export class Logins {
       undefined,
       apiKey?.id ?? null,
     );
+    if (apiKey && !(await this.deps.keyStands(apiKey.id, apiKey.until, apiKey.cidrs))) {
+      await this.deps.sessions.endOne(session.sid);
+      throw new ApiKeyRefusedError(
+        'invalid_api_key',
+        'This API key was revoked or changed during the login: log in again',
+      );
+    }
     return this.deps.issuer.issue(user, session.ttl, {
       ...session,
       ...(apiKey && { apiKeyId: apiKey.id }),
