@@ -53,5 +53,9 @@ export function addressAllowed(cidrs: readonly string[], address: string): boole
     }
     lists.set(cidrs, list);
   }
-  return list.check(client, family === 4 ? 'ipv4' : 'ipv6');
+  try {
+    return list.check(client, family === 4 ? 'ipv4' : 'ipv6');
+  } catch {
+    return false; // an address BlockList does not take (an IPv6 zone id): not in any range
+  }
 }

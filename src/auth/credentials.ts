@@ -17,10 +17,16 @@ export type Presented = PasswordProof | CertificateProof | ApiKeyProof | { kind:
  */
 export function keyOrPassword(proof: PasswordProof): PasswordProof | ApiKeyProof {
   const key = proof.password.trim();
-  return isKeyShaped(key) || (key.length === KEY_LENGTH && key.startsWith(KEY_PREFIX))
-    ? { kind: 'api_key', key, username: proof.username, basic: true, ip: undefined }
+  if (looksLikeKey(key)) return { kind: 'api_key', key, username: proof.username, basic: true, ip: undefined };
+  // A key as the user-id with any password (`curl -u "$KEY:"`, as some clients send keys): the key, named by nobody —
+  // never a name that a refusal's audit line would record.
+  const asName = proof.username.trim();
+  return looksLikeKey(asName)
+    ? { kind: 'api_key', key: asName, username: undefined, basic: true, ip: undefined }
     : proof;
 }
+
+const looksLikeKey = (text: string) => isKeyShaped(text) || (text.length === KEY_LENGTH && text.startsWith(KEY_PREFIX));
 
 /** A Bearer (or JWT) credential that is an API key (no token starts with `tsr_`: a JWS starts with `eyJ`); undefined for a token. */
 function bearerKey(token: string): ApiKeyProof | undefined {

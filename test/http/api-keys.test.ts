@@ -292,6 +292,26 @@ describe('API keys', () => {
     expect(token.status).toBe(200);
   });
 
+  it('work as the user-id of Basic credentials with any password (curl -u "$KEY:"), never recorded as a name', async () => {
+    const made = await makeKey(root, ops);
+    for (const auth of [basicKey(made.key, ''), basicKey(made.key, 'x')]) {
+      expect((await call(t, 'GET', `/v1/users/${ops}`, { auth })).status).toBe(200);
+      expect((await call(t, 'POST', '/v1/users/authorize', { auth, body: {} })).status).toBe(200);
+    }
+    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: made.key, password: 'x' } })).status).toBe(
+      200,
+    );
+    // Revoked, it is refused — and the refusals name no key.
+    await call(t, 'DELETE', `/v1/users/${ops}/api_keys/${made.key_id}`, { auth: root });
+    const refused = await call(t, 'POST', '/v1/users/authorize', { auth: basicKey(made.key, ''), body: {} });
+    expect([refused.status, refused.body.error_code]).toEqual([401, 'invalid_api_key']);
+    await call(t, 'POST', '/v1/users/authorize', { body: { username: made.key, password: 'x' } });
+    await t.tessera.eventWriter.flush();
+    const secret = made.key.slice(12);
+    expect(JSON.stringify((await call(t, 'GET', '/v1/logs', { auth: root })).body)).not.toContain(secret);
+    expect(lines.join('')).not.toContain(secret);
+  });
+
   it('tell when they were last used, written at most once a minute', async () => {
     const made = await makeKey(root, ops);
     expect((await call(t, 'GET', `/v1/users/${ops}/api_keys/${made.key_id}`, { auth: root })).body).not.toHaveProperty(
