@@ -106,7 +106,9 @@ export class ApiKeyService {
       );
     const now = new Date(this.deps.clock());
     const expiresAt = await this.expiry(input, now);
-    const roleUids = rolesFor(owner, input.role_uids);
+    // A key made for somebody else acts with the roles its owner holds now at most: a later promotion of the owner
+    // must not widen a key that its maker (a user_manager, say) holds — only the owner's own keys follow its roles.
+    const roleUids = rolesFor(owner, input.role_uids) ?? (actor?.uid === uid ? null : [...owner.roleUids]);
     const allowedCidrs = input.allowed_cidrs === undefined ? null : checkedCidrs(input.allowed_cidrs);
     const key = newKey();
     const made: ApiKey = {

@@ -71,7 +71,12 @@ export const UserView = Type.Object({
   ),
 });
 
-export const UidParams = Type.Object({ uid: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a whole number' }) });
+/** A uid as a path writes it: a whole number the stores' integer column holds (up to 2147483647; PostgreSQL refuses a larger one). */
+const UID_PATTERN =
+  '^0*(?:[0-9]{1,9}|1[0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])$';
+export const UidParams = Type.Object({
+  uid: Type.String({ pattern: UID_PATTERN, maxLength: 15, description: 'a whole number up to 2147483647' }),
+});
 
 const Username = Type.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH });
 /** `?dry_run` in every form the product's docs write it (bare, `=1`, `=true`): check everything, change nothing. */

@@ -222,3 +222,49 @@ describe('a user_manager key', () => {
     expect(forViewer.status).toBe(403);
   });
 });
+
+describe('a key a user_manager made for another user (a fifth review)', () => {
+  it("acts with the roles the owner had then: the owner's later promotion to admin does not make it an admin key", async () => {
+    const bob = await t.addUser('bob', 'bob-password-1', 'cluster_viewer');
+    const opsLogin = await login(t, 'ops', 'ops-password-1');
+    const made = await makeKey(t, opsLogin, bob);
+    expect([made.status, made.body.role_uids]).toEqual([200, [3]]);
+    expect((await call(t, 'PUT', `/v1/users/${bob}`, { auth: root, body: { role_uids: [1] } })).status).toBe(200);
+    t.advance(2);
+    // The key's roles ([3]) that bob holds now ([1]): none.
+    const token = await call(t, 'POST', '/v1/users/authorize', { auth: bearer(made.body.key), body: {} });
+    expect(decodeJwt(token.body.access_token).payload.roles).toEqual(['none']);
+    const promote = await call(t, 'PUT', `/v1/users/${ops}`, { auth: bearer(made.body.key), body: { role_uids: [1] } });
+    expect(promote.status).toBe(403);
+  });
+
+  it('a key of its own follows its roles (none asked: every role it holds now)', async () => {
+    const own = await makeKey(t, await login(t, 'ops', 'ops-password-1'), ops);
+    expect([own.status, own.body.role_uids]).toEqual([200, undefined]);
+  });
+});
+
+describe('a key pasted as the user-id with a stray character', () => {
+  it('is never written in full to the event log (a zero-width space after it, quotes around it)', async () => {
+    const { key } = (await makeKey(t, await login(t, 'ops', 'ops-password-1'), ops)).body;
+    const zwsp = await call(t, 'GET', `/v1/users/${ops}`, { auth: basicKey(`${key}\u200b`, 'x') });
+    const quoted = await call(t, 'POST', '/v1/users/authorize', { body: { username: `"${key}"`, password: 'x' } });
+    expect([zwsp.status, quoted.status]).toEqual([401, 401]);
+    const logs = await call(t, 'GET', '/v1/logs', { auth: root });
+    expect(JSON.stringify(logs.body)).toContain('tsr_…');
+    expect(JSON.stringify(logs.body)).not.toContain(key.slice(4, 20));
+  });
+});
+
+describe('ids a path cannot hold', () => {
+  it('answer 400, never a 500 (a NUL in a key_id or a session id, a uid past the integer column)', async () => {
+    for (const [method, url] of [
+      ['GET', `/v1/users/${ops}/api_keys/key_%00abc`],
+      ['DELETE', `/v1/users/${ops}/sessions/abc%00`],
+      ['GET', '/v1/users/99999999999'],
+      ['GET', '/v1/users/2147483648'],
+    ] as const)
+      expect([url, (await call(t, method, url, { auth: root })).status]).toEqual([url, 400]);
+    expect((await call(t, 'GET', '/v1/users/2147483647', { auth: root })).status).toBe(404);
+  });
+});

@@ -100,10 +100,17 @@ export interface RememberedAs {
 
 /** Who a proof claims to be, for a refusal's audit line: the name as typed, a certificate's subject (an identity provider's answer: nothing before it is verified). */
 export function claimOf(proof: Proof): { username: string } | { subject: string } | undefined {
-  if (proof.kind === 'password') return { username: proof.username };
-  if (proof.kind === 'api_key') return proof.username === undefined ? undefined : { username: proof.username };
+  if (proof.kind === 'password') return { username: unkeyed(proof.username) };
+  if (proof.kind === 'api_key') return proof.username === undefined ? undefined : { username: unkeyed(proof.username) };
   return proof.kind === 'certificate' ? { subject: subjectLine(proof.certificate.leaf) } : undefined;
 }
+
+/**
+ * A name as typed, with anything in it that may be an API key cut to its prefix: a key pasted as
+ * the user-id with a stray character (quotes, a zero-width space, "Bearer ") is no key's shape,
+ * and must not reach an audit line that every view_logged_events role reads.
+ */
+const unkeyed = (name: string) => (name.includes('tsr_') ? name.replace(/tsr_[0-9A-Za-z]*/g, 'tsr_…') : name);
 
 /** What a refusal's audit line says besides its code, written by whichever part learnt it on the way. */
 export interface Trail {

@@ -43,7 +43,7 @@ const NewKey = Type.Object({
 });
 const KeyParams = Type.Object({
   ...UidParams.properties,
-  key_id: Type.String({ minLength: 1, maxLength: 64 }),
+  key_id: Type.String({ pattern: '^key_[0-9A-Za-z]{17}$', description: 'a key_id (key_…)' }),
 });
 const ERRORS: ErrorCode[] = ['forbidden', 'unauthorized_action', 'user_not_found', 'api_key_not_found'];
 

@@ -28,7 +28,10 @@ const SessionView = Type.Object({
   ),
 });
 const Ended = Type.Object({ ended: Type.Integer({ description: 'sessions ended' }) });
-const SessionParams = Type.Object({ ...UidParams.properties, sid: Type.String({ minLength: 1, maxLength: 64 }) });
+const SessionParams = Type.Object({
+  ...UidParams.properties,
+  sid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'a session id' }),
+});
 
 /**
  * A user's sessions (one a login, with its refreshes): listed by who may see the user (itself,
