@@ -100,6 +100,12 @@ export class ApiKeyService {
     ctx: RequestContext,
   ): Promise<ApiKeyView & { key: string }> {
     const owner = await this.mayChange(actor, uid);
+    // A key is a way to act as its owner, handed to whoever makes it: for another user only an admin makes one (a
+    // user_manager's key for a user whose role is later redefined, or who is later promoted, would be wider than it).
+    if (actor !== null && actor.uid !== uid && !actor.rights.includes('admin'))
+      throw new UnauthorizedActionError(
+        "Only an admin makes an API key for another user: the user makes its own (a user_manager lists and revokes others' keys)",
+      );
     if (owner.realm !== 'local' && owner.realm !== 'api_key')
       throw new InvalidRequestError(
         `This user signs in through ${owner.realm}, which may stop letting it in while a key would go on: make a service account (auth_method "api_key") for automation`,

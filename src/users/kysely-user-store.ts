@@ -186,6 +186,8 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   async findByUsername(username: string): Promise<User | undefined> {
+    // No login holds a NUL (PostgreSQL's text refuses one: the query would fail, not find nobody).
+    if (username.includes('\u0000')) return undefined;
     const row = await this.rowByLogin(username);
     return row && toUser(row);
   }

@@ -240,9 +240,15 @@ describe('API keys', () => {
     expect(
       (await call(t, 'POST', `/v1/users/${ops}/api_keys`, { auth: viewer, body: { name: 'x', ttl_days: 1 } })).status,
     ).toBe(403);
-    const forViewer = await makeKey(manager, 3);
-    expect((await call(t, 'GET', '/v1/users/3/api_keys', { auth: viewer })).body).toHaveLength(1);
+    // A key for another user is an admin's to make (a way to act as that user); a user_manager lists and revokes them.
+    const byManager = await call(t, 'POST', '/v1/users/3/api_keys', { auth: manager, body: { name: 'x', ttl_days: 1 } });
+    expect([byManager.status, byManager.body.error_code]).toEqual([403, 'unauthorized_action']);
+    const forViewer = await makeKey(root, 3);
+    const other = await makeKey(root, 3);
+    expect((await call(t, 'GET', '/v1/users/3/api_keys', { auth: viewer })).body).toHaveLength(2);
+    expect((await call(t, 'GET', '/v1/users/3/api_keys', { auth: manager })).body).toHaveLength(2);
     expect((await call(t, 'DELETE', `/v1/users/3/api_keys/${forViewer.key_id}`, { auth: viewer })).status).toBe(200);
+    expect((await call(t, 'DELETE', `/v1/users/3/api_keys/${other.key_id}`, { auth: manager })).status).toBe(200);
   });
 
   it('never puts a key in a log line, an event, or an error', async () => {
