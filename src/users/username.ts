@@ -31,7 +31,8 @@ export function roleNameKey(name: string): string {
 }
 
 export function isEmail(value: string): boolean {
-  return EMAIL.test(value);
+  // No control character either (a NUL is a 500 of PostgreSQL's text, not an address).
+  return EMAIL.test(value) && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
 /**

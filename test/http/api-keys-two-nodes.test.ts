@@ -45,13 +45,17 @@ it('refuses on B a login with a key A revoked a moment before, though B still ho
   expect((await call(b, 'GET', `/v1/users/${ops}`, { auth: `Bearer ${made.key}` })).status).toBe(401);
 }, 30_000);
 
-it('answers a name with a NUL in it as a name nobody has, never a 500 (PostgreSQL text holds no NUL)', async () => {
-  const basicOf = (name: string) => `Basic ${Buffer.from(`${name}:x`).toString('base64')}`;
+it('answers a name with a NUL in it as a name nobody has, and an LDAP mapping email with one as no address: never a 500 (PostgreSQL text holds no NUL)', async () => {
+  const basicOf = (name: string, password = 'x') => `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
   const read = await call(a, 'GET', `/v1/users/${ops}`, { auth: basicOf('op\u0000s') });
   const authorize = await call(a, 'POST', '/v1/users/authorize', { body: { username: 'o\u0000ps', password: 'x' } });
   const change = await call(a, 'PUT', '/v1/users/password', {
     body: { username: 'o\u0000ps', old_password: 'x', new_password: 'New-password-1' },
   });
-  expect([read.status, authorize.status, change.status]).toEqual([401, 401, expect.any(Number)]);
+  const mapping = await call(a, 'POST', '/v1/ldap_mappings', {
+    auth: basicOf('ops', 'ops-password-1'),
+    body: { name: 'm', dn: 'cn=ops,dc=example,dc=com', email: 'a\u0000b@b.co', role_uids: [3] },
+  });
+  expect([read.status, authorize.status, change.status, mapping.status]).toEqual([401, 401, expect.any(Number), 400]);
   expect(change.status).toBeLessThan(500);
 });
