@@ -7,7 +7,7 @@ const FLOORS = [
   ['policy', 'certs'],
   ['users'],
   ['roles', 'tokens'],
-  ['sessions', 'ldap', 'sso', 'guard', 'api-keys'],
+  ['sessions', 'ldap', 'sso', 'guard', 'api-keys', 'mfa'],
   ['auth'],
   ['event-log', 'metrics'],
   ['http', 'console'],
@@ -25,6 +25,14 @@ module.exports = {
       comment: 'An import circle: two parts that cannot be read, tested or replaced apart.',
       from: { path: '^src/' },
       to: { circular: true },
+    },
+    {
+      name: 'on-a-floor',
+      severity: 'error',
+      comment:
+        'Every folder of src/ is on a floor (FLOORS above, docs/architecture.md): a new one must be given its place.',
+      from: { path: '^src/', pathNot: pattern(FLOORS.flat()) },
+      to: { path: '^src/' },
     },
     ...FLOORS.slice(0, -1).map((floor, i) => ({
       name: `floor-${i}-imports-above`,

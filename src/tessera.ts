@@ -19,6 +19,7 @@ import { CertificateUserRealm } from './auth/realms/certificate-realm.js';
 import { LdapRealm } from './auth/realms/ldap-realm.js';
 import { LocalRealm } from './auth/realms/local-realm.js';
 import { SsoRealm } from './auth/realms/sso-realm.js';
+import { SecondStep } from './auth/second-step.js';
 import { SsoSignIn } from './auth/sso-sign-in.js';
 import { VerifiedCredentials } from './auth/verified-credentials.js';
 import { ApiCertificates } from './certs/api-certificate.js';
@@ -47,6 +48,9 @@ import { LdapMappingService } from './ldap/ldap-mapping-service.js';
 import { LdapService } from './ldap/ldap-service.js';
 import { LdapSettings } from './ldap/ldap-settings.js';
 import { Metrics } from './metrics/metrics.js';
+import { MfaService } from './mfa/mfa-service.js';
+import { KyselyMfaStore } from './mfa/mfa-store.js';
+import { relyingPartyOf } from './mfa/passkeys.js';
 import { ClusterSettings } from './policy/cluster-settings.js';
 import { PolicyService } from './policy/policy-service.js';
 import { KyselyPolicyStore } from './policy/policy-store.js';
@@ -132,6 +136,10 @@ export interface Accounts extends UserUseCases {
   roles: RoleService;
   /** Users' API keys (/v1/users/{uid}/api_keys). */
   apiKeys: ApiKeyService;
+  /** Users' second factors (/v1/users/{uid}/mfa): enrolment, listing, removal, recovery codes. */
+  mfa: MfaService;
+  /** The second step of a login of a user with a second factor (POST /v1/users/authorize/mfa). */
+  secondStep: SecondStep;
   /** Whether an API key stands as a login proved it, read from the store (Logins.keyStands). */
   keyStands(id: string, until: Date | undefined, cidrs: readonly string[] | undefined): Promise<boolean>;
   cluster: ClusterSettings;
@@ -228,6 +236,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       revocations,
       sessions,
       policy,
+      secondStep: core.secondStep,
       audit,
       clock,
       loginTimeoutMs: config.loginTimeoutMs,
@@ -374,6 +383,13 @@ async function openCore(
       await db.destroy();
     };
     const sessionStore = new KyselySessionStore(db);
+    // Second factors: the TOTP secrets sealed like the store's other secrets; passkeys for the public URL's host name.
+    const mfaStore = new KyselyMfaStore(db);
+    const relyingParty = relyingPartyOf(publicUrlOf(config));
+    const secondStep = new SecondStep({
+      ...{ store: mfaStore, sealer: sealerOf(config), users, lockout, policy, relyingParty, audit, events, clock },
+      loginTimeoutMs: config.loginTimeoutMs,
+    });
     const accountDeps: AccountDeps = {
       ...{ users, roles: roleStore, hasher, policy, lockout, audit, clock, identities: chain, sessions: sessionStore },
       clusterName: async () => (await policy.get()).name,
@@ -429,6 +445,12 @@ async function openCore(
           isDeepStrictEqual(key.allowedCidrs ?? undefined, cidrs === undefined ? undefined : [...cidrs])
         );
       },
+      mfa: new MfaService({
+        ...{ store: mfaStore, sealer: sealerOf(config), users, relyingParty, audit, clock },
+        issuer: `Tessera ${new URL(publicUrlOf(config)).host}`,
+        accounts: { view: viewUser, assertMayManage },
+      }),
+      secondStep,
       apiKeys: new ApiKeyService({
         ...{ store: apiKeyStore, cache: apiKeyCache, users, policy, revocations, audit, clock },
         accounts: { view: viewUser, assertMayManage },

@@ -70,6 +70,16 @@ export const AUDIT_EVENTS = [
   'api_key_create',
   'api_key_update',
   'api_key_revoke',
+  /** A second factor added (`target`: "mfa_factor <factor_id> (<type>)"), removed by its user, or removed by another (a reset: one factor or all). */
+  'mfa_enrol',
+  'mfa_remove',
+  'mfa_reset',
+  /** A user's recovery codes made anew (never the codes). */
+  'mfa_recovery_codes',
+  /** A password proven at a login whose user has a second factor: the second step asked. */
+  'mfa_challenge',
+  /** The second step of a login: its factor (`mfa`) accepted, or refused with why. */
+  'mfa_verify',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -98,6 +108,8 @@ export interface AuditRecord {
   realm?: RealmName;
   /** A client certificate's subject (RFC 2253), never the certificate itself. */
   subject?: string;
+  /** The second factor a login's second step was taken with. */
+  mfa?: 'totp' | 'webauthn' | 'recovery_code';
 }
 
 /**

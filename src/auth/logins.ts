@@ -1,5 +1,5 @@
 import type { RealmName } from '../access/realm-name.js';
-import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
+import { type AuditLog, type AuditRecord, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
 import {
@@ -9,6 +9,7 @@ import {
   type DomainError,
   InvalidRequestError,
   InvalidTokenError,
+  MfaEnrolmentRequiredError,
   MissingCredentialsError,
   PasswordExpiredError,
   StoreUnavailableError,
@@ -17,11 +18,18 @@ import type { PolicyService } from '../policy/policy-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { TokenIssuer } from '../tokens/token-issuer.js';
-import { isLocked, isPasswordExpired, type User, unlocksInSeconds } from '../users/user.js';
+import { isLocked, isPasswordExpired, secondFactorOf, type User, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import type { Principal } from './principal.js';
 import type { Authenticated, RealmChain } from './realm-chain.js';
 import type { Proof } from './realms/realm.js';
+import type { SecondStep, SecondStepAnswer } from './second-step.js';
+
+/** What a login asked for, kept for its second step when one is asked. */
+interface Asked {
+  ttlSeconds: number;
+  console: boolean;
+}
 
 /** Logins, refreshes and logouts: a proof (or a token) in, a token out (or ended). */
 export class Logins {
@@ -40,6 +48,8 @@ export class Logins {
        */
       keyStands(id: string, until: Date | undefined, cidrs: readonly string[] | undefined): Promise<boolean>;
       policy: PolicyService;
+      /** The second step of a login of a user with a second factor. */
+      secondStep: Pick<SecondStep, 'challenge' | 'pass'>;
       audit: AuditLog;
       clock: Clock;
       loginTimeoutMs: number;
@@ -70,8 +80,11 @@ export class Logins {
       }
       throw none ?? new MissingCredentialsError();
     }
-    const proven = await this.prove(proof, ctx);
-    if (!proven.apiKeyId) return this.issue(proven.user, proven.realm, ctx, ttlSeconds, console);
+    const proven = await this.prove(proof, ctx, { ttlSeconds, console });
+    if (!proven.apiKeyId)
+      return this.issue(proven.user, proven.realm, ctx, ttlSeconds, console, undefined, {
+        enrolOnly: proven.enrolOnly === true,
+      });
     // A key's token lives no longer than the key.
     const left = Math.floor(((proven.until?.getTime() ?? Number.POSITIVE_INFINITY) - this.deps.clock()) / 1000);
     const ttl = Math.max(1, Math.min(ttlSeconds, left));
@@ -91,6 +104,8 @@ export class Logins {
     console: boolean,
     /** The API key the login presented: the session names it, its tokens carry it (and end with it) and its addresses. */
     apiKey?: { id: string; until?: Date | undefined; cidrs?: readonly string[] | undefined },
+    /** When its second factor was proven (seconds); a token for enrolling one only. */
+    second: { mfaAt?: number | undefined; enrolOnly?: boolean } = {},
   ): Promise<string> {
     const session = await this.deps.sessions.start(
       user,
@@ -112,20 +127,63 @@ export class Logins {
       ...session,
       ...(apiKey && { apiKeyId: apiKey.id }),
       ...(apiKey?.cidrs && { cidrs: apiKey.cidrs }),
+      ...(second.mfaAt !== undefined && { mfaAt: second.mfaAt }),
+      ...(second.enrolOnly && { enrolOnly: true }),
     });
   }
 
-  /** A login's proof checked by the chain, the login recorded and audited: the user it proves and how (a token is the caller's to issue). */
-  async prove(proof: Proof, ctx: RequestContext): Promise<Authenticated> {
-    const { chain, users, audit, clock } = this.deps;
+  /**
+   * POST /v1/users/authorize/mfa: the second step of a login whose first asked for it — the
+   * token the first step would have given, its second factor's time in it (mfa_at).
+   */
+  async completeSecondStep(answer: SecondStepAnswer, ctx: RequestContext): Promise<string> {
+    const passed = await this.deps.secondStep.pass(answer, ctx);
+    const { user, realm } = passed;
+    await this.recorded(user, realm, ctx, { mfa: passed.method });
+    return this.issue(user, realm, ctx, passed.ttlSeconds, passed.console, undefined, {
+      mfaAt: Math.floor(this.deps.clock() / 1000),
+    });
+  }
+
+  /**
+   * A login's proof checked by the chain, the login recorded and audited: the user it proves and
+   * how (a token is the caller's to issue). A password of a user with a second factor is the
+   * first step only: refused with the second's challenge (MfaRequiredError); `enrolOnly`: its
+   * token is for enrolling the second factor a role requires.
+   */
+  async prove(
+    proof: Proof,
+    ctx: RequestContext,
+    asked: Asked = { ttlSeconds: 300, console: false },
+  ): Promise<Authenticated & { enrolOnly?: boolean }> {
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
-    const proven = await chain.authenticate(proof, ctx, { purpose: 'login', deadline });
+    const proven = await this.deps.chain.authenticate(proof, ctx, { purpose: 'login', deadline });
     const { user, realm } = proven;
+    const second = proven.byPassword ? secondFactorOf(user) : undefined;
+    if (second === 'challenge') throw await this.deps.secondStep.challenge(user, realm, ctx, asked);
+    await this.recorded(
+      user,
+      realm,
+      ctx,
+      { ...(proven.apiKeyId && { target: `api_key ${proven.apiKeyId}` }) },
+      deadline,
+    );
+    return second === 'enrol' ? { ...proven, enrolOnly: true } : proven;
+  }
+
+  /** A login that ended in a token: its time recorded, its audit line written. */
+  private async recorded(
+    user: User,
+    realm: RealmName,
+    ctx: RequestContext,
+    extra: Pick<AuditRecord, 'target' | 'mfa'>,
+    deadline = Deadline.after(this.deps.loginTimeoutMs),
+  ): Promise<void> {
     await deadline.race(
-      users.recordLogin(user.uid, new Date(clock())),
+      this.deps.users.recordLogin(user.uid, new Date(this.deps.clock())),
       () => new StoreUnavailableError('no answer within the login deadline'),
     );
-    audit.record(ctx, {
+    this.deps.audit.record(ctx, {
       event: 'authorize',
       outcome: 'success',
       ...actorOf(user),
@@ -133,9 +191,8 @@ export class Logins {
       username: user.username,
       realm,
       ...(user.certificateSubjectLine && { subject: user.certificateSubjectLine }),
-      ...(proven.apiKeyId && { target: `api_key ${proven.apiKeyId}` }),
+      ...extra,
     });
-    return proven;
   }
 
   /**
@@ -145,6 +202,8 @@ export class Logins {
   async refresh(principal: Principal, ttlSeconds: number, ctx: RequestContext): Promise<string> {
     const { users, chain, policy, audit, issuer, clock } = this.deps;
     // A key's token would come back with every right of its owner: its holder logs in with the key again instead.
+    // A token for enrolling only is not renewed into another: its holder logs in again once it has a second factor.
+    if (principal.token?.mfa_enrol) throw new MfaEnrolmentRequiredError();
     if (principal.apiKeyId)
       throw new InvalidRequestError(
         'A token issued for an API key is not renewed: log in with the key again (POST /v1/users/authorize)',
@@ -167,7 +226,9 @@ export class Logins {
       username: user.username,
       realm: user.realm,
     });
-    return issuer.issue(user, session.ttl, session);
+    // Its second factor's time carried on: a refresh proves no factor anew.
+    const mfaAt = principal.token?.mfa_at;
+    return issuer.issue(user, session.ttl, mfaAt === undefined ? session : { ...session, mfaAt });
   }
 
   /** POST /v1/users/logout: ends the presented token and its session everywhere. */

@@ -2,10 +2,16 @@ import type { RealmName } from '../access/realm-name.js';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
-import { AccountLockedError, MissingCredentialsError, PasswordExpiredError } from '../errors.js';
+import {
+  AccountLockedError,
+  MfaEnrolmentRequiredError,
+  MfaRequiredError,
+  MissingCredentialsError,
+  PasswordExpiredError,
+} from '../errors.js';
 import type { EventHub } from '../events.js';
 import type { PolicyService } from '../policy/policy-service.js';
-import { isLocked, isPasswordExpired, type User, unlocksInSeconds } from '../users/user.js';
+import { isLocked, isPasswordExpired, secondFactorOf, type User, unlocksInSeconds } from '../users/user.js';
 import { inTime } from './guards/in-time.js';
 import { claimOf, isNotMine, type Proof, passwordProof, type Realm, type Success, type Trail } from './realms/realm.js';
 
@@ -26,6 +32,8 @@ export interface Authenticated {
   until?: Date;
   /** The addresses the proof is taken from (an API key's allowed_cidrs): its tokens are taken from those only. */
   cidrs?: readonly string[];
+  /** Proven by a password (here or the directory's): a second factor may be asked after it. */
+  byPassword?: boolean;
 }
 
 export interface ChainDeps {
@@ -71,6 +79,8 @@ export class RealmChain {
       const found = realm.known?.(proof);
       if (!found) continue;
       if (found.byPassword && isPasswordExpired(found.user, rules, new Date(this.deps.clock()))) return undefined;
+      // A password of a user with a second factor (or whose role requires one) acts for nothing: refused by `authenticate`.
+      if (found.byPassword && secondFactorOf(found.user)) return undefined;
       this.deps.events.emit('credentialsVerified', found.realm, true);
       return keyed({ user: found.user, realm: found.realm }, found);
     }
@@ -160,6 +170,20 @@ export class RealmChain {
     const rules = this.deps.policy.fresh() ?? (await inTime(deadline, this.deps.policy.get()));
     if (success.byPassword && !options.allowExpired && isPasswordExpired(user, rules, now))
       throw new PasswordExpiredError();
+    if (success.byPassword) {
+      // Any request but a login (and the change of a password, which proves the old one): a password alone never acts
+      // for a user with a second factor, or whose role requires one.
+      const second = options.purpose === 'request' && !options.allowExpired ? secondFactorOf(user) : undefined;
+      if (second === 'challenge')
+        throw new MfaRequiredError(
+          'This user has a second factor: a password alone is not taken here. Log in (POST /v1/users/authorize, then /v1/users/authorize/mfa) and send the token, or use an API key',
+        );
+      if (second === 'enrol')
+        throw new MfaEnrolmentRequiredError(
+          'A role of this user requires a second factor: log in (POST /v1/users/authorize) for a token to enrol one with, then log in again',
+        );
+      return { user, realm, byPassword: true };
+    }
     return keyed({ user, realm }, success);
   }
 }

@@ -80,6 +80,14 @@ export type ErrorCode =
   | 'api_key_address_refused'
   | 'api_key_not_found'
   | 'too_many_api_keys'
+  | 'mfa_required'
+  | 'mfa_enrolment_required'
+  | 'invalid_mfa_code'
+  | 'invalid_mfa_token'
+  | 'invalid_mfa_response'
+  | 'mfa_fresh_required'
+  | 'mfa_factor_not_found'
+  | 'too_many_mfa_factors'
   | 'internal_error';
 
 /**

@@ -9,6 +9,7 @@ import {
   BasicAuthDisabledError,
   ForbiddenError,
   InvalidRequestError,
+  MfaEnrolmentRequiredError,
   MissingCredentialsError,
 } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
@@ -30,6 +31,8 @@ export type Access = 'public' | 'optional' | 'token' | 'caller' | Permission;
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** Taken with a token for enrolling a second factor only (mfa_enrol), for its own user (the route's :uid, when it has one). */
+    enrolment?: boolean;
   }
   interface FastifyRequest {
     principal?: Principal;
@@ -60,6 +63,7 @@ export function authenticateRequests(app: TesseraApp): void {
     // Refresh and logout take a token: there is none to renew or end in a certificate.
     const certificates = access !== 'token';
     const permission = isPermission(access) ? access : undefined;
+    const enrolment = route.config?.enrolment === true;
     const check = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
       let presented: Presented | undefined;
       try {
@@ -68,12 +72,12 @@ export function authenticateRequests(app: TesseraApp): void {
       } catch (err) {
         return done(err as Error);
       }
-      const known = presented && knownPrincipal(request, presented, access, permission);
+      const known = presented && knownPrincipal(request, presented, access, permission, enrolment);
       if (known) {
         request.principal = known;
         return done();
       }
-      principalFor(request, presented, access, permission).then((principal) => {
+      principalFor(request, presented, access, permission, enrolment).then((principal) => {
         request.principal = principal;
         done();
       }, done);
@@ -87,11 +91,17 @@ export function authenticateRequests(app: TesseraApp): void {
     presented: Presented,
     access: Exclude<Access, 'public'>,
     permission: Permission | undefined,
+    enrolment: boolean,
   ): Principal | undefined {
     const rules = policy.fresh();
     if (!rules || presentedRefusal(presented, access, rules)) return undefined;
     const principal = callers.known(presented);
-    return principal && permits(permission, principal) && !boundElsewhere(principal, request) ? principal : undefined;
+    return principal &&
+      permits(permission, principal) &&
+      !boundElsewhere(principal, request) &&
+      !enrolmentRefusal(principal, request, enrolment)
+      ? principal
+      : undefined;
   }
 
   /** The same rules, with what is not loaded awaited: the principal, or the refusal that says why not. */
@@ -100,6 +110,7 @@ export function authenticateRequests(app: TesseraApp): void {
     presented: Presented | undefined,
     access: Exclude<Access, 'public'>,
     permission: Permission | undefined,
+    enrolment: boolean,
   ): Promise<Principal | undefined> {
     if (!presented) {
       if (access === 'optional') return undefined;
@@ -116,11 +127,26 @@ export function authenticateRequests(app: TesseraApp): void {
         return undefined;
       throw err;
     }
-    const elsewhere = boundElsewhere(principal, request);
+    const elsewhere = boundElsewhere(principal, request) ?? enrolmentRefusal(principal, request, enrolment);
     if (elsewhere) throw elsewhere();
     if (!permits(permission, principal)) throw new ForbiddenError();
     return principal;
   }
+}
+
+/**
+ * The one rule of a token for enrolling a second factor only (a role requires one its user has
+ * not got): taken by the routes that enrol, for its own user; refused everywhere else.
+ */
+function enrolmentRefusal(
+  principal: Principal,
+  request: FastifyRequest,
+  enrolment: boolean,
+): (() => Error) | undefined {
+  if (principal.token?.mfa_enrol !== true) return undefined;
+  const uid = (request.params as { uid?: string } | undefined)?.uid;
+  if (enrolment && (uid === undefined || Number(uid) === principal.uid)) return undefined;
+  return () => new MfaEnrolmentRequiredError();
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError, type ErrorCode, RetryLaterError, StoreUnavailableError } from '../errors.js';
+import { DomainError, type ErrorCode, MfaRequiredError, RetryLaterError, StoreUnavailableError } from '../errors.js';
 import { type SchemaError, validationMessage } from '../schema/validation-message.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
 import { fromBrowser } from './cross-site.js';
@@ -86,6 +86,14 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   api_key_address_refused: 401,
   api_key_not_found: 404,
   too_many_api_keys: 409,
+  mfa_required: 401,
+  mfa_enrolment_required: 403,
+  invalid_mfa_code: 401,
+  invalid_mfa_token: 401,
+  invalid_mfa_response: 400,
+  mfa_fresh_required: 403,
+  mfa_factor_not_found: 404,
+  too_many_mfa_factors: 409,
   internal_error: 500,
 };
 
@@ -110,7 +118,10 @@ export function statusOf(code: string): number {
 
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
   if (err instanceof DomainError) {
-    return { status: statusOf(err.code), body: { error_code: err.code, message: err.message } };
+    const body = { error_code: err.code, message: err.message };
+    // A login's first step: the second's challenge beside the code.
+    if (err instanceof MfaRequiredError && err.challenge) return { status: 401, body: { ...body, ...err.challenge } };
+    return { status: statusOf(err.code), body };
   }
   const e = err as Partial<FastifyError>;
   if (e.validation) {

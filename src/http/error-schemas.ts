@@ -22,6 +22,8 @@ const PASSWORD_OR_TOKEN: ErrorCode[] = [
     'invalid_credentials',
     'password_expired',
     'sso_required',
+    'mfa_required',
+    'mfa_enrolment_required',
   ] as const),
   ...([
     'account_locked',
@@ -63,6 +65,23 @@ function accessCodes(access: Access | undefined): ErrorCode[] {
   return isPermission(access) ? [...PASSWORD_OR_TOKEN, 'forbidden'] : PASSWORD_OR_TOKEN;
 }
 
+/** What a login's first step answers beside mfa_required (POST /v1/users/authorize), for its second (POST /v1/users/authorize/mfa). */
+const MFA_CHALLENGE = {
+  mfa_token: Type.Optional(
+    Type.String({ description: 'mfa_required at a login: single use, for this client, 5 minutes' }),
+  ),
+  methods: Type.Optional(
+    Type.Array(StringEnum(['totp', 'webauthn', 'recovery_code']), {
+      description: 'the second factors open to the user',
+    }),
+  ),
+  webauthn: Type.Optional(
+    Type.Unknown({
+      description: "WebAuthn's request options (PublicKeyCredentialRequestOptionsJSON), when the user has a passkey",
+    }),
+  ),
+};
+
 /** The error answers of these codes, one per status, each listing its codes (checked by the tests). */
 export function errorResponses(codes: Iterable<ErrorCode>): Record<string, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -75,6 +94,7 @@ export function errorResponses(codes: Iterable<ErrorCode>): Record<string, TSche
         {
           error_code: StringEnum(list.sort()),
           message: Type.String({ description: 'what happened and what to do, for people' }),
+          ...(list.includes('mfa_required') && MFA_CHALLENGE),
         },
         { description: list.join(', ') },
       ),

@@ -69,6 +69,12 @@ export const UserView = Type.Object({
   certificate_subject_line: Type.Optional(
     Type.String({ description: 'auth_method "certificate": the subject (RFC 2253) its client certificate must have' }),
   ),
+  mfa_enabled: Type.Optional(
+    Type.Boolean({
+      description:
+        "Tessera's: true when the user has a second factor (an authenticator app, a passkey); absent otherwise (read-only)",
+    }),
+  ),
 });
 
 /** A uid as a path writes it: a whole number the stores' integer column holds (up to 2147483647; PostgreSQL refuses a larger one). */
@@ -94,11 +100,21 @@ export const RoleView = Type.Object({
   name: Type.String(),
   management: Role,
   resources: Type.Optional(ResourceScopes),
+  mfa_required: Type.Optional(
+    Type.Boolean({
+      description:
+        "Tessera's: a holder must have a second factor (logins without one get a token for enrolling only); absent: off",
+    }),
+  ),
 });
+const MfaRequired = Type.Optional(
+  Type.Boolean({ description: "Tessera's: a holder must have a second factor (default false)" }),
+);
 const RoleFields = {
   name: Type.String({ minLength: 1, maxLength: ROLE_NAME_MAX_LENGTH }),
   management: Role,
   resources: Type.Optional(ResourceScopes),
+  mfa_required: MfaRequired,
 };
 export const CreateRoleBody = Type.Object(
   {
@@ -119,6 +135,7 @@ export const UpdateRoleBody = Type.Object(
     name: Type.Optional(RoleFields.name),
     management: Type.Optional(Role),
     resources: Type.Optional(ResourceScopes),
+    mfa_required: MfaRequired,
     uid: Type.Optional(
       Type.Integer({
         readOnly: true,

@@ -3,6 +3,7 @@ import { acceptJsonBodies } from './json-body.js';
 import { collectMethods } from './method-not-allowed.js';
 import { apiKeysRoutes } from './routes/api-keys.js';
 import { authorizeRoute } from './routes/authorize.js';
+import { authorizeMfaRoute } from './routes/authorize-mfa.js';
 import { clusterRoutes } from './routes/cluster.js';
 import { clusterCertificatesRoutes } from './routes/cluster-certificates.js';
 import { clusterLdapRoutes } from './routes/cluster-ldap.js';
@@ -17,6 +18,7 @@ import { keysRotateRoute } from './routes/keys-rotate.js';
 import { ldapMappingsRoutes } from './routes/ldap-mappings.js';
 import { logoutRoute } from './routes/logout.js';
 import { logsRoute } from './routes/logs.js';
+import { mfaRoutes } from './routes/mfa.js';
 import { openApiDocumentRoute } from './routes/openapi-document.js';
 import { passwordRulesRoute } from './routes/password-rules.js';
 import { readyzRoute } from './routes/readyz.js';
@@ -53,7 +55,7 @@ function scope(routes: Route[], setUp: (app: TesseraApp) => void = () => {}) {
 /** The REST API under /v1: JSON bodies only (whatever the Content-Type says). */
 export const api = scope(
   [
-    ...[authorizeRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
+    ...[authorizeRoute, authorizeMfaRoute, refreshJwtRoute, logoutRoute, usersPasswordRoutes, passwordRulesRoute],
     ...[
       usersPermissionsRoute,
       usersListRoute,
@@ -65,6 +67,7 @@ export const api = scope(
       usersExpirePasswordRoute,
       sessionsRoutes,
       apiKeysRoutes,
+      mfaRoutes,
     ],
     ...[
       rolesRoutes,

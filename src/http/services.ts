@@ -13,6 +13,7 @@ import type { EventLogWriter } from '../event-log/event-log-writer.js';
 import type { LdapMappingService } from '../ldap/ldap-mapping-service.js';
 import type { LdapService } from '../ldap/ldap-service.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { MfaService } from '../mfa/mfa-service.js';
 import type { ClusterSettings } from '../policy/cluster-settings.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import type { RoleService } from '../roles/role-service.js';
@@ -50,6 +51,7 @@ export interface HttpServices {
   userReads: Pick<UserReadCache, 'get' | 'fresh'>;
   roles: RoleService;
   apiKeys: ApiKeyService;
+  mfa: MfaService;
   policy: Pick<PolicyService, 'get' | 'fresh'>;
   cluster: ClusterSettings;
   certificateTrust: CertificateTrust;

@@ -9,6 +9,7 @@ export type LoginOutcome =
   | 'certificate_refused'
   | 'password_expired'
   | 'account_locked'
+  | 'second_factor_asked'
   | 'throttled'
   | 'shed'
   | 'unavailable';
@@ -18,6 +19,7 @@ const OUTCOME_BY_CODE: Record<string, LoginOutcome> = {
   invalid_credentials: 'invalid_credentials',
   password_expired: 'password_expired',
   account_locked: 'account_locked',
+  mfa_required: 'second_factor_asked',
   too_many_requests: 'throttled',
   try_again: 'shed',
   store_unavailable: 'unavailable',
@@ -133,6 +135,12 @@ export class Metrics {
       for (const [result, count] of this.apiKeyCheckCounts) this.apiKeyChecks.inc({ result }, count);
     },
   });
+  private readonly secondSteps = new Counter({
+    name: 'tessera_mfa_verifications_total',
+    help: 'Second steps of logins (POST /v1/users/authorize/mfa), by method (totp, webauthn, recovery_code) and result (accepted, refused)',
+    labelNames: ['method', 'result'] as const,
+    registers: [this.registry],
+  });
   private readonly storeErrors = new Counter({
     name: 'tessera_store_errors_total',
     help: 'Requests answered 503 because the database was unreachable or did not answer',
@@ -178,6 +186,7 @@ export class Metrics {
   constructor(events: EventHub) {
     events.on('audited', (record) => record.event === 'lockout' && this.lockouts.inc());
     events.on('tokenIssued', (alg) => this.tokensIssued.inc({ alg }));
+    events.on('secondFactorChecked', (method, result) => this.secondSteps.inc({ method, result }));
     events.on('tokenChecked', (result, cached) => this.tokenChecked(result, cached));
     events.on('apiKeyChecked', (result) =>
       this.apiKeyCheckCounts.set(result, (this.apiKeyCheckCounts.get(result) ?? 0) + 1),

@@ -10,13 +10,20 @@ import { roleNameKey } from '../users/username.js';
 import type { Role } from './role.js';
 import type { RoleChanges, RoleGuard, RoleStore } from './role-store.js';
 
-const COLUMNS = ['uid', 'name', 'management', 'resources'] as const;
+const COLUMNS = ['uid', 'name', 'management', 'resources', 'mfa_required'] as const;
 
-const toRole = (row: { uid: number; name: string; management: string; resources: string | null }): Role => ({
+const toRole = (row: {
+  uid: number;
+  name: string;
+  management: string;
+  resources: string | null;
+  mfa_required: number;
+}): Role => ({
   uid: row.uid,
   name: row.name,
   management: isRole(row.management) ? row.management : 'none',
   resources: row.resources === null ? [] : (JSON.parse(row.resources) as ResourceScope[]),
+  mfaRequired: Number(row.mfa_required) === 1,
 });
 
 /** What the column holds: null for none. */
@@ -40,6 +47,7 @@ export class KyselyRoleStore implements RoleStore {
     management: string;
     uid?: number;
     resources?: readonly ResourceScope[];
+    mfaRequired?: boolean;
   }): Promise<Role> {
     const row = await this.db
       .insertInto('roles')
@@ -49,6 +57,7 @@ export class KyselyRoleStore implements RoleStore {
         name_key: roleNameKey(role.name),
         management: role.management,
         resources: resourcesColumn(role.resources ?? []),
+        mfa_required: role.mfaRequired ? 1 : 0,
       })
       .onConflict((oc) => oc.doNothing())
       .returning(COLUMNS)
@@ -73,6 +82,7 @@ export class KyselyRoleStore implements RoleStore {
       ...(changes.name !== undefined && { name: changes.name, name_key: roleNameKey(changes.name) }),
       ...(changes.management !== undefined && { management: changes.management }),
       ...(changes.resources !== undefined && { resources: resourcesColumn(changes.resources) }),
+      ...(changes.mfaRequired !== undefined && { mfa_required: changes.mfaRequired ? 1 : 0 }),
     };
     if (Object.keys(set).length === 0) return false;
     try {

@@ -23,6 +23,7 @@ export interface RoleInput {
   management?: Management;
   resources?: ResourceScope[];
   uid?: number;
+  mfa_required?: boolean;
 }
 
 /**
@@ -51,7 +52,7 @@ export class RoleService {
   /** `actor` null: the local CLI, which has the data directory and so every right. */
   async create(
     actor: Actor | null,
-    input: { name: string; management: Management; uid?: number; resources?: ResourceScope[] },
+    input: { name: string; management: Management; uid?: number; resources?: ResourceScope[]; mfa_required?: boolean },
     ctx: RequestContext,
     dryRun = false,
   ): Promise<Role | undefined> {
@@ -67,11 +68,13 @@ export class RoleService {
       management: input.management,
       resources,
       ...(input.uid !== undefined && { uid: input.uid }),
+      mfaRequired: input.mfa_required === true,
     });
     this.record(ctx, actor, 'role_create', role, [
       'name',
       'management',
       ...(resources.length > 0 ? ['resources'] : []),
+      ...(role.mfaRequired ? ['mfa_required'] : []),
     ]);
     return role;
   }
@@ -114,6 +117,7 @@ export class RoleService {
       ...(name !== undefined && { name }),
       ...(changes.management !== undefined && { management: changes.management }),
       ...(resources !== undefined && { resources }),
+      ...(changes.mfa_required !== undefined && { mfaRequired: changes.mfa_required }),
     };
     if (dryRun) return after;
     // A field sent as it is, is no change: neither written nor audited.
@@ -121,10 +125,18 @@ export class RoleService {
       ...(name !== undefined && name !== role.name ? ['name'] : []),
       ...(levelChanges ? ['management'] : []),
       ...(scopesChange ? ['resources'] : []),
+      // A built-in role may require a second factor too: the admins' is the one that matters most.
+      ...(changes.mfa_required !== undefined && changes.mfa_required !== role.mfaRequired ? ['mfa_required'] : []),
     ];
     if (changed.length === 0) return role;
     // Asked again in the store's transaction: an admin may have made it an admin role meanwhile.
-    if (await this.roles.update(uid, { name, management: changes.management, resources }, mayChange))
+    if (
+      await this.roles.update(
+        uid,
+        { name, management: changes.management, resources, mfaRequired: changes.mfa_required },
+        mayChange,
+      )
+    )
       await this.users.revokeTokensOfRole(uid);
     this.record(ctx, actor, 'role_update', role, changed);
     return this.get(uid);

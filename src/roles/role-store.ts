@@ -11,6 +11,7 @@ export interface RoleChanges {
   management?: Management;
   /** [] clears them. */
   resources?: readonly ResourceScope[];
+  mfaRequired?: boolean;
 }
 
 /** Roles; names are unique with their case. */
@@ -23,6 +24,7 @@ export interface RoleStore {
     management: Management;
     uid?: number;
     resources?: readonly ResourceScope[];
+    mfaRequired?: boolean;
   }): Promise<Role>;
   /**
    * Throws UserAlreadyExistsError(name_already_exists) when the name is taken; answers whether

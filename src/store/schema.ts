@@ -44,6 +44,8 @@ export interface RolesTable {
   management: string;
   /** JSON of the role's scopes (`[{"type": "db", "uids": ["1"]}]`); null: none, every database. */
   resources: string | null;
+  /** 1: a holder must have a second factor (Tessera's field); 0 for every role by default. */
+  mfa_required: Generated<number>;
 }
 
 export interface UserRolesTable {
@@ -129,6 +131,50 @@ export interface ApiKeysTable {
   last_used_at: string | null;
 }
 
+export interface MfaFactorsTable {
+  /** The public id (`factor_id`). */
+  id: string;
+  uid: number;
+  /** 'totp' or 'webauthn'. */
+  type: string;
+  name: string;
+  /** 0 while a TOTP secret waits for its first code (it expires then); 1 once it is a factor. */
+  confirmed: Generated<number>;
+  /** TOTP: the base32 secret, sealed under the master key (bound to the factor's id). */
+  secret: string | null;
+  /** TOTP: the last time step accepted; a code of that step or an earlier one is refused (one use, every node). */
+  last_step: number | string | null;
+  /** WebAuthn: the credential's id (base64url). */
+  credential_id: string | null;
+  /** WebAuthn: the COSE public key (base64url). */
+  public_key: string | null;
+  counter: Generated<number | string>;
+  /** WebAuthn: JSON array of the authenticator's transports. */
+  transports: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface MfaRecoveryCodesTable {
+  uid: number;
+  /** SHA-256 of the code as normalised, hex: the code itself is never stored. */
+  hash: string;
+}
+
+export interface MfaChallengesTable {
+  /** SHA-256 of the mfa_token (a login's), or `register:<uid>` (a passkey's registration). */
+  id: string;
+  uid: number;
+  /** 'login' or 'register'. */
+  purpose: string;
+  /** The client the challenge was given to (its address): taken from that one only. */
+  client: string;
+  /** JSON: what the second step needs (the login's ttl, realm and console flag; a WebAuthn challenge). */
+  data: string;
+  attempts: Generated<number>;
+  expires_at: string;
+}
+
 export interface SigningKeysTable {
   kid: string;
   alg: string;
@@ -189,6 +235,9 @@ export interface Database {
   sessions: SessionsTable;
   event_log: EventLogTable;
   api_keys: ApiKeysTable;
+  mfa_factors: MfaFactorsTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_challenges: MfaChallengesTable;
 }
 
 export interface EventLogTable {

@@ -29,6 +29,10 @@ export interface TokenClaims {
   akid?: string;
   /** That key's allowed_cidrs: Tessera takes the token from those addresses only. */
   acidr?: string[];
+  /** When its login's second factor was proven (seconds since the epoch; kept by refresh): a change of one's own factors asks for a recent one. */
+  mfa_at?: number;
+  /** A token for enrolling a second factor only (a role requires one that the user has not got): refused elsewhere (403 mfa_enrolment_required). */
+  mfa_enrol?: true;
 }
 
 export const TTL_DEFAULT_SECONDS = 300;

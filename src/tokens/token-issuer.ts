@@ -32,7 +32,14 @@ export class TokenIssuer {
   async issue(
     user: User,
     ttlSeconds: number,
-    session?: { sid: string; console: boolean; apiKeyId?: string; cidrs?: readonly string[] },
+    session?: {
+      sid: string;
+      console: boolean;
+      apiKeyId?: string;
+      cidrs?: readonly string[];
+      mfaAt?: number;
+      enrolOnly?: boolean;
+    },
   ): Promise<string> {
     this.origins.refresh();
     const movedTo = this.origins.movedTo(this.clock());
@@ -61,6 +68,8 @@ export class TokenIssuer {
       ...(session?.console && { cm: true as const }),
       ...(session?.apiKeyId && { akid: session.apiKeyId }),
       ...(session?.cidrs && { acidr: [...session.cidrs] }),
+      ...(session?.mfaAt !== undefined && { mfa_at: session.mfaAt }),
+      ...(session?.enrolOnly && { mfa_enrol: true as const }),
     });
   }
 }

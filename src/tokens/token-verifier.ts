@@ -133,7 +133,7 @@ function signatureOf(token: string): string {
 }
 
 function toClaims(p: Record<string, unknown>): TokenClaims {
-  const { uid, username, roles, ver, sid, cm, resources, akid, acidr } = p;
+  const { uid, username, roles, ver, sid, cm, resources, akid, acidr, mfa_at, mfa_enrol } = p;
   if (
     !Number.isSafeInteger(uid) ||
     !Number.isSafeInteger(ver) ||
@@ -145,7 +145,9 @@ function toClaims(p: Record<string, unknown>): TokenClaims {
     (sid !== undefined && typeof sid !== 'string') ||
     (cm !== undefined && cm !== true) ||
     (akid !== undefined && typeof akid !== 'string') ||
-    (acidr !== undefined && !(Array.isArray(acidr) && acidr.every((c) => typeof c === 'string')))
+    (acidr !== undefined && !(Array.isArray(acidr) && acidr.every((c) => typeof c === 'string'))) ||
+    (mfa_at !== undefined && !Number.isSafeInteger(mfa_at)) ||
+    (mfa_enrol !== undefined && mfa_enrol !== true)
   ) {
     throw new InvalidTokenError('The token does not carry the expected claims');
   }

@@ -59,9 +59,22 @@ const ROLE_GRANTS = sql<
   'role_grants',
 );
 
+// Whether the user has a second factor, and whether a role of it requires one (Tessera's mfa_required).
+const MFA = sql<
+  number | boolean | null
+>`(select 1 from mfa_factors f where f.uid = users.uid and f.confirmed = 1 limit 1)`.as('mfa');
+const MFA_REQUIRED = sql<
+  number | string | null
+>`(select max(r.mfa_required) from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as(
+  'mfa_required',
+);
+const DERIVED = [ROLE_UIDS, ROLE_GRANTS, MFA, MFA_REQUIRED] as const;
+
 type UserRow = Pick<Selectable<UsersTable>, (typeof COLUMNS)[number]> & {
   role_uids: string | null;
   role_grants: string | null;
+  mfa: number | boolean | null;
+  mfa_required: number | string | null;
 };
 type Executor = Db | Transaction<Database>;
 
@@ -110,6 +123,8 @@ function toUser(row: UserRow): User {
     realm: realmOf(row.realm === 'ldap', authMethod(row.auth_method)),
     certificateSubjectLine: row.certificate_subject_line,
     directoryKey: row.directory_key,
+    mfa: row.mfa !== null && Boolean(Number(row.mfa)),
+    mfaRequired: Number(row.mfa_required ?? 0) === 1,
   };
 }
 
@@ -141,7 +156,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
     private readonly db: Db,
     private readonly events: EventHub,
   ) {
-    const users = db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_GRANTS]);
+    const users = db.selectFrom('users').select([...COLUMNS, ...DERIVED]);
     this.userByUid = precompiled(db, users.where('uid', '=', 0));
     // Two unique-index lookups: one query with OR took ~5× as long on SQLite (a multi-index OR).
     this.userByName = precompiled(db, users.where('name_key', '=', ''));
@@ -153,7 +168,7 @@ export class KyselyUserStore implements UserStore, CredentialStore {
   }
 
   private selectUsers(db: Executor = this.db) {
-    return db.selectFrom('users').select([...COLUMNS, ROLE_UIDS, ROLE_GRANTS]);
+    return db.selectFrom('users').select([...COLUMNS, ...DERIVED]);
   }
 
   async list(): Promise<User[]> {

@@ -33,6 +33,7 @@ export interface AccountChanges extends UserFields {
   password_issue_date?: string;
   last_login?: number;
   username?: string;
+  mfa_enabled?: boolean;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface UserView {
   username: string;
   /** auth_method "certificate": the subject its client certificate must have. */
   certificate_subject_line?: string;
+  /** Tessera's: true when the user has a second factor (an authenticator app, a passkey); absent otherwise. Read-only. */
+  mfa_enabled?: true;
 }
 
 /** An ISO 8601 time to the second, as the product writes them ("2017-03-07T15:11:08Z"). */
@@ -47,5 +49,6 @@ export function toUserView(user: User, policy: Policy, now: Date): UserView {
     bdbs_email_alerts: user.bdbsEmailAlerts ?? undefined,
     username: user.username,
     certificate_subject_line: user.certificateSubjectLine ?? undefined,
+    ...(user.mfa && { mfa_enabled: true as const }),
   };
 }

@@ -79,7 +79,14 @@ export const CreateUserBody = Type.Object(
 const READ_ONLY = { readOnly: true, description: 'read-only: as GET answers it, no change; another value is refused' };
 
 /** The server's fields of the user object (GET /v1/users/{uid}), which a client that reads, changes and writes back sends too. */
-export const READ_ONLY_USER_FIELDS = ['uid', 'status', 'password_issue_date', 'last_login', 'username'] as const;
+export const READ_ONLY_USER_FIELDS = [
+  'uid',
+  'status',
+  'password_issue_date',
+  'last_login',
+  'username',
+  'mfa_enabled',
+] as const;
 
 export const UpdateUserBody = Type.Object(
   {
@@ -97,6 +104,7 @@ export const UpdateUserBody = Type.Object(
     password_issue_date: Type.Optional(Type.String({ maxLength: 64, ...READ_ONLY })),
     last_login: Type.Optional(Type.Integer(READ_ONLY)),
     username: Type.Optional(Type.String({ maxLength: USERNAME_MAX_LENGTH, ...READ_ONLY })),
+    mfa_enabled: Type.Optional(Type.Boolean(READ_ONLY)),
   },
   { additionalProperties: false },
 );

@@ -46,6 +46,10 @@ export interface User {
   certificateSubjectLine: string | null;
   /** A directory user: the directory's entry it is (its DN as normalizeDn writes it); null before its first login since 0005. */
   directoryKey: string | null;
+  /** It has a second factor (an authenticator app, a passkey): a password alone never acts for it. */
+  mfa: boolean;
+  /** A role of it requires a second factor (Tessera's role field mfa_required). */
+  mfaRequired: boolean;
 }
 
 /** The realm of a user kept here by its auth_method, or of one the LDAP directory keeps (made at its first login; its password is never here). */
@@ -82,6 +86,16 @@ export function unlocksInSeconds(lockedUntil: Date, now: Date): number | undefin
   return lockedUntil.getTime() >= LOCKED_UNTIL_UNLOCKED.getTime()
     ? undefined
     : Math.max(1, Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000));
+}
+
+/**
+ * The one rule of a password and a second factor, given the user: a login asks for the second
+ * step ('challenge') of a user who has one; gives a token for enrolling only ('enrol') to a user
+ * a role of which requires one it has not got; undefined: the password suffices. Any other
+ * request with a password is refused in both cases (a password alone never acts for them).
+ */
+export function secondFactorOf(user: User): 'challenge' | 'enrol' | undefined {
+  return user.mfa ? 'challenge' : user.mfaRequired ? 'enrol' : undefined;
 }
 
 export function isLocked(user: User, now: Date): boolean {

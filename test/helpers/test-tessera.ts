@@ -30,11 +30,11 @@ export interface TestTessera {
  */
 export async function testTessera(
   overrides: Parameters<typeof makeConfig>[0] = {},
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; startAt?: number } = {},
 ): Promise<TestTessera> {
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'tessera-test-'));
   const config: Config = makeConfig({ argon2: FAST_ARGON2, ...overrides, dataDir });
-  let now = Date.now();
+  let now = options.startAt ?? Date.now();
   const tessera = await openTessera(config, { clock: () => now, logger: options.logger });
   const app = buildApp(tessera, { loggerInstance: options.logger });
   const violations = checkAnswersAgainstDocument(app);

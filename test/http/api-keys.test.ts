@@ -241,7 +241,10 @@ describe('API keys', () => {
       (await call(t, 'POST', `/v1/users/${ops}/api_keys`, { auth: viewer, body: { name: 'x', ttl_days: 1 } })).status,
     ).toBe(403);
     // A key for another user is an admin's to make (a way to act as that user); a user_manager lists and revokes them.
-    const byManager = await call(t, 'POST', '/v1/users/3/api_keys', { auth: manager, body: { name: 'x', ttl_days: 1 } });
+    const byManager = await call(t, 'POST', '/v1/users/3/api_keys', {
+      auth: manager,
+      body: { name: 'x', ttl_days: 1 },
+    });
     expect([byManager.status, byManager.body.error_code]).toEqual([403, 'unauthorized_action']);
     const forViewer = await makeKey(root, 3);
     const other = await makeKey(root, 3);

@@ -96,6 +96,7 @@ describe('GET /v1/openapi.json', () => {
     expect(codes('/v1/users/{uid}', 'delete', '403')).toEqual([
       'cross_site_request',
       'forbidden',
+      'mfa_enrolment_required',
       'unauthorized_action',
     ]);
     expect(codes('/v1/users/{uid}', 'delete', '406')).toEqual(['delete_last_admin_not_allowed']);
@@ -111,6 +112,7 @@ describe('GET /v1/openapi.json', () => {
       'certificate_untrusted',
       'invalid_api_key',
       'invalid_credentials',
+      'mfa_required',
       'missing_credentials',
       'password_expired',
       'sso_required',

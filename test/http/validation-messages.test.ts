@@ -110,7 +110,7 @@ const CASES: [Method, string, unknown, string | RegExp][] = [
   ['POST', '/v1/users/authorize', { username: 'x', password: 'y', ttl: '60' }, 'ttl must be a whole number'],
   ['POST', '/v1/users/authorize', { username: 'x', password: 'y', ttl: 86401 }, 'ttl must be at most 86400'],
   ['POST', '/v1/users/authorize', [1, 2], 'the body must be a JSON object'],
-  ['GET', '/v1/users/abc', undefined, 'uid must be a whole number'],
+  ['GET', '/v1/users/abc', undefined, 'uid must be a whole number up to 2147483647'],
   ['PUT', '/v1/users/password', { new_password: 'x'.repeat(2000) }, 'new_password must have at most 1024 characters'],
   ['PUT', '/v1/users/1', { name: 5 }, 'name must be a string or null'],
 ];

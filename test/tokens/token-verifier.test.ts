@@ -53,6 +53,8 @@ const user: User = {
   realm: 'local',
   certificateSubjectLine: null,
   directoryKey: null,
+  mfa: false,
+  mfaRequired: false,
   tokenEpoch: 3,
   createdAt: new Date(),
   lastLogin: null,

@@ -41,6 +41,7 @@ export function authorizeRoute(
           'api_key_address_refused',
           'password_expired',
           'sso_required',
+          'mfa_required',
           'account_locked',
           'too_many_requests',
           'try_again',
@@ -62,6 +63,7 @@ export function authorizeRoute(
           'a right but expired password answers 401 password_expired. With no credentials at all, a client certificate of a ' +
           'certificate user logs it in (mtls_certificate_authentication); each refusal of a certificate has its own code. ' +
           'Each login starts a session (its tokens carry its id as "sid"): the ttl is shortened to what session_max_lifetime_minutes leaves of it. ' +
+          'A password of a user with a second factor answers 401 mfa_required with an mfa_token and the methods open to it: the second step is POST /v1/users/authorize/mfa. ' +
           `"${CONSOLE_HEADER}: ${CONSOLE_MARK}" marks the web console's session, which the server also ends after cm_session_timeout_minutes without a request.`,
         security: [{ basic: [] }, {}],
         body: AuthorizeBody,

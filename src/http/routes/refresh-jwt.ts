@@ -13,6 +13,7 @@ export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 
       config: {
         access: 'token',
         errors: [
+          'mfa_enrolment_required',
           'account_locked',
           'password_expired',
           'session_expired',

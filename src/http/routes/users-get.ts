@@ -30,7 +30,7 @@ export function usersGetRoute(
   app.get(
     '/v1/users/:uid',
     {
-      config: { access: 'caller', errors: ['forbidden', 'user_not_found'] },
+      config: { access: 'caller', enrolment: true, errors: ['forbidden', 'user_not_found'] },
       schema: {
         tags: ['users'],
         summary: 'One user: yourself, or anyone for view_user_info (admin, user_manager)',

@@ -12,6 +12,7 @@ import { rolesOneSource } from './0010-roles-one-source.js';
 import { eventLogProductNames } from './0011-event-log-product-names.js';
 import { roleResources } from './0012-role-resources.js';
 import { apiKeys } from './0013-api-keys.js';
+import { secondFactors } from './0014-second-factors.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -36,5 +37,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0011-event-log-product-names': eventLogProductNames(),
     '0012-role-resources': roleResources(),
     '0013-api-keys': apiKeys(),
+    '0014-second-factors': secondFactors(),
   };
 }
