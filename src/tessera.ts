@@ -219,7 +219,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     );
     const issuer = new TokenIssuer(keys, iss, aud, origins, clock, events);
     const verifier = new TokenVerifier(keys, origins, config.clockLeewaySeconds, clock);
-    const { sessions, sessionStore } = core;
+    const { sessions, sessionStore, mfa } = core;
     const consoleIdle = new ConsoleIdle(sessionStore, policy, clock, (sid) => sessions.endOne(sid));
     const callers = new Callers({
       chain,
@@ -250,7 +250,10 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       throttle: core.throttle,
       clock,
     });
-    const pruneSessions = setInterval(() => void sessions.prune().catch(() => {}), 3_600_000).unref();
+    const pruneSessions = setInterval(() => {
+      void sessions.prune().catch(() => {});
+      void mfa.prune().catch(() => {});
+    }, 3_600_000).unref();
     const readiness = async () => {
       origins.refresh(); // an idle node too learns of a move of the store's issuer
       const issuerMovedTo = origins.movedTo(clock());

@@ -66,6 +66,12 @@ export class MfaService {
     },
   ) {}
 
+  /** Drops challenges past their time and secrets that waited too long for a first code (hourly). */
+  prune(): Promise<void> {
+    const now = this.deps.clock();
+    return this.deps.store.sweep(new Date(now), new Date(now - PENDING_MS));
+  }
+
   async list(actor: MfaActor, uid: number): Promise<FactorsView> {
     const user = await this.maySee(actor, uid);
     const factors = (await this.deps.store.listOf(uid)).filter((f) => f.confirmed);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeAt } from '../../src/mfa/totp.js';
 import { basic, FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe } from '../helpers/cli.js';
 
 /** The real CLI server over plain HTTP, with the CLI writing the store while it runs. */
@@ -162,6 +163,45 @@ describe('tessera serve --no-tls (subprocess)', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('invalid_credentials');
+  });
+
+  it('gets a token with `tessera token --code` for a user with a second factor, and says how when no code is given', async () => {
+    const admin = basic('admin@tessera.local', adminPassword);
+    const made = await request(`${server.url}/v1/users`, {
+      method: 'POST',
+      headers: { authorization: admin },
+      body: JSON.stringify({ name: 'otp-user', password: 'Otp-user-password-1', role_uids: [3] }),
+    });
+    const login = await request(`${server.url}/v1/users/authorize`, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'otp-user', password: 'Otp-user-password-1' }),
+    });
+    const auth = { authorization: `Bearer ${login.json.access_token}` };
+    const started = await request(`${server.url}/v1/users/${made.json.uid}/mfa/totp`, {
+      method: 'POST',
+      headers: auth,
+      body: '{}',
+    });
+    const verified = await request(`${server.url}/v1/users/${made.json.uid}/mfa/totp/verify`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ code: codeAt(started.json.secret, Date.now()) }),
+    });
+    expect(verified.status).toBe(200);
+    const args = ['token', '--url', server.url, '--username', 'otp-user', '--password-stdin'];
+    const noCode = await runCli(args, { input: 'Otp-user-password-1' });
+    expect([noCode.code, noCode.stderr]).toEqual([1, expect.stringContaining('--code')]);
+    // The enrolment took this step's code: the next step's is within the one step either side.
+    const res = await runCli([...args, '--code', codeAt(started.json.secret, Date.now() + 30_000)], {
+      input: 'Otp-user-password-1',
+    });
+    expect([res.code, res.stderr]).toEqual([0, '']);
+    const claims = JSON.parse(Buffer.from(res.stdout.trim().split('.')[1]!, 'base64url').toString());
+    expect([claims.username, typeof claims.mfa_at]).toEqual(['otp-user', 'number']);
+    const recovery = await runCli([...args, '--code', verified.json.recovery_codes[0]], {
+      input: 'Otp-user-password-1',
+    });
+    expect(recovery.code).toBe(0);
   });
 
   it('refuses the last admin deletion and reads no password from an argument', async () => {
