@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
 import { codeAt } from '../../src/mfa/totp.js';
 import { type Call, call, login } from '../helpers/http.js';
+import { directorySettings, group, groupDn, person, slapdAvailable, startDirectory } from '../helpers/slapd.mjs';
 import { decodeJwt, type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 let t: TestTessera;
@@ -288,6 +289,36 @@ describe('a role that requires a second factor', () => {
     expect(roles.every((r) => r.mfa_required === undefined)).toBe(true);
     const admin = await call(t, 'PUT', '/v1/roles/1', { auth: root, body: { mfa_required: true } });
     expect([admin.status, admin.body.mfa_required]).toEqual([200, true]);
+  });
+});
+
+describe.skipIf(!slapdAvailable() && process.env.CI !== 'true')('a directory user', () => {
+  it('enrols like a local one, and its next login asks for the second step (SSO and certificate users are not asked)', async () => {
+    const dir = await startDirectory(person('alice', 'alice-pw-1') + group('ops', ['alice']));
+    try {
+      await call(t, 'PUT', '/v1/cluster/ldap', { auth: root, body: directorySettings(dir.url, { cache_ttl: 60 }) });
+      await call(t, 'POST', '/v1/ldap_mappings', {
+        auth: root,
+        body: { name: 'Ops', dn: groupDn('ops'), role_uids: [3] },
+      });
+      const alice = await login(t, 'alice', 'alice-pw-1');
+      const uid = Number(decodeJwt(alice.slice(4)).payload.uid);
+      const started = await call(t, 'POST', `/v1/users/${uid}/mfa/totp`, { auth: alice, body: {} });
+      const verified = await call(t, 'POST', `/v1/users/${uid}/mfa/totp/verify`, {
+        auth: alice,
+        body: { code: codeAt(started.body.secret, now()) },
+      });
+      expect(verified.status).toBe(200);
+      t.advance(30);
+      const first = await firstStep('alice', 'alice-pw-1');
+      expect([first.status, first.body.error_code]).toEqual([401, 'mfa_required']);
+      const second = await secondStep({ mfa_token: first.body.mfa_token, code: codeAt(started.body.secret, now()) });
+      expect(second.status).toBe(200);
+      const basic = await call(t, 'GET', `/v1/users/${uid}`, { auth: t.basic('alice', 'alice-pw-1') });
+      expect(basic.body.error_code).toBe('mfa_required');
+    } finally {
+      await dir.stop();
+    }
   });
 });
 
