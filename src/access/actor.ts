@@ -8,5 +8,5 @@ export interface Actor {
   /** 'password': the request carried the actor's own password, which proves it. */
   via?: 'password' | 'token' | 'certificate' | 'api_key';
   /** The token the request carried (a Principal's claims fit): its session (`sid`) says when its login proved who the actor is. */
-  token?: { readonly sid?: string };
+  token?: { readonly sid?: string; readonly mfa_at?: number };
 }

@@ -2,11 +2,17 @@ import type { Actor } from '../access/actor.js';
 import type { AuditLog, RequestContext } from '../audit/audit-log.js';
 import { actorOf } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import { ApiKeyNotFoundError, InvalidRequestError, TooManyApiKeysError, UnauthorizedActionError } from '../errors.js';
+import {
+  ApiKeyNotFoundError,
+  InvalidRequestError,
+  MfaRequiredError,
+  TooManyApiKeysError,
+  UnauthorizedActionError,
+} from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { TTL_MAX_SECONDS } from '../tokens/claims.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
-import type { User } from '../users/user.js';
+import { secondFactorOf, type User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import { checkedCidrs } from './allowed-cidrs.js';
 import { type ApiKey, MAX_KEYS_PER_USER } from './api-key.js';
@@ -105,6 +111,12 @@ export class ApiKeyService {
     if (actor !== null && actor.uid !== uid && !actor.rights.includes('admin'))
       throw new UnauthorizedActionError(
         "Only an admin makes an API key for another user: the user makes its own (a user_manager lists and revokes others' keys)",
+      );
+    // A user with a second factor (or whose role requires one) makes its keys with a login that took it: a token got
+    // before it (or without it) must not turn into a key that outlives it.
+    if (actor?.uid === uid && secondFactorOf(owner) && actor.token?.mfa_at === undefined)
+      throw new MfaRequiredError(
+        'Make API keys with a token got with your second factor: log in again (POST /v1/users/authorize, then /v1/users/authorize/mfa)',
       );
     if (owner.realm !== 'local' && owner.realm !== 'api_key')
       throw new InvalidRequestError(

@@ -10,6 +10,7 @@ import {
   InvalidRequestError,
   InvalidTokenError,
   MfaEnrolmentRequiredError,
+  MfaRequiredError,
   MissingCredentialsError,
   PasswordExpiredError,
   StoreUnavailableError,
@@ -214,6 +215,15 @@ export class Logins {
     if (current.lockedUntil && isLocked(current, now))
       throw new AccountLockedError(unlocksInSeconds(current.lockedUntil, now));
     if (isPasswordExpired(current, await policy.get(), now)) throw new PasswordExpiredError();
+    // A token of a password login got without the second factor its user now has (or its role now requires) is not
+    // renewed: it lives to its exp, and the next one takes both steps.
+    const second = secondFactorOf(current);
+    if (second && principal.token?.mfa_at === undefined && (current.realm === 'local' || current.realm === 'ldap'))
+      throw second === 'enrol'
+        ? new MfaEnrolmentRequiredError()
+        : new MfaRequiredError(
+            'This token was got without the second factor this user now has: log in again (POST /v1/users/authorize, then /v1/users/authorize/mfa)',
+          );
     // Its directory groups read again, its certificate login still on: a user its realm no longer lets in is not renewed.
     const user = await chain.refresh(current, Deadline.after(this.deps.loginTimeoutMs));
     if (!user) throw new InvalidTokenError('This user can no longer log in the way it did');

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { Deadline } from '../deadline.js';
 import { InvalidMfaCodeError, InvalidMfaTokenError, type MfaChallengeBody, MfaRequiredError } from '../errors.js';
 import type { EventHub } from '../events.js';
-import { type Lockout, lockoutKey } from '../guard/lockout.js';
+import { type Lockout, secondFactorKey } from '../guard/lockout.js';
 import type { Factor, SecondFactorMethod } from '../mfa/factor.js';
 import { sealedAs } from '../mfa/mfa-service.js';
 import type { Challenge, MfaStore } from '../mfa/mfa-store.js';
@@ -131,19 +131,21 @@ export class SecondStep {
         : undefined;
     if (!challenge || !user)
       return this.refuse(ctx, method, undefined, 'invalid_mfa_token', new InvalidMfaTokenError());
+    // Each answer is reserved before it is checked (one conditional write): a token takes a few answers (a mistyped
+    // code), however many arrive at once on however many nodes.
+    if (!(await store.reserveAttempt(id, MAX_ATTEMPTS)))
+      return this.refuse(ctx, method, user, 'attempts_exhausted', new InvalidMfaTokenError());
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
     const outcome = await this.deps.lockout.guarded(
-      { key: lockoutKey(user, ''), user, policy: await this.deps.policy.get(), ctx, deadline },
+      // Counted apart from the password's failures: a right password (whose success clears those) must not wipe them.
+      { key: secondFactorKey(user), user, policy: await this.deps.policy.get(), ctx, deadline },
       () => this.check(user, challenge, answer, method, now),
       (result) => result !== 'accepted' && result !== 'token_used',
     );
     if (outcome === 'token_used')
       return this.refuse(ctx, method, user, 'invalid_mfa_token', new InvalidMfaTokenError());
-    if (outcome !== 'accepted') {
-      // The token takes a few wrong answers (a mistyped code), then it is gone.
-      await store.countAttempt(id, MAX_ATTEMPTS);
+    if (outcome !== 'accepted')
       return this.refuse(ctx, method, user, outcome, new InvalidMfaCodeError(refusalMessage(method)));
-    }
     this.deps.events.emit('secondFactorChecked', method, 'accepted');
     this.deps.audit.record(ctx, {
       event: 'mfa_verify',

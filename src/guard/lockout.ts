@@ -35,6 +35,12 @@ export function lockoutKey(account: User | undefined, login: string): string {
   return account ? `uid:${account.uid}` : `name:${createHash('sha256').update(login).digest('base64url')}`;
 }
 
+/**
+ * Where wrong second factors of an account count: apart from its passwords' failures, which a
+ * right password clears — a password known to somebody must not wipe the count of its codes.
+ */
+export const secondFactorKey = (account: User): string => `mfa:${lockoutKey(account, '')}`;
+
 /** One login waiting for a lease; `wake` makes it ask again now. */
 interface Waiter {
   wake(): void;
@@ -94,6 +100,7 @@ export class Lockout {
   async unlock(user: User): Promise<void> {
     await this.users.unlock(user.uid, new Date(this.clock()));
     await this.guard.clear(lockoutKey(user, ''));
+    await this.guard.clear(secondFactorKey(user));
   }
 
   private async lease(a: Attempt, key: string, lease: string, threshold: number): Promise<void> {

@@ -153,7 +153,13 @@ export class MfaService {
     const id = `register:${uid}`;
     const challenge = await this.deps.store.challenge(id);
     const now = this.deps.clock();
-    if (!challenge || challenge.expiresAt.getTime() <= now || typeof challenge.data.challenge !== 'string')
+    // The options' challenge, answered from the client that asked for them.
+    if (
+      !challenge ||
+      challenge.expiresAt.getTime() <= now ||
+      challenge.client !== ctx.ip ||
+      typeof challenge.data.challenge !== 'string'
+    )
       throw new InvalidRequestError('No passkey registration is waiting: POST …/mfa/webauthn/options first');
     if (!(await this.deps.store.takeChallenge(id)))
       throw new InvalidRequestError('This registration was used: POST …/mfa/webauthn/options again');

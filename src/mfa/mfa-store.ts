@@ -46,8 +46,8 @@ export interface MfaStore {
   recoveryCodeHashes(uid: number): Promise<string[]>;
   putChallenge(challenge: Challenge): Promise<void>;
   challenge(id: string): Promise<Challenge | undefined>;
-  /** Counts a wrong answer to a challenge: false when it had had `max` already (it is deleted then). */
-  countAttempt(id: string, max: number): Promise<boolean>;
+  /** Reserves one answer of a challenge before it is checked: false when it has had `max` (on any node, at once). */
+  reserveAttempt(id: string, max: number): Promise<boolean>;
   /** Takes a challenge: true once, on one node. */
   takeChallenge(id: string): Promise<boolean>;
   /** Drops challenges and waiting secrets past their time. */
@@ -259,16 +259,14 @@ export class KyselyMfaStore implements MfaStore {
     );
   }
 
-  async countAttempt(id: string, max: number): Promise<boolean> {
+  async reserveAttempt(id: string, max: number): Promise<boolean> {
     const done = await this.db
       .updateTable('mfa_challenges')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
       .where('id', '=', id)
-      .where('attempts', '<', max - 1)
+      .where('attempts', '<', max)
       .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 1) return true;
-    await this.takeChallenge(id);
-    return false;
+    return Number(done.numUpdatedRows) === 1;
   }
 
   async takeChallenge(id: string): Promise<boolean> {

@@ -49,32 +49,27 @@ const COLUMNS = [
 ] as const;
 
 // The user's roles and what each grants in the same row (string_agg: SQLite ≥ 3.44 and PostgreSQL): a role's
-// level, and `=` and its resources' JSON when it has some ("db_viewer=[{…}]"), one role from the next by ';'.
+// level, `!` when it requires a second factor, and `=` and its resources' JSON when it has some
+// ("db_viewer!=[{…}]"), one role from the next by ';'.
 const ROLE_UIDS = sql<
   string | null
 >`(select string_agg(cast(ur.role_uid as text), ',') from user_roles ur where ur.uid = users.uid)`.as('role_uids');
 const ROLE_GRANTS = sql<
   string | null
->`(select string_agg(r.management || coalesce('=' || r.resources, ''), ';') from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as(
+>`(select string_agg(r.management || case when r.mfa_required = 1 then '!' else '' end || coalesce('=' || r.resources, ''), ';') from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as(
   'role_grants',
 );
 
-// Whether the user has a second factor, and whether a role of it requires one (Tessera's mfa_required).
+// Whether the user has a second factor.
 const MFA = sql<
   number | boolean | null
 >`(select 1 from mfa_factors f where f.uid = users.uid and f.confirmed = 1 limit 1)`.as('mfa');
-const MFA_REQUIRED = sql<
-  number | string | null
->`(select max(r.mfa_required) from user_roles ur join roles r on r.uid = ur.role_uid where ur.uid = users.uid)`.as(
-  'mfa_required',
-);
-const DERIVED = [ROLE_UIDS, ROLE_GRANTS, MFA, MFA_REQUIRED] as const;
+const DERIVED = [ROLE_UIDS, ROLE_GRANTS, MFA] as const;
 
 type UserRow = Pick<Selectable<UsersTable>, (typeof COLUMNS)[number]> & {
   role_uids: string | null;
   role_grants: string | null;
   mfa: number | boolean | null;
-  mfa_required: number | string | null;
 };
 type Executor = Db | Transaction<Database>;
 
@@ -82,14 +77,18 @@ const date = (iso: string | null) => (iso ? new Date(iso) : null);
 const role = (value: string): Role => (isRole(value) ? value : 'none');
 const authMethod = (value: string): AuthMethod => AUTH_METHODS.find((m) => m === value) ?? 'regular';
 
-/** What each of the user's roles grants: its level and its scopes. */
-function grantsOf(column: string | null): { management: Role; resources: ResourceScope[] }[] {
+/** What each of the user's roles grants: its level, its scopes, and whether it requires a second factor. */
+function grantsOf(column: string | null): { management: Role; resources: ResourceScope[]; mfa: boolean }[] {
   if (!column) return [];
   return column.split(';').map((grant) => {
     const at = grant.indexOf('=');
-    return at < 0
-      ? { management: role(grant), resources: [] }
-      : { management: role(grant.slice(0, at)), resources: JSON.parse(grant.slice(at + 1)) as ResourceScope[] };
+    const level = at < 0 ? grant : grant.slice(0, at);
+    const mfa = level.endsWith('!');
+    return {
+      management: role(mfa ? level.slice(0, -1) : level),
+      resources: at < 0 ? [] : (JSON.parse(grant.slice(at + 1)) as ResourceScope[]),
+      mfa,
+    };
   });
 }
 
@@ -124,7 +123,7 @@ function toUser(row: UserRow): User {
     certificateSubjectLine: row.certificate_subject_line,
     directoryKey: row.directory_key,
     mfa: row.mfa !== null && Boolean(Number(row.mfa)),
-    mfaRequired: Number(row.mfa_required ?? 0) === 1,
+    mfaRequired: grants.some((g) => g.mfa),
   };
 }
 

@@ -91,3 +91,27 @@ it('answers the same code at the same moment on both nodes once: one 200, one 40
   ]);
   expect(answers.map((r) => r.status).sort()).toEqual([200, 401]);
 });
+
+it('checks at most five answers of one mfa_token, however many arrive at once on both nodes (the lockout off)', async () => {
+  await a.tessera.userCreation.create(
+    null,
+    { username: 'root', password: 'root-password-1', role: 'admin' },
+    CLI_CONTEXT,
+  );
+  const policy = await call(a, 'PUT', '/v1/cluster/policy', {
+    auth: a.basic('root', 'root-password-1'),
+    body: { login_lockout_threshold: 0 },
+  });
+  expect(policy.status).toBe(200);
+  a.advance(1.1);
+  b.advance(1.1);
+  const first = await firstStep(a);
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      secondStep(i % 2 ? a : b, { mfa_token: first.body.mfa_token, code: '000000' }),
+    ),
+  );
+  const codes = answers.map((r) => r.body.error_code);
+  expect(codes.filter((c) => c === 'invalid_mfa_code')).toHaveLength(5);
+  expect(codes.filter((c) => c === 'invalid_mfa_token')).toHaveLength(15);
+});

@@ -159,6 +159,35 @@ describe('an authenticator app', () => {
     expect([locked.status, locked.body.error_code]).toEqual([401, 'account_locked']);
   });
 
+  it("counts wrong codes apart from the password's failures: a right password does not wipe them (a review found it did)", async () => {
+    await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body: { login_lockout_threshold: 3 } });
+    await enrolTotp();
+    const first = await firstStep();
+    for (let i = 0; i < 2; i++) await secondStep({ mfa_token: first.body.mfa_token, code: '000000' });
+    // Past the verified-credentials cache: the password is checked in full again (and its success clears its own count).
+    t.advance(301);
+    const again = await firstStep();
+    expect(again.body.error_code).toBe('mfa_required');
+    await secondStep({ mfa_token: again.body.mfa_token, code: '000000' });
+    const locked = await firstStep();
+    expect([locked.status, locked.body.error_code]).toEqual([401, 'account_locked']);
+  });
+
+  it('does not renew a token got before the user had a factor, nor make a key with it; one of both steps does both', async () => {
+    const before = await login(t, 'ops', OPS_PASSWORD);
+    const { secret } = await enrolTotp(before);
+    const refresh = await call(t, 'POST', '/v1/users/refresh_jwt', { auth: before, body: {} });
+    expect([refresh.status, refresh.body.error_code]).toEqual([401, 'mfa_required']);
+    const key = { name: 'job', ttl_days: 30 };
+    const byOld = await call(t, 'POST', `/v1/users/${ops}/api_keys`, { auth: before, body: key });
+    expect([byOld.status, byOld.body.error_code]).toEqual([401, 'mfa_required']);
+    const both = await loginWithCode(secret);
+    expect((await call(t, 'POST', `/v1/users/${ops}/api_keys`, { auth: both, body: key })).status).toBe(200);
+    const renewed = await call(t, 'POST', '/v1/users/refresh_jwt', { auth: both, body: {} });
+    expect(renewed.status).toBe(200);
+    expect(decodeJwt(renewed.body.access_token).payload.mfa_at).toBe(decodeJwt(both.slice(4)).payload.mfa_at);
+  });
+
   it('refuses an mfa_token past five minutes, from another client, or after five wrong answers', async () => {
     const { secret } = await enrolTotp();
     const late = await firstStep();
@@ -282,6 +311,14 @@ describe('a role that requires a second factor', () => {
     expect(decodeJwt(full.slice(4)).payload.mfa_enrol).toBeUndefined();
     expect((await call(t, 'GET', '/v1/users', { auth: full })).status).toBe(403); // cluster_member: not a user reader
     expect((await call(t, 'GET', `/v1/users/${ops}/sessions`, { auth: full })).status).toBe(200);
+  });
+
+  it('ends the renewal of tokens its holders got before it required one', async () => {
+    const before = await login(t, 'ops', OPS_PASSWORD);
+    expect((await call(t, 'PUT', '/v1/roles/2', { auth: root, body: { mfa_required: true } })).status).toBe(200);
+    t.advance(2);
+    const refresh = await call(t, 'POST', '/v1/users/refresh_jwt', { auth: before, body: {} });
+    expect([refresh.status, refresh.body.error_code]).toEqual([403, 'mfa_enrolment_required']);
   });
 
   it('is off for every role by default, and settable on a built-in role', async () => {

@@ -14,6 +14,7 @@ export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 
         access: 'token',
         errors: [
           'mfa_enrolment_required',
+          'mfa_required',
           'account_locked',
           'password_expired',
           'session_expired',
