@@ -112,12 +112,7 @@ export class ApiKeyService {
       throw new UnauthorizedActionError(
         "Only an admin makes an API key for another user: the user makes its own (a user_manager lists and revokes others' keys)",
       );
-    // A user with a second factor (or whose role requires one) makes its keys with a login that took it: a token got
-    // before it (or without it) must not turn into a key that outlives it.
-    if (actor?.uid === uid && secondFactorOf(owner) && actor.token?.mfa_at === undefined)
-      throw new MfaRequiredError(
-        'Make API keys with a token got with your second factor: log in again (POST /v1/users/authorize, then /v1/users/authorize/mfa)',
-      );
+    secondFactorLogin(actor, owner);
     if (owner.realm !== 'local' && owner.realm !== 'api_key')
       throw new InvalidRequestError(
         `This user signs in through ${owner.realm}, which may stop letting it in while a key would go on: make a service account (auth_method "api_key") for automation`,
@@ -165,6 +160,7 @@ export class ApiKeyService {
     ctx: RequestContext,
   ): Promise<ApiKeyView> {
     const owner = await this.mayChange(actor, uid);
+    secondFactorLogin(actor, owner);
     const key = await this.keyOf(uid, keyId);
     const now = new Date(this.deps.clock());
     const changes = {
@@ -267,6 +263,17 @@ export class ApiKeyService {
 }
 
 /** The roles a new key acts with: those asked for, each one its owner holds; none asked: every role of the owner (null). */
+/**
+ * A user with a second factor (or whose role requires one) makes and widens its keys with a login
+ * that took it: a token got before it (or without it) must not turn into a key that outlives it.
+ */
+function secondFactorLogin(actor: KeyActor | null, owner: User): void {
+  if (actor?.uid === owner.uid && secondFactorOf(owner) && actor.token?.mfa_at === undefined)
+    throw new MfaRequiredError(
+      'Manage your API keys with a token got with your second factor: log in again (POST /v1/users/authorize, then /v1/users/authorize/mfa)',
+    );
+}
+
 function rolesFor(owner: User, asked: number[] | undefined): number[] | null {
   if (asked === undefined) return null;
   const roles = [...new Set(asked)].sort((a, b) => a - b);

@@ -124,7 +124,9 @@ export class Logins {
         'This API key was revoked or changed during the login: log in again',
       );
     }
-    return this.deps.issuer.issue(user, session.ttl, {
+    // A token for enrolling only carries no role: a service that reads its roles gives it nothing.
+    const holder = second.enrolOnly ? { ...user, rights: [], resources: [] } : user;
+    return this.deps.issuer.issue(holder, session.ttl, {
       ...session,
       ...(apiKey && { apiKeyId: apiKey.id }),
       ...(apiKey?.cidrs && { cidrs: apiKey.cidrs }),

@@ -138,7 +138,7 @@ export class SecondStep {
     const deadline = Deadline.after(this.deps.loginTimeoutMs);
     const outcome = await this.deps.lockout.guarded(
       // Counted apart from the password's failures: a right password (whose success clears those) must not wipe them.
-      { key: secondFactorKey(user), user, policy: await this.deps.policy.get(), ctx, deadline },
+      { key: secondFactorKey(user), user, policy: await this.deps.policy.get(), ctx, deadline, ownCount: true },
       () => this.check(user, challenge, answer, method, now),
       (result) => result !== 'accepted' && result !== 'token_used',
     );

@@ -23,6 +23,11 @@ export interface Attempt {
   policy: Policy;
   ctx: RequestContext;
   deadline: Deadline;
+  /**
+   * A count of its own (wrong second factors): the account's lock reset (lockResetAt, which a
+   * password change moves) does not end it; only an unlock of everything does.
+   */
+  ownCount?: boolean;
 }
 
 /**
@@ -97,15 +102,20 @@ export class Lockout {
     return result;
   }
 
-  async unlock(user: User): Promise<void> {
+  /**
+   * Lifts the account's lock and forgets its failures; `passwords`: those of its passwords only
+   * (a user's own change of its password, which anyone who knows it can make, must not forget
+   * the wrong codes of its second factor).
+   */
+  async unlock(user: User, what: 'all' | 'passwords' = 'all'): Promise<void> {
     await this.users.unlock(user.uid, new Date(this.clock()));
     await this.guard.clear(lockoutKey(user, ''));
-    await this.guard.clear(secondFactorKey(user));
+    if (what === 'all') await this.guard.clear(secondFactorKey(user));
   }
 
   private async lease(a: Attempt, key: string, lease: string, threshold: number): Promise<void> {
     const leaseMs = Math.ceil(a.deadline.remaining()) + LEASE_MARGIN_MS;
-    const resetAt = a.user?.lockResetAt?.getTime();
+    const resetAt = a.ownCount ? undefined : a.user?.lockResetAt?.getTime();
     const reserve = async () => {
       const answer = await this.guard.reserve(key, lease, threshold, leaseMs, resetAt);
       if (answer === 'locked') {

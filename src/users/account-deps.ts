@@ -28,7 +28,7 @@ export interface AccountDeps {
   hasher: PasswordHasher;
   policy: PolicyService;
   /** Lifts a user's lock and forgets their failed logins (the guard's Lockout). */
-  lockout: { unlock(user: User): Promise<void> };
+  lockout: { unlock(user: User, what?: 'all' | 'passwords'): Promise<void> };
   audit: AuditLog;
   clock: Clock;
   identities: Identities;

@@ -70,7 +70,8 @@ export async function passwordWritten(
   password: NewPassword,
   ctx: RequestContext,
 ): Promise<void> {
-  await deps.lockout.unlock(target);
+  // A user's own change forgets its passwords' failures only; who manages it (or the local CLI) lifts everything.
+  await deps.lockout.unlock(target, actor !== null && actor.uid === target.uid ? 'passwords' : 'all');
   // Said, so that passwords set past the rules can be found.
   auditChange(deps.audit, ctx, actor, target, {
     event: 'password_change',

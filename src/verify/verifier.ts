@@ -111,6 +111,9 @@ export function createVerifier(options: VerifierOptions): Verifier {
         if (err instanceof errors.JOSEError) throw new TokenRejectedError(err.code);
         throw err; // Tessera unreachable: not the token's fault
       }
+      // A token for enrolling a second factor only proves nothing to a service (its roles are empty all the same).
+      if ((payload as { mfa_enrol?: unknown }).mfa_enrol !== undefined)
+        throw new TokenRejectedError('mfa_enrolment_only');
       const claims = claimsOf(payload);
       if (feed) {
         await feed.ready();

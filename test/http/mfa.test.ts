@@ -173,6 +173,26 @@ describe('an authenticator app', () => {
     expect([locked.status, locked.body.error_code]).toEqual([401, 'account_locked']);
   });
 
+  it("keeps the count of wrong codes through the user's own change of its password (a second review found it wiped)", async () => {
+    await call(t, 'PUT', '/v1/cluster/policy', { auth: root, body: { login_lockout_threshold: 3 } });
+    await enrolTotp();
+    const first = await firstStep();
+    for (let i = 0; i < 2; i++) await secondStep({ mfa_token: first.body.mfa_token, code: '000000' });
+    const changed = await call(t, 'PUT', '/v1/users/password', {
+      body: { username: 'ops', old_password: OPS_PASSWORD, new_password: 'ops-password-2' },
+    });
+    expect(changed.status).toBe(200);
+    const again = await firstStep('ops', 'ops-password-2');
+    await secondStep({ mfa_token: again.body.mfa_token, code: '000000' });
+    const locked = await firstStep('ops', 'ops-password-2');
+    expect([locked.status, locked.body.error_code]).toEqual([401, 'account_locked']);
+    // An admin's unlock forgets them all.
+    expect((await call(t, 'POST', `/v1/users/${ops}/unlock`, { auth: root, body: {} })).status).toBe(200);
+    const freed = await firstStep('ops', 'ops-password-2');
+    await secondStep({ mfa_token: freed.body.mfa_token, code: '000000' });
+    expect((await firstStep('ops', 'ops-password-2')).body.error_code).toBe('mfa_required');
+  });
+
   it('does not renew a token got before the user had a factor, nor make a key with it; one of both steps does both', async () => {
     const before = await login(t, 'ops', OPS_PASSWORD);
     const { secret } = await enrolTotp(before);
@@ -297,7 +317,15 @@ describe('a role that requires a second factor', () => {
     ).toBe(200);
     t.advance(2);
     const enrolOnly = await login(t, 'ops', OPS_PASSWORD);
-    expect(decodeJwt(enrolOnly.slice(4)).payload.mfa_enrol).toBe(true);
+    // No role in it, and inactive to a service that asks: good for enrolling at Tessera only.
+    expect(decodeJwt(enrolOnly.slice(4)).payload).toMatchObject({ mfa_enrol: true, roles: [] });
+    const introspected = await t.app.inject({
+      method: 'POST',
+      url: '/v1/introspect',
+      headers: { authorization: root },
+      payload: { token: enrolOnly.slice(4) },
+    });
+    expect(introspected.json()).toEqual({ active: false });
     const elsewhere = await call(t, 'GET', '/v1/users', { auth: enrolOnly });
     expect([elsewhere.status, elsewhere.body.error_code]).toEqual([403, 'mfa_enrolment_required']);
     expect((await call(t, 'GET', `/v1/users/${ops}`, { auth: enrolOnly })).status).toBe(200);

@@ -45,6 +45,8 @@ export function introspectRoute(app: TesseraApp, { callers }: Pick<HttpServices,
   app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens' } }, async (request) => {
     try {
       const { token: claims } = await callers.checkToken(request.body.token);
+      // A token for enrolling a second factor only is good for nothing at another service.
+      if (claims?.mfa_enrol) return { active: false };
       const { iss, aud, sub, uid, username, roles, resources, iat, exp, jti, ver } = claims!;
       return {
         active: true,
