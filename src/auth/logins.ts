@@ -220,7 +220,9 @@ export class Logins {
     // A token of a password login got without the second factor its user now has (or its role now requires) is not
     // renewed: it lives to its exp, and the next one takes both steps.
     const second = secondFactorOf(current);
-    if (second && principal.token?.mfa_at === undefined && (current.realm === 'local' || current.realm === 'ldap'))
+    // A role that requires a factor the user no longer has (reset since): no renewal whatever the token took.
+    const unproven = second === 'enrol' || principal.token?.mfa_at === undefined;
+    if (second && unproven && (current.realm === 'local' || current.realm === 'ldap'))
       throw second === 'enrol'
         ? new MfaEnrolmentRequiredError()
         : new MfaRequiredError(

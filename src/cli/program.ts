@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Command } from 'commander';
+import { Command, type Option } from 'commander';
 import { apiKeysCommand } from './api-keys.js';
 import { cliName } from './cli-name.js';
 import { eventsCommand } from './events.js';
@@ -53,9 +53,34 @@ Each command's --help has examples: npm run tessera -- users add --help`,
     .addCommand(eventsCommand())
     .addCommand(tokenCommand())
     .addCommand(passwdCommand());
+  unknownOptionsFirst(program);
   const name = cliName();
   if (name !== 'tessera') sayAs(program, name);
   return program;
+}
+
+/**
+ * A required option is checked after the unknown ones (commander checks it first): `--user x`
+ * for `--username x` is named as the unknown option it is, not
+ * answered as a missing --username.
+ */
+function unknownOptionsFirst(program: Command): void {
+  const required = new Map<Command, Option[]>();
+  const walk = (command: Command) => {
+    const options = command.options.filter((o) => o.mandatory);
+    for (const option of options) option.mandatory = false;
+    if (options.length > 0) required.set(command, options);
+    for (const sub of command.commands) walk(sub);
+  };
+  walk(program);
+  // preAction runs once commander has refused unknown options.
+  program.hook('preAction', (_program, command) => {
+    const missing = required.get(command)?.find((o) => command.getOptionValue(o.attributeName()) === undefined);
+    if (missing)
+      command.error(`error: required option '${missing.flags}' not specified`, {
+        code: 'commander.missingMandatoryOptionValue',
+      });
+  });
 }
 
 /**

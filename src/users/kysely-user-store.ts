@@ -349,6 +349,9 @@ export class KyselyUserStore implements UserStore, CredentialStore {
       await trx.deleteFrom('user_roles').where('uid', '=', uid).execute();
       await trx.deleteFrom('sessions').where('uid', '=', uid).execute();
       await trx.deleteFrom('api_keys').where('uid', '=', uid).execute();
+      // Its second factors go with it (a TOTP secret, a passkey that may be registered to another account later).
+      for (const table of ['mfa_factors', 'mfa_recovery_codes', 'mfa_challenges'] as const)
+        await trx.deleteFrom(table).where('uid', '=', uid).execute();
       const result = await trx.deleteFrom('users').where('uid', '=', uid).executeTakeFirst();
       return result.numDeletedRows > 0n;
     });

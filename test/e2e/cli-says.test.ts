@@ -29,6 +29,17 @@ describe('what the CLI says of itself: its name as run, and a start without a ma
     expect(onPath.stdout).toContain('\n  tessera serve --no-tls --listen 127.0.0.1:8080');
   });
 
+  it('names an unknown option before a missing required one (`--user` for `--username`)', async () => {
+    const typo = await runCli(['token', '--user', 'ops']);
+    expect([typo.code, typo.stderr]).toEqual([1, expect.stringContaining("unknown option '--user'")]);
+    expect(typo.stderr).not.toContain('required option');
+    const none = await runCli(['users', 'unlock']);
+    expect([none.code, none.stderr]).toEqual([
+      1,
+      expect.stringContaining("required option '--username <name>' not specified"),
+    ]);
+  });
+
   it('says at start that there is no management listener, and where the probes are then', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-no-metrics-'));
     const server = await startServe(['--no-tls', '--metrics-listen', 'off'], {

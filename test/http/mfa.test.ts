@@ -349,6 +349,26 @@ describe('a role that requires a second factor', () => {
     expect([refresh.status, refresh.body.error_code]).toEqual([403, 'mfa_enrolment_required']);
   });
 
+  it("ends the renewal of a holder's token once its factors are reset (a third review), and a deleted user's factors go with it", async () => {
+    const role = await call(t, 'POST', '/v1/roles', {
+      auth: root,
+      body: { name: 'Operators', management: 'cluster_member', mfa_required: true },
+    });
+    await call(t, 'PUT', `/v1/users/${ops}`, { auth: root, body: { role_uids: [role.body.uid] } });
+    t.advance(2);
+    const { secret } = await enrolTotp(await login(t, 'ops', OPS_PASSWORD));
+    const both = await loginWithCode(secret);
+    expect((await call(t, 'DELETE', `/v1/users/${ops}/mfa`, { auth: root })).status).toBe(200);
+    t.advance(2);
+    const refresh = await call(t, 'POST', '/v1/users/refresh_jwt', { auth: both, body: {} });
+    expect([refresh.status, refresh.body.error_code]).toEqual([403, 'mfa_enrolment_required']);
+    const { secret: again } = await enrolTotp(await login(t, 'ops', OPS_PASSWORD));
+    expect(again).toBeDefined();
+    expect((await call(t, 'DELETE', `/v1/users/${ops}`, { auth: root })).status).toBe(200);
+    for (const table of ['mfa_factors', 'mfa_recovery_codes'] as const)
+      expect(await t.tessera.db.selectFrom(table).selectAll().where('uid', '=', ops).execute()).toEqual([]);
+  });
+
   it('is off for every role by default, and settable on a built-in role', async () => {
     const roles = (await call(t, 'GET', '/v1/roles', { auth: root })).body as { mfa_required?: boolean }[];
     expect(roles.every((r) => r.mfa_required === undefined)).toBe(true);
