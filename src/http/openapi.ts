@@ -44,7 +44,7 @@ export function registerOpenApi(app: FastifyInstance, config: Config): void {
         version,
         description:
           'User authorization for cluster management REST APIs: log in with a username and password, get a JWT, present it as ' +
-          '"Authorization: JWT <token>" or "Bearer <token>". Every error is `{"error_code", "message"}`.',
+          '`Authorization: JWT <token>` or `Bearer <token>`. Every error is `{"error_code", "message"}`.',
       },
       servers: [{ url: publicUrlOf(config) }],
       tags: TAGS,
@@ -54,13 +54,13 @@ export function registerOpenApi(app: FastifyInstance, config: Config): void {
             type: 'apiKey',
             in: 'header',
             name: 'Authorization',
-            description: 'The product\'s scheme: "Authorization: JWT <token>", a token from POST /v1/users/authorize',
+            description: "The product's scheme: `Authorization: JWT <token>`, a token from POST /v1/users/authorize",
           },
           bearer: {
             type: 'http',
             scheme: 'bearer',
             bearerFormat: 'JWT',
-            description: 'The same token as RFC 6750 "Bearer <token>"',
+            description: 'The same token as RFC 6750 `Bearer <token>`',
           },
           basic: {
             type: 'http',

@@ -109,7 +109,7 @@ export function clusterCertificatesRoutes(
       schema: {
         ...doc,
         summary:
-          "The cluster's certificates, each as <name>_cert when set: api_cert (the one the REST API serves: the stored one, else this node's own), mtls_trusted_ca_cert, sso_service_cert, sso_issuer_cert, and the product's others Tessera keeps (proxy_cert, cm_cert, …) — never a key (view_cluster_info)",
+          "The cluster's certificates, each as `<name>_cert` when set: api_cert (the one the REST API serves: the stored one, else this node's own), mtls_trusted_ca_cert, sso_service_cert, sso_issuer_cert, and the product's others Tessera keeps (proxy_cert, cm_cert, …) — never a key (view_cluster_info)",
         response: {
           200: Type.Object(
             Object.fromEntries(CLUSTER_CERTIFICATE_NAMES.map((n) => [`${n}_cert`, Type.Optional(Type.String())])),

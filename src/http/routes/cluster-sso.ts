@@ -18,12 +18,12 @@ const Issuer = {
   metadata: Type.String({ description: 'the metadata it was set from (base64), read-only' }),
 };
 const Saml2 = Type.Object({
-  entity_id: url("the service provider's entity ID: <address>/sp"),
+  entity_id: url("the service provider's entity ID: `<address>/sp`"),
   acs_url: url(
-    'where the identity provider posts its answers: <address>/v1/cluster/sso/saml/acs (<address>/cluster/sso/saml/acs, advertised before, still takes answers addressed to it)',
+    'where the identity provider posts its answers: `<address>/v1/cluster/sso/saml/acs` (`<address>/cluster/sso/saml/acs`, advertised before, still takes answers addressed to it)',
   ),
   slo_url: url(
-    'where it sends its logout answers: <address>/v1/cluster/sso/saml/slo (<address>/cluster/sso/saml/slo still served)',
+    'where it sends its logout answers: `<address>/v1/cluster/sso/saml/slo` (`<address>/cluster/sso/saml/slo` still served)',
   ),
 });
 
