@@ -15,12 +15,19 @@ export async function readPassword(opts: { stdin?: boolean; prompt: string; conf
   if (!process.stdin.isTTY) {
     throw new CliError('no terminal to ask for the password: pass it on standard input with --password-stdin');
   }
-  const password = await read({ prompt: opts.prompt, silent: true, replace: '', output: process.stderr });
+  const password = await hidden(opts.prompt);
   if (opts.confirm) {
-    const again = await read({ prompt: 'Repeat it: ', silent: true, replace: '', output: process.stderr });
+    const again = await hidden('Repeat it: ');
     if (again !== password) throw new CliError('the two passwords differ');
   }
   return password;
+}
+
+/** A line typed unseen; the Enter it ends with is muted as well, so the line is ended here (else the next output joins the prompt's line). */
+async function hidden(prompt: string): Promise<string> {
+  const line = await read({ prompt, silent: true, replace: '', output: process.stderr });
+  process.stderr.write('\n');
+  return line;
 }
 
 /** `count` passwords from standard input, one a line (each line exactly as typed). */
