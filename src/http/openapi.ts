@@ -88,10 +88,14 @@ export function registerOpenApi(app: FastifyInstance, config: Config): void {
   app.register(swagger, options);
 }
 
-/** The page's Content-Security-Policy: nothing from another origin, no inline script, never framed. */
+/**
+ * The page's Content-Security-Policy: nothing from another origin, no inline script, never framed;
+ * of inline styles only the one Swagger UI's script adds, by its hash (test/e2e/docs-page.test.ts
+ * fails when a new Swagger UI adds another).
+ */
 const DOCS_CSP =
   "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'none'; img-src 'self' data:; " +
-  "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'";
+  "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
 
 /**
  * The reference page for people: Swagger UI, every asset served from this process (no CDN).
