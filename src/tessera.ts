@@ -449,7 +449,7 @@ async function openCore(
         );
       },
       mfa: new MfaService({
-        ...{ store: mfaStore, sealer: sealerOf(config), users, relyingParty, audit, clock },
+        ...{ store: mfaStore, sealer: sealerOf(config), users, relyingParty, events, audit, clock },
         issuer: `Tessera ${new URL(publicUrlOf(config)).host}`,
         accounts: { view: viewUser, assertMayManage },
       }),

@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly retryAfterSeconds?: number,
+    /** The whole answer, for the refusals that carry more than a code and a message (mfa_required). */
+    readonly body?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -52,6 +54,7 @@ export async function api<T>(
       json?.error_code ?? 'error',
       json?.message ?? `The server answered ${res.status}.`,
       retry,
+      json && typeof json === 'object' ? json : undefined,
     );
   }
   return json as T;

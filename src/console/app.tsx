@@ -8,6 +8,7 @@ import { LdapPage } from './pages/ldap.js';
 import { MyApiKeys } from './pages/my-api-keys.js';
 import { PolicyPage } from './pages/policy.js';
 import { RolesPage } from './pages/roles.js';
+import { SecurityPage } from './pages/security.js';
 import { SignIn } from './pages/sign-in.js';
 import { SsoPage } from './pages/sso.js';
 import { UsersPage } from './pages/users.js';
@@ -16,6 +17,7 @@ import {
   isAdmin,
   mayManageUsers,
   mayViewEvents,
+  mfaChallengeOf,
   RENEW_BEFORE_MS,
   renew,
   type Session,
@@ -90,6 +92,9 @@ export function App(props: { idleMinutes: number }) {
       const now = Date.now();
       if (now - lastActive.current >= props.idleMinutes * 60_000) {
         void end(`Signed out after ${props.idleMinutes} minutes without activity.`);
+      } else if (s.mfaEnrol) {
+        // A token for setting up a second factor is not renewed (the server refuses it): it ends.
+        if (now >= s.expiresAt) void end('Your sign-in to set up a second factor has expired. Sign in again.');
       } else if (
         now - s.issuedAt >= 10_000 &&
         (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000)
@@ -153,26 +158,30 @@ export function App(props: { idleMinutes: number }) {
     );
   }
 
-  const links = [
-    ...(mayManageUsers(session)
-      ? [
-          ['users', 'Users'],
-          ['roles', 'Roles'],
-        ]
-      : []),
-    ...(mayViewEvents(session) ? [['events', 'Events']] : []),
-    ...(isAdmin(session)
-      ? [
-          ['policy', 'Policy'],
-          ['ldap', 'LDAP'],
-          ['sso', 'SSO'],
-          ['certificates', 'Certificates'],
-          ['keys', 'Keys'],
-        ]
-      : []),
-    ['password', 'My password'],
-  ];
-  const shown = links.some(([id]) => id === page) ? page : 'home';
+  // A token that may only set up a second factor: its one page.
+  const links = session.mfaEnrol
+    ? [['security', 'Security']]
+    : [
+        ...(mayManageUsers(session)
+          ? [
+              ['users', 'Users'],
+              ['roles', 'Roles'],
+            ]
+          : []),
+        ...(mayViewEvents(session) ? [['events', 'Events']] : []),
+        ...(isAdmin(session)
+          ? [
+              ['policy', 'Policy'],
+              ['ldap', 'LDAP'],
+              ['sso', 'SSO'],
+              ['certificates', 'Certificates'],
+              ['keys', 'Keys'],
+            ]
+          : []),
+        ['security', 'Security'],
+        ['password', 'My password'],
+      ];
+  const shown = session.mfaEnrol ? 'security' : links.some(([id]) => id === page) ? page : 'home';
   return (
     <>
       <header>
@@ -185,12 +194,15 @@ export function App(props: { idleMinutes: number }) {
           ))}
         </nav>
         <span class="who">
-          Signed in as <strong>{session.username}</strong> ({session.role})
+          <span class="visually-hidden">Signed in as </span>
+          <strong>{session.username}</strong> ({session.role})
         </span>
         {/* Every user's own, whatever its level: the API lets each list, make and revoke its keys. */}
-        <button type="button" onClick={() => setMyKeys(true)}>
-          My API keys
-        </button>
+        {!session.mfaEnrol && (
+          <button type="button" onClick={() => setMyKeys(true)}>
+            My API keys
+          </button>
+        )}
         <button type="button" onClick={() => end('Signed out.', true)}>
           Sign out
         </button>
@@ -206,6 +218,7 @@ export function App(props: { idleMinutes: number }) {
         {shown === 'certificates' && <CertificatesPage call={call} />}
         {shown === 'events' && <EventsPage call={call} />}
         {shown === 'keys' && <KeysPage call={call} />}
+        {shown === 'security' && <SecurityPage call={call} session={session} onSignInAgain={(why) => end(why)} />}
         {shown === 'password' && (
           <section>
             <h1>Change your password</h1>
@@ -213,9 +226,14 @@ export function App(props: { idleMinutes: number }) {
               username={session.username}
               token={session.token}
               onChanged={async (newPassword) => {
-                // A new password ends the old tokens: sign in again with it.
-                setSession(await signIn(session.username, newPassword));
-                setNotice('Password changed.');
+                // A new password ends the old tokens: sign in again with it (and the second factor, which only the person has).
+                try {
+                  setSession(await signIn(session.username, newPassword));
+                  setNotice('Password changed.');
+                } catch (err) {
+                  if (!mfaChallengeOf(err)) throw err;
+                  await end('Password changed. Sign in again with your new password and your second factor.');
+                }
               }}
             />
           </section>

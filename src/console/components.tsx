@@ -14,6 +14,9 @@ export function Field(props: {
   hint?: string;
   min?: number;
   max?: number;
+  /** The keyboard a phone shows: "numeric" for a one-time code. */
+  inputMode?: 'numeric' | 'text';
+  maxLength?: number;
 }) {
   const id = useId();
   return (
@@ -27,6 +30,9 @@ export function Field(props: {
         required={props.required}
         min={props.min}
         max={props.max}
+        inputMode={props.inputMode}
+        maxLength={props.maxLength}
+        spellcheck={props.inputMode ? false : undefined}
         aria-describedby={props.hint ? `${id}-hint` : undefined}
         onInput={(e) => props.onInput((e.target as HTMLInputElement).value)}
       />

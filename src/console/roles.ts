@@ -5,6 +5,8 @@ export interface ClusterRole {
   uid: number;
   name: string;
   management: Level;
+  /** Its holders sign in with a second factor too. */
+  mfa_required?: boolean;
 }
 
 export const LEVELS: Level[] = [

@@ -1,4 +1,4 @@
-import { api } from './api.js';
+import { ApiError, api } from './api.js';
 
 export type Role =
   | 'admin'
@@ -23,6 +23,11 @@ export interface Session {
   expiresAt: number;
   /** When it arrived here, in ms (this browser's clock: the server's iat may be skewed from it). */
   issuedAt: number;
+  /**
+   * A token that only lets its holder set up a second factor (claim mfa_enrol): its role requires one
+   * and it has none yet. Everything else answers mfa_enrolment_required; once set up, it signs in again.
+   */
+  mfaEnrol: boolean;
 }
 
 /** Token lifetime asked for; the console renews it while the person is active. */
@@ -30,7 +35,14 @@ export const TOKEN_TTL_SECONDS = 300;
 /** Renew when less than this is left. */
 export const RENEW_BEFORE_MS = 60_000;
 
-function claimsOf(token: string): { uid: number; username: string; roles: string[]; exp: number; iat: number } {
+function claimsOf(token: string): {
+  uid: number;
+  username: string;
+  roles: string[];
+  exp: number;
+  iat: number;
+  mfa_enrol?: boolean;
+} {
   const part = token.split('.')[1] ?? '';
   const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
   return JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (c) => c.charCodeAt(0))));
@@ -47,12 +59,44 @@ export function sessionOf(token: string): Session {
     rights,
     expiresAt: claims.exp * 1000,
     issuedAt: Date.now(),
+    mfaEnrol: claims.mfa_enrol === true,
   };
 }
 
 export async function signIn(username: string, password: string): Promise<Session> {
   const { access_token } = await api<{ access_token: string }>('POST', '/v1/users/authorize', {
     body: { username, password, ttl: TOKEN_TTL_SECONDS },
+  });
+  return sessionOf(access_token);
+}
+
+/** The ways a second factor may be proven at sign-in. */
+export type MfaMethod = 'totp' | 'webauthn' | 'recovery_code';
+
+/** The password was right, and the account has a second factor: the answer's mfa_required, to go on with. */
+export interface MfaChallenge {
+  mfa_token: string;
+  methods: MfaMethod[];
+  /** PublicKeyCredentialRequestOptionsJSON, when a passkey or security key may be used. */
+  // biome-ignore lint/suspicious/noExplicitAny: the server's options, handed to the browser's WebAuthn as they are
+  webauthn?: any;
+}
+
+/** The second step a refusal of the password step asks for, if it is mfa_required. */
+export function mfaChallengeOf(err: unknown): MfaChallenge | undefined {
+  if (!(err instanceof ApiError) || err.code !== 'mfa_required' || typeof err.body?.mfa_token !== 'string') return;
+  const methods: MfaMethod[] = Array.isArray(err.body.methods) ? err.body.methods : ['totp', 'recovery_code'];
+  return { mfa_token: err.body.mfa_token, methods, webauthn: err.body.webauthn };
+}
+
+/** The second step of a sign-in: the mfa_token with an authenticator's code, a recovery code or a passkey's answer. */
+export async function signInSecondFactor(
+  mfaToken: string,
+  // biome-ignore lint/suspicious/noExplicitAny: AuthenticationResponseJSON, as the browser's WebAuthn gave it
+  proof: { code: string } | { recovery_code: string } | { webauthn: any },
+): Promise<Session> {
+  const { access_token } = await api<{ access_token: string }>('POST', '/v1/users/authorize/mfa', {
+    body: { mfa_token: mfaToken, ...proof },
   });
   return sessionOf(access_token);
 }
@@ -70,6 +114,11 @@ export async function renew(session: Session): Promise<Session> {
  * out. After an SSO sign-in, the answer says where the identity provider ends its session.
  */
 export async function signOut(session: Session): Promise<string | undefined> {
+  // A token for setting up a second factor may do little else: the plain logout ends it.
+  if (session.mfaEnrol) {
+    await api('POST', '/v1/users/logout', { token: session.token }).catch(() => undefined);
+    return undefined;
+  }
   const answer = await api<{ logout_url?: string }>('POST', '/v1/sso/logout', { token: session.token }).catch(
     () => undefined,
   );

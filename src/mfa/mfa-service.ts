@@ -11,6 +11,7 @@ import {
   UnauthorizedActionError,
   UserNotFoundError,
 } from '../errors.js';
+import type { EventHub } from '../events.js';
 import type { KeySealer } from '../tokens/key-sealer.js';
 import type { User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
@@ -61,6 +62,8 @@ export class MfaService {
       };
       relyingParty: RelyingParty;
       issuer: string;
+      /** Told of a user whose factors changed: its reads are dropped here at once (other nodes: within their second). */
+      events: EventHub;
       audit: AuditLog;
       clock: Clock;
     },
@@ -120,6 +123,7 @@ export class MfaService {
       );
     if (!(await this.deps.store.confirm(pending.id, uid, step, MAX_FACTORS)))
       throw new TooManyMfaFactorsError(MAX_FACTORS);
+    this.deps.events.emit('userChanged', uid);
     return this.enrolled(actor, user, { ...pending, confirmed: true }, ctx);
   }
 
@@ -182,6 +186,7 @@ export class MfaService {
     };
     try {
       if (!(await this.deps.store.add(factor, MAX_FACTORS))) throw new TooManyMfaFactorsError(MAX_FACTORS);
+      this.deps.events.emit('userChanged', uid);
     } catch (err) {
       if (/unique|duplicate/i.test(String((err as Error).message)))
         throw new InvalidMfaResponseError('This passkey is registered already');
@@ -198,6 +203,7 @@ export class MfaService {
     if (!(await this.deps.store.delete(id, uid))) throw new MfaFactorNotFoundError();
     // The last factor gone: its recovery codes go with it (they recover a factor, not a password).
     if ((await this.deps.store.listOf(uid)).every((f) => !f.confirmed)) await this.deps.store.deleteAll(uid);
+    this.deps.events.emit('userChanged', uid);
     this.audited(ctx, actor, user, actor.uid === uid ? 'mfa_remove' : 'mfa_reset', factorTarget(factor));
   }
 
@@ -205,6 +211,7 @@ export class MfaService {
   async removeAll(actor: MfaActor, uid: number, ctx: RequestContext): Promise<void> {
     const user = await this.mayChange(actor, uid);
     const removed = await this.deps.store.deleteAll(uid);
+    this.deps.events.emit('userChanged', uid);
     this.audited(ctx, actor, user, actor.uid === uid ? 'mfa_remove' : 'mfa_reset', `mfa (${removed} factors)`);
   }
 

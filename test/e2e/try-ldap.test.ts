@@ -33,7 +33,7 @@ it.skipIf(!slapdAvailable() && process.env.CI !== 'true')(
       const requests = [...out.matchAll(/curl -sk (?:-H "\$AUTH" )?-X (\w+) \$API(\S+) -d '(.+)'$/gm)];
       expect(requests).toHaveLength(3);
       const answers = [];
-      for (const [, method, url, body] of requests)
+      for (const [, method, url = '', body] of requests)
         answers.push(
           await request(`${server.url}${url}`, {
             method,

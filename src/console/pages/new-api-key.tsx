@@ -98,7 +98,7 @@ export function NewApiKey(props: {
       />
       {props.roles.length > 0 && (
         <RoleChoice
-          legend={`Roles of the key (none ticked: every role of ${props.who})`}
+          legend={`Roles of the key (none ticked: the roles ${props.who} holds)`}
           roles={props.roles}
           value={roleUids}
           onChange={setRoleUids}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { isBuiltInRole } from '../../access/built-in-roles.js';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import { Confirm, Dialog, Done, Field, Problem, useActions } from '../components.js';
+import { Check, Confirm, Dialog, Done, Field, Problem, useActions } from '../components.js';
 import { type ClusterRole, LEVELS } from '../roles.js';
 import type { Role, Session } from '../session.js';
 
@@ -19,6 +19,7 @@ export function RolesPage(props: { call: Call; session: Session }) {
   const [holders, setHolders] = useState<Map<number, number>>();
   const [name, setName] = useState('');
   const [management, setManagement] = useState<Role>('db_viewer');
+  const [mfaRequired, setMfaRequired] = useState(false);
   const [editing, setEditing] = useState<ClusterRole>();
   const [deleting, setDeleting] = useState<ClusterRole>();
   const { problem, setProblem, done, setDone, act } = useActions(() => load());
@@ -43,14 +44,21 @@ export function RolesPage(props: { call: Call; session: Session }) {
         class="card"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => props.call('POST', '/v1/roles', { name, management }), `Created the role ${name}.`).then(
-            (ok) => ok && setName(''),
-          );
+          void act(
+            () => props.call('POST', '/v1/roles', { name, management, ...(mfaRequired && { mfa_required: true }) }),
+            `Created the role ${name}.`,
+          ).then((ok) => {
+            if (!ok) return;
+            setName('');
+            setMfaRequired(false);
+          });
         }}
       >
         <h2>Create a role</h2>
         <Field label="Role name" value={name} onInput={setName} required autoComplete="off" />
         <LevelSelect label="Management level" value={management} onChange={setManagement} />
+        <Check id="new-role-mfa" label="Second factor required" checked={mfaRequired} onChange={setMfaRequired} />
+        <p class="hint">{MFA_HINT}</p>
         <button type="submit">Create role</button>
       </form>
       <Problem>{problem}</Problem>
@@ -62,6 +70,7 @@ export function RolesPage(props: { call: Call; session: Session }) {
             <th scope="col">UID</th>
             <th scope="col">Name</th>
             <th scope="col">Management</th>
+            <th scope="col">Second factor</th>
             <th scope="col">Held by</th>
             <th scope="col">Actions</th>
           </tr>
@@ -85,8 +94,15 @@ export function RolesPage(props: { call: Call; session: Session }) {
                 )}
               </th>
               <td>{r.management}</td>
+              <td>{r.mfa_required ? <span class="badge">required</span> : 'optional'}</td>
               <td>{holders ? usersText(holders.get(r.uid) ?? 0) : '—'}</td>
               <td class="actions">
+                {isBuiltInRole(r.uid) && (
+                  // Its name and management stay; whether it requires a second factor is the cluster's choice.
+                  <button type="button" aria-label={`Second factor for role ${r.name}`} onClick={() => setEditing(r)}>
+                    Second factor
+                  </button>
+                )}
                 {!isBuiltInRole(r.uid) && (
                   <>
                     <button type="button" aria-label={`Edit role ${r.name}`} onClick={() => setEditing(r)}>
@@ -148,6 +164,8 @@ function EditRole(props: {
   const { role } = props;
   const [name, setName] = useState(role.name);
   const [level, setLevel] = useState<Role>(role.management);
+  const [mfa, setMfa] = useState(role.mfa_required === true);
+  const builtIn = isBuiltInRole(role.uid);
   const [confirming, setConfirming] = useState(false);
   const [problem, setProblem] = useState('');
   /** A refused change goes back to the form, with the reason, rather than closing. */
@@ -156,6 +174,7 @@ function EditRole(props: {
     const changes = {
       ...(name !== role.name && { name }),
       ...(level !== role.management && { management: level }),
+      ...(mfa !== (role.mfa_required === true) && { mfa_required: mfa }),
     };
     if (Object.keys(changes).length === 0) return props.onClose();
     setProblem('');
@@ -164,7 +183,9 @@ function EditRole(props: {
       props.onSaved(
         level !== role.management
           ? `${name} now grants ${level}; its holders sign in again.`
-          : `Saved the role ${name}.`,
+          : changes.mfa_required !== undefined
+            ? `${name} ${mfa ? 'now requires' : 'no longer requires'} a second factor.`
+            : `Saved the role ${name}.`,
       );
     } catch (err) {
       refused.current = true;
@@ -194,9 +215,9 @@ function EditRole(props: {
     );
   }
   return (
-    <Dialog title={`Edit the role ${role.name}`} onClose={props.onClose}>
+    <Dialog title={builtIn ? `Second factor for ${role.name}` : `Edit the role ${role.name}`} onClose={props.onClose}>
       <form
-        aria-label={`Edit the role ${role.name}`}
+        aria-label={builtIn ? `Second factor for ${role.name}` : `Edit the role ${role.name}`}
         onSubmit={(e) => {
           e.preventDefault();
           refused.current = false;
@@ -204,9 +225,20 @@ function EditRole(props: {
           else void save();
         }}
       >
-        <Field label={`Name of ${role.name}`} value={name} onInput={setName} required autoComplete="off" />
-        <LevelSelect label={`Management of ${role.name}`} value={level} onChange={setLevel} />
-        <p class="hint">A new management ends the sessions of everyone who holds the role: you confirm it first.</p>
+        {!builtIn && (
+          <>
+            <Field label={`Name of ${role.name}`} value={name} onInput={setName} required autoComplete="off" />
+            <LevelSelect label={`Management of ${role.name}`} value={level} onChange={setLevel} />
+            <p class="hint">A new management ends the sessions of everyone who holds the role: you confirm it first.</p>
+          </>
+        )}
+        <Check
+          id={`role-${role.uid}-mfa`}
+          label={`Second factor required for ${role.name}`}
+          checked={mfa}
+          onChange={setMfa}
+        />
+        <p class="hint">{MFA_HINT}</p>
         <Problem>{problem}</Problem>
         <div class="buttons">
           <button type="submit">Save</button>
@@ -218,6 +250,9 @@ function EditRole(props: {
     </Dialog>
   );
 }
+
+const MFA_HINT =
+  'Its holders sign in with their password and a second factor (an authenticator app, a passkey or a security key); one who has none yet is asked to set one up at sign-in.';
 
 function LevelSelect(props: { label: string; value: Role; onChange: (level: Role) => void }) {
   return (

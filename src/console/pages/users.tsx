@@ -21,7 +21,7 @@ import { UserApiKeys } from './user-api-keys.js';
 import { UserSessions } from './user-sessions.js';
 
 /** What a row's Actions menu opens. */
-type Opened = 'edit' | 'password' | 'delete' | 'sessions' | 'api_keys';
+type Opened = 'edit' | 'password' | 'delete' | 'sessions' | 'api_keys' | 'reset_mfa';
 
 interface User {
   uid: number;
@@ -36,6 +36,8 @@ interface User {
   /** How it signs in: a password, a client certificate, SSO, or its API keys only (a service account). */
   auth_method: 'regular' | 'certificate' | 'sso' | 'api_key';
   certificate_subject_line?: string;
+  /** It has a second factor (an authenticator app, a passkey or a security key). */
+  mfa_enabled?: boolean;
 }
 
 /** The ways in the Create user form offers (auth_method "sso" users come from the identity provider's side). */
@@ -194,6 +196,29 @@ export function UsersPage(props: { call: Call; session: Session }) {
           <UserApiKeys user={u} roles={roles} call={props.call} onClose={close} />
         </Dialog>
       )}
+      {u && open.kind === 'reset_mfa' && (
+        <Confirm
+          title={`Reset the second factor of ${u.username}?`}
+          confirm="Reset second factor"
+          onConfirm={() =>
+            act(
+              () => props.call('DELETE', `/v1/users/${u.uid}/mfa`),
+              `Reset the second factor of ${u.username}: they sign in with their password alone until they set up a new one.`,
+            )
+          }
+          onClose={close}
+          returnFocus={backTo(u.uid)}
+        >
+          <p>
+            Every second factor of <strong>{u.username}</strong> (authenticator apps, passkeys, security keys) and their
+            recovery codes are removed. Do it when they lost their device, once you know it is really them asking.
+          </p>
+          <p>
+            They sign in with their password alone; if a role of theirs requires a second factor, they set up a new one
+            at their next sign-in.
+          </p>
+        </Confirm>
+      )}
       {u && open.kind === 'delete' && (
         <Confirm
           title={`Delete ${u.username}?`}
@@ -266,6 +291,10 @@ function UserRow(props: {
         ]
       : []),
     ...(u.status === 'locked' ? [{ label: 'Unlock', onSelect: () => props.act('unlock', `Unlocked ${who}.`) }] : []),
+    // Someone else's, lost with its device: removed for good (one's own are removed on the Security page).
+    ...(u.mfa_enabled && !props.self
+      ? [{ label: 'Reset second factor', onSelect: () => props.open('reset_mfa') }]
+      : []),
     { label: 'Sessions', onSelect: () => props.open('sessions') },
     { label: 'API keys', onSelect: () => props.open('api_keys') },
     { label: 'Delete', onSelect: () => props.open('delete') },
@@ -280,6 +309,12 @@ function UserRow(props: {
       </td>
       <td class="long">
         <WayIn user={u} />
+        {u.mfa_enabled && (
+          <>
+            {' '}
+            <span class="badge">+ second factor</span>
+          </>
+        )}
       </td>
       <td>
         {u.status === 'locked' ? (
