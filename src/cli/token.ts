@@ -38,7 +38,7 @@ export function tokenCommand(): Command {
     .addHelpText(
       'after',
       '\nExamples:\n  TOKEN=$(tessera token --username admin@tessera.local --ca data/tls/cert.pem --ttl 600)\n' +
-        '  TOKEN=$(tessera token --username ops --password-stdin --code 123456 < pw.txt)   # a user with a second factor',
+        '  TOKEN=$(tessera token --username ops --ca data/tls/cert.pem --password-stdin --code 123456 < pw.txt)   # a user with a second factor',
     )
     .action(async (o: TokenOptions) => {
       const password = await readPassword({ stdin: o.passwordStdin, prompt: `Password for ${o.username}: ` });

@@ -37,6 +37,8 @@ export function App(props: { idleMinutes: number }) {
   const [page, setPage] = useState(route());
   const [myKeys, setMyKeys] = useState(false);
   const lastActive = useRef(Date.now());
+  /** Recovery codes are on the Security page: timers do not end the session under them. */
+  const codesShown = useRef(false);
   const current = useRef<Session>();
   current.current = session;
 
@@ -92,6 +94,8 @@ export function App(props: { idleMinutes: number }) {
       const now = Date.now();
       if (now - lastActive.current >= props.idleMinutes * 60_000) {
         void end(`Signed out after ${props.idleMinutes} minutes without activity.`);
+      } else if (codesShown.current) {
+        // Recovery codes on the screen, shown this once: nothing but idleness or Sign out ends the page under them.
       } else if (s.mfaEnrol) {
         // A token for setting up a second factor is not renewed (the server refuses it): it ends.
         if (now >= s.expiresAt) void end('Your sign-in to set up a second factor has expired. Sign in again.');
@@ -99,7 +103,13 @@ export function App(props: { idleMinutes: number }) {
         now - s.issuedAt >= 10_000 &&
         (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000)
       ) {
-        renew(s).then(setSession, () => end('Your session has ended. Sign in again.'));
+        renew(s).then(setSession, (err) =>
+          end(
+            err instanceof ApiError && err.code === 'mfa_required'
+              ? 'Your account has a second factor now: sign in again with it.'
+              : 'Your session has ended. Sign in again.',
+          ),
+        );
       }
     }, 1000);
     return () => {
@@ -218,7 +228,14 @@ export function App(props: { idleMinutes: number }) {
         {shown === 'certificates' && <CertificatesPage call={call} />}
         {shown === 'events' && <EventsPage call={call} />}
         {shown === 'keys' && <KeysPage call={call} />}
-        {shown === 'security' && <SecurityPage call={call} session={session} onSignInAgain={(why) => end(why)} />}
+        {shown === 'security' && (
+          <SecurityPage
+            call={call}
+            session={session}
+            onSignInAgain={(why) => end(why)}
+            onCodesShown={(shown) => (codesShown.current = shown)}
+          />
+        )}
         {shown === 'password' && (
           <section>
             <h1>Change your password</h1>

@@ -42,7 +42,13 @@ const codesText = (n: number) => `${n} recovery code${n === 1 ? '' : 's'}`;
  * listed and removed; recovery codes shown once, when made. With a token that may only set one up
  * (its role requires one), this is the only page, and the person signs in again once it is done.
  */
-export function SecurityPage(props: { call: Call; session: Session; onSignInAgain: (notice: string) => void }) {
+export function SecurityPage(props: {
+  call: Call;
+  session: Session;
+  onSignInAgain: (notice: string) => void;
+  /** Recovery codes are on the screen (true) or gone (false): the session is not ended under them by a timer. */
+  onCodesShown?: (shown: boolean) => void;
+}) {
   const { uid, mfaEnrol } = props.session;
   const base = `/v1/users/${uid}/mfa`;
   const [status, setStatus] = useState<MfaStatus>();
@@ -50,6 +56,10 @@ export function SecurityPage(props: { call: Call; session: Session; onSignInAgai
   const [renewing, setRenewing] = useState(false);
   /** Recovery codes to show this once; `first`: they came with the first factor. */
   const [codes, setCodes] = useState<{ codes: string[]; first: boolean }>();
+  useEffect(() => {
+    props.onCodesShown?.(codes !== undefined);
+    return () => props.onCodesShown?.(false);
+  }, [codes]);
   /** The server wants a second factor proven lately (mfa_fresh_required): signing in again does it. */
   const [stale, setStale] = useState(false);
   const { problem, setProblem, done, setDone, act } = useActions(() => load());
@@ -233,6 +243,7 @@ export function SecurityPage(props: { call: Call; session: Session; onSignInAgai
           signInAgain={mfaEnrol}
           onClose={() => {
             setCodes(undefined);
+            // (A session that had no factor ends at its token's next renewal, which the server refuses now: said so then.)
             if (mfaEnrol) enrolled('Your second factor is set up.');
           }}
         />
@@ -254,11 +265,18 @@ function AppSetup(props: { call: Call; base: string; onAdded: (added: Added) => 
   const [busy, setBusy] = useState(false);
   const codeField = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!pending) return setQr(undefined);
-    QRCode.toDataURL(pending.otpauth_url, { errorCorrectionLevel: 'M', margin: 2, width: 220 }).then(setQr, () =>
-      setQr(undefined),
+    // A new key's code replaces the last one's at once; a drawing that finishes late for an older key is dropped.
+    setQr(undefined);
+    if (!pending) return;
+    let current = true;
+    QRCode.toDataURL(pending.otpauth_url, { errorCorrectionLevel: 'M', margin: 2, width: 220 }).then(
+      (url) => current && setQr(url),
+      () => current && setQr(undefined),
     );
     codeField.current?.querySelector('input')?.focus();
+    return () => {
+      current = false;
+    };
   }, [pending]);
 
   const start = async (e: Event) => {
