@@ -1,7 +1,7 @@
 // npm run lint:deps — the floors of src/ (docs/architecture.md): a folder imports its own floor
 // and the floors below it, never one above; no import circle, type-only imports included.
 const FLOORS = [
-  ['clock.ts', 'deadline.ts', 'errors.ts', 'errors', 'events.ts'],
+  ['clock.ts', 'deadline.ts', 'errors.ts', 'errors', 'events.ts', 'unit-of-work.ts'],
   ['store', 'access', 'probes', 'config', 'tls', 'schema', 'verify'],
   ['audit'],
   ['policy', 'certs'],
@@ -9,7 +9,7 @@ const FLOORS = [
   ['roles', 'tokens'],
   ['sessions', 'ldap', 'sso', 'guard', 'api-keys', 'mfa'],
   ['auth'],
-  ['event-log', 'metrics'],
+  ['event-log', 'metrics', 'siem'],
   ['http', 'console'],
   ['tessera.ts', 'app.ts', 'server.ts'],
   ['cli'],

@@ -9,7 +9,7 @@
  * name/email conflicts in `users.ts`; password rules in `passwords.ts`; roles and the last
  * admin in `roles.ts`; sessions in `sessions.ts`; the LDAP directory, its settings and its
  * users in `ldap.ts`; client and cluster certificates in `certificates.ts`; SSO settings,
- * sign-ins and users in `sso.ts`; API keys in `api-keys.ts`; second factors in `mfa.ts`. Which HTTP status each code gets is decided in
+ * sign-ins and users in `sso.ts`; API keys in `api-keys.ts`; second factors in `mfa.ts`; SIEM sinks in `siem.ts`. Which HTTP status each code gets is decided in
  * `http/error-response.ts`.
  */
 export * from './errors/api-keys.js';
@@ -24,5 +24,6 @@ export * from './errors/passwords.js';
 export * from './errors/requests.js';
 export * from './errors/roles.js';
 export * from './errors/sessions.js';
+export * from './errors/siem.js';
 export * from './errors/sso.js';
 export * from './errors/users.js';

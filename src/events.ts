@@ -1,3 +1,5 @@
+import { currentUnit } from './unit-of-work.js';
+
 /** How a token check ended. */
 export type TokenCheck = 'valid' | 'invalid' | 'expired' | 'revoked';
 
@@ -7,7 +9,7 @@ export type TokenCheck = 'valid' | 'invalid' | 'expired' | 'revoked';
  * anything is announced, and never throw. An event whose payload is a type of a higher
  * floor is declared beside its announcer (`declare module '…/events.js'`: the audit log's
  * `audited`, the realm chain's `credentialsVerified`, the LDAP realm's `directoryChecked`),
- * so that this file, on the lowest floor, imports nothing.
+ * so that this file, on the lowest floor, imports nothing but its neighbour the unit of work.
  */
 export interface TesseraEvents {
   /** A user changed: here (after the commit), or elsewhere as the revocation events say. */
@@ -26,6 +28,13 @@ export interface TesseraEvents {
 
 type Listener<K extends keyof TesseraEvents> = (...args: TesseraEvents[K]) => void;
 
+/**
+ * What makes a cache forget. Announced inside a unit of work (a change not yet committed), it is
+ * heard at once (the change's own reads see it) and again after the commit: a read by another
+ * request in between, on another connection, saw the rows before the change and must not be kept.
+ */
+const FORGET: ReadonlySet<keyof TesseraEvents> = new Set(['userChanged', 'tokensRevoked', 'listenerTlsChanged']);
+
 /** The one channel of a node's announcements: made first, handed to every part that announces or listens. */
 export class EventHub {
   private readonly listeners: { [K in keyof TesseraEvents]?: Listener<K>[] } = {};
@@ -35,6 +44,11 @@ export class EventHub {
   }
 
   emit<K extends keyof TesseraEvents>(event: K, ...args: TesseraEvents[K]): void {
+    this.tell(event, args);
+    if (FORGET.has(event)) currentUnit()?.afterCommit.push(() => this.tell(event, args));
+  }
+
+  private tell<K extends keyof TesseraEvents>(event: K, args: TesseraEvents[K]): void {
     const listeners = this.listeners[event] as Listener<K>[] | undefined;
     if (listeners) for (const listener of listeners) listener(...args);
   }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -61,6 +61,12 @@ import { RoleService } from './roles/role-service.js';
 import { ConsoleIdle } from './sessions/console-idle.js';
 import { KyselySessionStore } from './sessions/kysely-session-store.js';
 import { SessionService } from './sessions/session-service.js';
+import { Delivery } from './siem/delivery.js';
+import { Outbox } from './siem/outbox.js';
+import { SiemMetrics } from './siem/siem-metrics.js';
+import { SiemRecorder } from './siem/siem-recorder.js';
+import { SiemService } from './siem/siem-service.js';
+import { SiemSettings } from './siem/siem-settings.js';
 import { SamlStore } from './sso/saml-store.js';
 import { REQUEST_MS, ServiceProvider } from './sso/service-provider.js';
 import { SsoCertificates } from './sso/sso-certificates.js';
@@ -162,6 +168,10 @@ export interface Accounts extends UserUseCases {
   eventLog: EventLogStore;
   eventWriter: EventLogWriter;
   serviceProvider: ServiceProvider;
+  /** The control plane's auditing: its SIEM sinks (/v1/cluster/auditing/control_plane), and what puts events in their outbox. */
+  siem: SiemService;
+  siemSettings: SiemSettings;
+  siemRecorder: SiemRecorder;
   close(): Promise<void>;
 }
 
@@ -250,6 +260,36 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       throttle: core.throttle,
       clock,
     });
+    // The outbox to the SIEM sinks, delivered by whichever node holds each sink's lease.
+    const outbox = new Outbox(db);
+    const siemMetrics = { delivered() {}, failed() {}, dropped() {} } as Pick<
+      SiemMetrics,
+      'delivered' | 'failed' | 'dropped'
+    >;
+    const delivery = new Delivery(
+      outbox,
+      core.siemSettings,
+      nodeName(),
+      clock,
+      {
+        delivered: (sink, n) => siemMetrics.delivered(sink, n),
+        failed: (sink) => siemMetrics.failed(sink),
+        dropped: (sink, n) => siemMetrics.dropped(sink, n),
+        audit: (record) => audit.record(START_CONTEXT, record),
+      },
+      (err) => options.logger?.warn({ err: String(err) }, 'SIEM delivery'),
+    );
+    Object.assign(
+      siemMetrics,
+      new SiemMetrics(
+        metrics.registry,
+        () => delivery.records,
+        clock,
+        () => core!.siemRecorder.lost,
+      ),
+    );
+    core.siemRecorder.onWritten = () => delivery.nudge();
+    const siem = new SiemService(core.siemSettings, outbox, audit, clock, delivery);
     const pruneSessions = setInterval(() => {
       void sessions.prune().catch(() => {});
       void mfa.prune().catch(() => {});
@@ -273,11 +313,14 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const close = async () => {
       keys.stop();
       clearInterval(pruneSessions);
+      await core!.siemRecorder.flush();
+      await delivery.close();
       await closeCore();
       redis?.disconnect();
     };
     return {
       ...core,
+      siem,
       keys,
       revocationFeed: new KyselyRevocationStore(db),
       callers,
@@ -379,7 +422,13 @@ async function openCore(
       events,
     );
     events.on('audited', (record, ctx) => eventWriter.add(record, ctx));
+    const siemSettings = new SiemSettings(db, sealerOf(config), clock);
+    const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, nodeName(), clock, (err) =>
+      options.logger?.warn({ err: String(err) }, 'events for the SIEM sinks could not be written'),
+    );
+    events.on('audited', (record, ctx) => siemRecorder.record(record, ctx));
     const close = async () => {
+      await siemRecorder.close();
       await eventWriter.close();
       await revocations.stop();
       await argon2.close();
@@ -434,8 +483,11 @@ async function openCore(
         serviceProvider,
         eventLog,
         eventWriter,
+        siemSettings,
+        siemRecorder,
         close,
       },
+      siem: new SiemService(siemSettings, new Outbox(db), audit, clock),
       ...userCases,
       sessions,
       sessionStore,
@@ -480,6 +532,9 @@ async function openCore(
     throw err;
   }
 }
+
+/** Which node recorded an event: its host name and process. */
+const nodeName = () => `${hostname()}/${process.pid}`;
 
 /** Where the lockout counts failures: Redis when nodes share one (memory as insurance if asked), else this process's memory. */
 function loginGuard(

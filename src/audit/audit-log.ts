@@ -80,6 +80,12 @@ export const AUDIT_EVENTS = [
   'mfa_challenge',
   /** The second step of a login: its factor (`mfa`) accepted, or refused with why. */
   'mfa_verify',
+  /** The control plane's auditing (its SIEM sinks, mode and bound) set or removed; `changes` names the fields, never a secret. */
+  'siem_update',
+  'siem_delete',
+  /** A SIEM sink stopped taking events (`reason`), or took them again (`target`: "siem_sink <name>"). */
+  'siem_sink_failed',
+  'siem_sink_recovered',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 

@@ -88,6 +88,9 @@ export type ErrorCode =
   | 'mfa_fresh_required'
   | 'mfa_factor_not_found'
   | 'too_many_mfa_factors'
+  | 'invalid_audit_sink'
+  | 'audit_config_not_found'
+  | 'audit_backlog_full'
   | 'internal_error';
 
 /**

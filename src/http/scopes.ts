@@ -1,10 +1,12 @@
 import { authenticateRequests } from './authenticate.js';
+import { changesAsUnits } from './changes.js';
 import { acceptJsonBodies } from './json-body.js';
 import { collectMethods } from './method-not-allowed.js';
 import { apiKeysRoutes } from './routes/api-keys.js';
 import { authorizeRoute } from './routes/authorize.js';
 import { authorizeMfaRoute } from './routes/authorize-mfa.js';
 import { clusterRoutes } from './routes/cluster.js';
+import { clusterAuditingRoutes } from './routes/cluster-auditing.js';
 import { clusterCertificatesRoutes } from './routes/cluster-certificates.js';
 import { clusterLdapRoutes } from './routes/cluster-ldap.js';
 import { clusterPolicyRoutes } from './routes/cluster-policy.js';
@@ -73,6 +75,7 @@ export const api = scope(
       rolesRoutes,
       clusterRoutes,
       clusterPolicyRoutes,
+      clusterAuditingRoutes,
       clusterLdapRoutes,
       ldapMappingsRoutes,
       clusterCertificatesRoutes,
@@ -84,6 +87,7 @@ export const api = scope(
   (app) => {
     acceptJsonBodies(app);
     authenticateRequests(app);
+    changesAsUnits(app);
   },
 );
 

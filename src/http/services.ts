@@ -18,6 +18,7 @@ import type { ClusterSettings } from '../policy/cluster-settings.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import type { RoleService } from '../roles/role-service.js';
 import type { SessionService } from '../sessions/session-service.js';
+import type { SiemService } from '../siem/siem-service.js';
 import type { SsoService } from '../sso/sso-service.js';
 import type { KeyRing } from '../tokens/key-ring.js';
 import type { RevocationStore } from '../tokens/revocation-store.js';
@@ -58,6 +59,7 @@ export interface HttpServices {
   apiCertificate: ApiCertificateService;
   keptCertificates: KeptCertificateService;
   sso: SsoService;
+  siem: SiemService;
   ssoSignIn: SsoSignIn;
   ldap: LdapService;
   ldapMappings: LdapMappingService;

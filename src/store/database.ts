@@ -5,6 +5,7 @@ import { Kysely, type Migration, Migrator, SqliteAdapter, SqliteDialect, sql } f
 import { migrationsFor } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
+import { unitAware } from './unit-aware-dialect.js';
 
 export type Db = Kysely<Database>;
 
@@ -108,7 +109,7 @@ function openSqlite(dataDir: string): Db {
       return statement;
     },
   };
-  return new Kysely<Database>({ dialect: new TransactionalSqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: unitAware(new TransactionalSqliteDialect({ database })) });
 }
 
 /** One round trip to the store, for readiness. */

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { Deadline, within } from '../deadline.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { Database } from './schema.js';
+import { unitAware } from './unit-aware-dialect.js';
 
 export interface PostgresTimeouts {
   /** The time a store call gets, from taking a connection to the last answer on it. */
@@ -35,7 +36,9 @@ export async function openPostgres(url: string, timeouts: PostgresTimeouts): Pro
   const classify = (err: unknown) =>
     err instanceof DatabaseError && !isUnavailableState(err.code) ? err : unavailable(err);
   return new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new DeadlinePool(pool, timeouts.callMs, classify) }),
+    dialect: unitAware(new PostgresDialect({ pool: new DeadlinePool(pool, timeouts.callMs, classify) }), {
+      isolationLevel: 'read committed',
+    }),
   });
 }
 

@@ -238,6 +238,8 @@ export interface Database {
   mfa_factors: MfaFactorsTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   mfa_challenges: MfaChallengesTable;
+  siem_outbox: SiemOutboxTable;
+  siem_sinks: SiemSinksTable;
 }
 
 export interface EventLogTable {
@@ -251,4 +253,26 @@ export interface EventLogTable {
   actor_uid: number | null;
   /** The event's fields (JSON): never a secret, as the audit record has no place for one. */
   record: string;
+}
+
+/** An event waiting for one sink (JSON: a SiemEvent); deleted once the sink took it. */
+export interface SiemOutboxTable {
+  id: Generated<number>;
+  sink: string;
+  event: string;
+  /** ms since the epoch. */
+  created_at: number;
+}
+
+/** How a sink's delivery goes, shared by the nodes: who holds it until when (ms), its failures and counts. */
+export interface SiemSinksTable {
+  sink: string;
+  node: string;
+  lease_until: number;
+  failing_since: number | null;
+  last_error: string | null;
+  last_delivered_at: number | null;
+  delivered: Generated<number>;
+  failed: Generated<number>;
+  dropped: Generated<number>;
 }

@@ -38,6 +38,7 @@ export function authorizeMfaRoute(app: TesseraApp, { logins }: Pick<HttpServices
     {
       config: {
         access: 'public',
+        signIn: true,
         errors: ['invalid_mfa_code', 'invalid_mfa_token', 'account_locked', 'try_again', 'store_unavailable'],
       },
       schema: {

@@ -33,6 +33,7 @@ export function authorizeRoute(
     {
       config: {
         access: 'public',
+        signIn: true,
         errors: [
           'missing_credentials',
           'invalid_credentials',

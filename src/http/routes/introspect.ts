@@ -42,7 +42,7 @@ export function introspectRoute(app: TesseraApp, { callers }: Pick<HttpServices,
     }),
     response: { 200: Introspection },
   };
-  app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens' } }, async (request) => {
+  app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens', signIn: true } }, async (request) => {
     try {
       const { token: claims } = await callers.checkToken(request.body.token);
       // A token for enrolling a second factor only is good for nothing at another service.

@@ -9,7 +9,7 @@ export function logoutRoute(app: TesseraApp, { logins }: Pick<HttpServices, 'log
   app.post(
     '/v1/users/logout',
     {
-      config: { access: 'token', enrolment: true },
+      config: { access: 'token', enrolment: true, endsAccess: true },
       schema: {
         tags: ['tokens'],
         summary: 'End the presented token',

@@ -12,6 +12,7 @@ export function refreshJwtRoute(app: TesseraApp, { logins }: Pick<HttpServices, 
     {
       config: {
         access: 'token',
+        signIn: true,
         errors: [
           'mfa_enrolment_required',
           'mfa_required',

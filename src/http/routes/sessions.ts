@@ -60,7 +60,11 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
   app.delete(
     '/v1/users/:uid/sessions/:sid',
     {
-      config: { access: 'caller', errors: ['session_not_found', 'unauthorized_action', 'forbidden', 'user_not_found'] },
+      config: {
+        access: 'caller',
+        endsAccess: true,
+        errors: ['session_not_found', 'unauthorized_action', 'forbidden', 'user_not_found'],
+      },
       schema: {
         ...doc,
         summary: 'End one session: its tokens are refused and cannot be refreshed (yourself, or update_user)',
@@ -76,7 +80,11 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
   app.delete(
     '/v1/users/:uid/sessions',
     {
-      config: { access: 'caller', errors: ['unauthorized_action', 'forbidden', 'user_not_found', 'session_not_found'] },
+      config: {
+        access: 'caller',
+        endsAccess: true,
+        errors: ['unauthorized_action', 'forbidden', 'user_not_found', 'session_not_found'],
+      },
       schema: {
         ...doc,
         summary:
@@ -92,7 +100,7 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
   app.delete(
     '/v1/sessions',
     {
-      config: { access: 'end_all_sessions' },
+      config: { access: 'end_all_sessions', endsAccess: true },
       schema: {
         ...doc,
         summary: 'End every session of every user: each logs in again (end_all_sessions: admin)',

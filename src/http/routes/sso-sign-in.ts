@@ -78,7 +78,7 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
   app.post(
     '/v1/sso/exchange',
     {
-      config: { access: 'public', errors: ['sso_refused', 'sso_confirm', 'account_locked'] },
+      config: { access: 'public', signIn: true, errors: ['sso_refused', 'sso_confirm', 'account_locked'] },
       schema: {
         ...doc,
         security: ANYONE,
@@ -123,7 +123,7 @@ export function ssoSignInRoutes(app: TesseraApp, { ssoSignIn, sso }: Pick<HttpSe
   app.post(
     '/v1/sso/logout',
     {
-      config: { access: 'token' },
+      config: { access: 'token', endsAccess: true },
       schema: {
         ...doc,
         security: CALLER.slice(0, 2),
@@ -164,7 +164,7 @@ function serviceProviderRoutes(
   app.post(
     paths.acs,
     {
-      config: { access: 'public', formBody: true },
+      config: { access: 'public', formBody: true, signIn: true },
       schema: {
         hide: true,
         body: Type.Object({

@@ -13,6 +13,7 @@ import { eventLogProductNames } from './0011-event-log-product-names.js';
 import { roleResources } from './0012-role-resources.js';
 import { apiKeys } from './0013-api-keys.js';
 import { secondFactors } from './0014-second-factors.js';
+import { siemOutbox } from './0015-siem-outbox.js';
 import type { Dialect } from './dialect.js';
 
 export type { Dialect } from './dialect.js';
@@ -38,5 +39,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0012-role-resources': roleResources(),
     '0013-api-keys': apiKeys(),
     '0014-second-factors': secondFactors(),
+    '0015-siem-outbox': siemOutbox(dialect),
   };
 }

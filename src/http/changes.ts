@@ -1,0 +1,37 @@
+import type { RouteOptions } from 'fastify';
+import { atomically } from '../unit-of-work.js';
+import type { TesseraApp } from './tessera-app.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A sign-in (a login, its second step, a refresh, an introspection): not a change, never refused by blocking auditing. */
+    signIn?: boolean;
+    /** Ends access (a logout, a session ended): a change that blocking auditing never refuses. */
+    endsAccess?: boolean;
+  }
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Every request of the scope that changes something runs as one unit of work: its writes and the
+ * events it records commit together or not at all, before it is answered (src/unit-of-work.ts).
+ * In blocking auditing mode, a change waits (503 audit_backlog_full) while a SIEM sink is behind
+ * by its bound — but never a sign-in, a logout or the end of a session (refusing those would keep
+ * the operators out or an intruder in), nor the enrolment of a second factor a sign-in needs.
+ */
+export function changesAsUnits(app: TesseraApp): void {
+  const { siem } = app.services;
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if ([route.method].flat().every((m) => READS.has(m)) || route.config?.signIn) return;
+    const handler = route.handler;
+    const mayWait = !route.config?.endsAccess && !route.config?.enrolment;
+    route.handler = async function (request, reply) {
+      if (mayWait) {
+        const refusal = await siem.changeRefusal();
+        if (refusal) throw refusal;
+      }
+      return atomically(async () => handler.call(this, request, reply));
+    };
+  });
+}

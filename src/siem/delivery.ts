@@ -1,0 +1,208 @@
+import { createRequire } from 'node:module';
+import { hostname } from 'node:os';
+import type { AuditRecord } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import { ocsfOf } from './ocsf.js';
+import type { Outbox, SinkRecord } from './outbox.js';
+import type { SiemEvent } from './siem-event.js';
+import type { SiemSettings, SinkSettings } from './siem-settings.js';
+import { FileTransport } from './transports/file-transport.js';
+import { SyslogTransport } from './transports/syslog-transport.js';
+import type { Transport } from './transports/transport.js';
+import { WebhookTransport } from './transports/webhook-transport.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** How often a node looks for work when nothing nudged it. */
+const TICK_MS = 250;
+/** A sink's lease: how long a node delivers it without renewing, and how long the others wait for a dead holder. */
+export const LEASE_MS = 5_000;
+/** Events a batch holds at most. */
+const BATCH = 1000;
+/** A failing sink is tried again after 1, 2, 4 … s, at most this long. */
+const MAX_BACKOFF_MS = 30_000;
+
+/** What a node tells of its deliveries (metrics, and the events a failure and a recovery make). */
+export interface DeliveryWatcher {
+  delivered(sink: string, count: number): void;
+  failed(sink: string): void;
+  dropped(sink: string, count: number): void;
+  /** A sink stopped taking events, or took them again: an event of the log. */
+  audit(record: AuditRecord): void;
+}
+
+interface SinkState {
+  key: string;
+  transport: Transport;
+  failures: number;
+  retryAt: number;
+  failing: boolean;
+}
+
+/**
+ * Delivers the outbox to the sinks, off the request path. Each sink is delivered by one node at
+ * a time, the holder of its lease in the store (renewed with every batch; another node takes it
+ * over LEASE_MS after a holder died); a batch is deleted from the outbox only once its sink has
+ * it, so a failure or a death in the middle sends it again (at least once; the event's `id` lets
+ * a receiver drop a repeat). A failing sink is tried again with a backoff, its events kept, up
+ * to max_backlog (best_effort: the oldest dropped past it and counted; blocking: changes wait).
+ */
+export class Delivery {
+  private readonly states = new Map<string, SinkState>();
+  private readonly timer: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  /** Each sink's record as last read (backlog, failures): what GET shows and blocking mode checks. */
+  records = new Map<string, SinkRecord>();
+  private readonly hup = () => {
+    for (const state of this.states.values()) if (state.transport instanceof FileTransport) state.transport.reopen();
+  };
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly settings: SiemSettings,
+    private readonly node: string,
+    private readonly clock: Clock,
+    private readonly watcher: DeliveryWatcher,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    this.timer = setInterval(() => this.nudge(), TICK_MS).unref();
+    process.on('SIGHUP', this.hup);
+  }
+
+  /** Look for work now (events were just written). */
+  nudge(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.tick()
+      .catch(this.onError)
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  /** Waits for the round in progress (tests, and close). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    const settings = await this.settings.get();
+    const sinks = settings?.sinks ?? [];
+    this.forgetGone(sinks);
+    for (const sink of sinks) {
+      try {
+        await this.deliver(sink, settings!.mode === 'best_effort' ? settings!.max_backlog : undefined);
+      } catch (err) {
+        this.onError(err);
+      }
+    }
+    this.records = await this.outbox.records();
+  }
+
+  private async deliver(sink: SinkSettings, bound: number | undefined): Promise<void> {
+    const state = this.stateOf(sink);
+    const now = this.clock();
+    if (now < state.retryAt) return;
+    if (!(await this.outbox.lease(sink.name, this.node, now + LEASE_MS, now))) return;
+    if (bound !== undefined) {
+      const dropped = await this.outbox.trim(sink.name, bound);
+      if (dropped > 0) this.watcher.dropped(sink.name, dropped);
+    }
+    const until = now + LEASE_MS / 2;
+    while (this.clock() < until) {
+      const batch = await this.outbox.take(sink.name, BATCH);
+      if (batch.length === 0) return;
+      try {
+        await state.transport.send(batch.map((w) => w.event));
+      } catch (err) {
+        await this.failed(sink, state, err);
+        return;
+      }
+      await this.outbox.remove(batch.map((w) => w.id));
+      await this.outbox.note(sink.name, this.clock(), { delivered: batch.length });
+      this.watcher.delivered(sink.name, batch.length);
+      if (state.failing) this.recovered(sink, state);
+      await this.outbox.lease(sink.name, this.node, this.clock() + LEASE_MS, this.clock());
+    }
+  }
+
+  private async failed(sink: SinkSettings, state: SinkState, err: unknown): Promise<void> {
+    const reason = reasonOf(err);
+    state.failures++;
+    state.retryAt = this.clock() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (state.failures - 1));
+    this.watcher.failed(sink.name);
+    await this.outbox.note(sink.name, this.clock(), { error: reason });
+    if (state.failing) return;
+    state.failing = true;
+    this.watcher.audit({ event: 'siem_sink_failed', outcome: 'failure', target: `siem_sink ${sink.name}`, reason });
+  }
+
+  private recovered(sink: SinkSettings, state: SinkState): void {
+    state.failing = false;
+    state.failures = 0;
+    state.retryAt = 0;
+    this.watcher.audit({ event: 'siem_sink_recovered', outcome: 'success', target: `siem_sink ${sink.name}` });
+  }
+
+  /** A sink's state here, made anew when its settings changed. */
+  private stateOf(sink: SinkSettings): SinkState {
+    const key = JSON.stringify(sink);
+    const known = this.states.get(sink.name);
+    if (known?.key === key) return known;
+    void known?.transport.close();
+    const state = { key, transport: transportOf(sink, this.clock), failures: 0, retryAt: 0, failing: false };
+    this.states.set(sink.name, state);
+    return state;
+  }
+
+  private forgetGone(sinks: readonly SinkSettings[]): void {
+    for (const [name, state] of this.states)
+      if (!sinks.some((s) => s.name === name)) {
+        void state.transport.close();
+        this.states.delete(name);
+      }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    process.off('SIGHUP', this.hup);
+    await this.settled();
+    for (const state of this.states.values()) await state.transport.close();
+  }
+}
+
+/** What a failure says, without anything a sink's settings hold (a URL's query, a secret). */
+function reasonOf(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  return (typeof code === 'string' ? `${code}: ${message}` : message).replace(/https?:\/\/\S+/g, '<url>').slice(0, 200);
+}
+
+function transportOf(sink: SinkSettings, clock: Clock): Transport {
+  const bodyOf = (e: SiemEvent) => (sink.format === 'ocsf' ? ocsfOf(e, { version }) : e);
+  const textOf = (e: SiemEvent) => JSON.stringify(bodyOf(e));
+  switch (sink.type) {
+    case 'syslog':
+      return new SyslogTransport(
+        {
+          address: sink.address!,
+          port: sink.port!,
+          protocol: sink.protocol ?? 'TCP',
+          ca: sink.ca_cert,
+          hostname: hostname(),
+        },
+        textOf,
+      );
+    case 'webhook':
+      return new WebhookTransport(sink.url!, sink.secret!, bodyOf, clock, sink.ca_cert);
+    case 'file':
+      return new FileTransport(sink.path!, textOf);
+  }
+}

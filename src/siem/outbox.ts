@@ -1,0 +1,162 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/database.js';
+import type { SiemEvent } from './siem-event.js';
+
+/** A row of the outbox: an event waiting for one sink. */
+export interface Waiting {
+  id: number;
+  event: SiemEvent;
+}
+
+/** How a sink's delivery stands, as every node sees it. */
+export interface SinkRecord {
+  node: string;
+  failingSince?: number;
+  lastError?: string;
+  lastDeliveredAt?: number;
+  delivered: number;
+  failed: number;
+  dropped: number;
+  /** Events waiting, and since when the oldest (ms). */
+  backlog: number;
+  oldestAt?: number;
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(v));
+
+/**
+ * The outbox in the store: events are added in the transaction of the change they record (or
+ * in batches, for sign-ins), taken in order of their id by the node that holds the sink's lease,
+ * and deleted once delivered. A row is deleted only when delivered (or dropped past the bound in
+ * best_effort mode), so a node that dies mid-batch leaves it for the next holder: at least once.
+ */
+export class Outbox {
+  constructor(private readonly db: Db) {}
+
+  async add(sinks: readonly string[], events: readonly SiemEvent[], now: number): Promise<void> {
+    if (sinks.length === 0 || events.length === 0) return;
+    const rows = sinks.flatMap((sink) => events.map((e) => ({ sink, event: JSON.stringify(e), created_at: now })));
+    for (let i = 0; i < rows.length; i += 500)
+      await this.db
+        .insertInto('siem_outbox')
+        .values(rows.slice(i, i + 500))
+        .execute();
+  }
+
+  async take(sink: string, limit: number): Promise<Waiting[]> {
+    const rows = await this.db
+      .selectFrom('siem_outbox')
+      .select(['id', 'event'])
+      .where('sink', '=', sink)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: Number(r.id), event: JSON.parse(r.event) as SiemEvent }));
+  }
+
+  async remove(ids: readonly number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500)
+      await this.db
+        .deleteFrom('siem_outbox')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
+  }
+
+  /** Keeps the newest `keep` of a sink's events; says how many older ones it dropped. */
+  async trim(sink: string, keep: number): Promise<number> {
+    const edge = await this.db
+      .selectFrom('siem_outbox')
+      .select('id')
+      .where('sink', '=', sink)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .offset(keep)
+      .executeTakeFirst();
+    if (!edge) return 0;
+    const result = await this.db
+      .deleteFrom('siem_outbox')
+      .where('sink', '=', sink)
+      .where('id', '<=', edge.id)
+      .executeTakeFirst();
+    const dropped = Number(result.numDeletedRows);
+    await this.db
+      .updateTable('siem_sinks')
+      .set((eb) => ({ dropped: eb('dropped', '+', dropped) }))
+      .where('sink', '=', sink)
+      .execute();
+    return dropped;
+  }
+
+  /** The sink's lease for `node` until `until` (ms), when it is free, lapsed or already this node's. */
+  async lease(sink: string, node: string, until: number, now: number): Promise<boolean> {
+    const row = await this.db
+      .insertInto('siem_sinks')
+      .values({ sink, node, lease_until: until })
+      .onConflict((oc) =>
+        oc
+          .column('sink')
+          .doUpdateSet({ node, lease_until: until })
+          .where((eb) => eb.or([eb('siem_sinks.lease_until', '<', now), eb('siem_sinks.node', '=', node)])),
+      )
+      .returning('node')
+      .executeTakeFirst();
+    return row?.node === node;
+  }
+
+  /** A batch delivered (`count` > 0) or a failure (`error`): the sink's record as every node reads it. */
+  async note(sink: string, now: number, outcome: { delivered: number } | { error: string }): Promise<void> {
+    await this.db
+      .updateTable('siem_sinks')
+      .set((eb) =>
+        'error' in outcome
+          ? {
+              failed: eb('failed', '+', 1),
+              last_error: outcome.error,
+              failing_since: eb.fn.coalesce('failing_since', sql.lit(now)),
+            }
+          : {
+              delivered: eb('delivered', '+', outcome.delivered),
+              last_delivered_at: now,
+              failing_since: null,
+              last_error: null,
+            },
+      )
+      .where('sink', '=', sink)
+      .execute();
+  }
+
+  async records(): Promise<Map<string, SinkRecord>> {
+    const [sinks, waiting] = await Promise.all([
+      this.db.selectFrom('siem_sinks').selectAll().execute(),
+      this.db
+        .selectFrom('siem_outbox')
+        .select((eb) => ['sink', eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+        .groupBy('sink')
+        .execute(),
+    ]);
+    const byName = new Map<string, SinkRecord>();
+    for (const s of sinks)
+      byName.set(s.sink, {
+        node: s.node,
+        failingSince: num(s.failing_since),
+        lastError: s.last_error ?? undefined,
+        lastDeliveredAt: num(s.last_delivered_at),
+        delivered: Number(s.delivered),
+        failed: Number(s.failed),
+        dropped: Number(s.dropped),
+        backlog: 0,
+      });
+    for (const w of waiting) {
+      const record = byName.get(w.sink) ?? { node: '', delivered: 0, failed: 0, dropped: 0, backlog: 0 };
+      byName.set(w.sink, { ...record, backlog: Number(w.n), oldestAt: num(w.oldest) });
+    }
+    return byName;
+  }
+
+  /** A sink gone from the settings: its waiting events and its record. */
+  async forget(sinks: readonly string[]): Promise<void> {
+    if (sinks.length === 0) return;
+    await this.db.deleteFrom('siem_outbox').where('sink', 'in', sinks).execute();
+    await this.db.deleteFrom('siem_sinks').where('sink', 'in', sinks).execute();
+  }
+}

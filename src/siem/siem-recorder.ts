@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import { rowOf } from '../event-log/event-log.js';
+import { currentUnit, type Unit } from '../unit-of-work.js';
+import type { Outbox } from './outbox.js';
+import type { SiemEvent } from './siem-event.js';
+import type { SiemSettings } from './siem-settings.js';
+
+/** Sign-ins and other events outside a change, waiting at most this long to be written. */
+const FLUSH_MS = 100;
+/** Past this many waiting (the store away), more are counted as dropped rather than kept in memory. */
+const MAX_WAITING = 50_000;
+
+/**
+ * Puts each audited event in the outbox of every sink. An event of a change (a request or a
+ * command in a unit of work) is written in the change's transaction, so that both commit or
+ * neither does: once a change is answered, its event is kept. Sign-ins, refusals and what a node
+ * does of itself are not changes: they are written in batches every 100 ms, off the request path
+ * (a node killed with -9 loses at most those of the last batch).
+ */
+export class SiemRecorder {
+  private waiting: SiemEvent[] = [];
+  private readonly units = new WeakMap<Unit, SiemEvent[]>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  /** Events that could not be kept (the store away, or too many waiting). */
+  lost = 0;
+  /** Told when events were written (a server's delivery looks for them at once). */
+  onWritten: () => void = () => {};
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly settings: SiemSettings,
+    private readonly node: string,
+    private readonly clock: Clock,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    this.timer = setInterval(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  record(record: AuditRecord, ctx?: RequestContext): void {
+    if (this.settings.freshSinks()?.length === 0) return; // no sink: nothing to keep
+    const now = this.clock();
+    const { time: _, ...row } = rowOf(record, ctx, now);
+    const event: SiemEvent = {
+      id: randomUUID(),
+      time: new Date(now).toISOString(),
+      type: row.type,
+      severity: row.severity,
+      node: this.node,
+      ...row.fields,
+    };
+    const unit = currentUnit();
+    if (unit) this.inUnit(unit, event);
+    else if (this.waiting.length >= MAX_WAITING) this.lost++;
+    else this.waiting.push(event);
+  }
+
+  /** The unit's events, written as its last statements before the commit. */
+  private inUnit(unit: Unit, event: SiemEvent): void {
+    const events = this.units.get(unit);
+    if (events) {
+      events.push(event);
+      return;
+    }
+    this.units.set(unit, [event]);
+    unit.beforeCommit.push(async () => {
+      const sinks = (await this.settings.get())?.sinks ?? [];
+      await this.outbox.add(
+        sinks.map((s) => s.name),
+        this.units.get(unit) ?? [],
+        this.clock(),
+      );
+    });
+    unit.afterCommit.push(() => this.onWritten());
+    // Undone, its changes' events go with it; what it refused still happened, and is written as a sign-in's would be.
+    unit.afterRollback.push(() =>
+      this.waiting.push(...(this.units.get(unit) ?? []).filter((e) => e.outcome === 'failure')),
+    );
+  }
+
+  flush(): Promise<void> {
+    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.waiting.length === 0) return;
+    const events = this.waiting;
+    this.waiting = [];
+    try {
+      const sinks = (await this.settings.get())?.sinks ?? [];
+      await this.outbox.add(
+        sinks.map((s) => s.name),
+        events,
+        this.clock(),
+      );
+      this.onWritten();
+    } catch (err) {
+      // Kept for the next flush, as many as there is room for.
+      const room = Math.max(0, MAX_WAITING - this.waiting.length);
+      this.lost += Math.max(0, events.length - room);
+      this.waiting = [...events.slice(0, room), ...this.waiting];
+      this.onError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}

@@ -1,0 +1,190 @@
+import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import { AuditBacklogFullError, AuditConfigNotFoundError, InvalidAuditSinkError } from '../errors.js';
+import type { Delivery } from './delivery.js';
+import type { Outbox, SinkRecord } from './outbox.js';
+import { AUDITING_DEFAULTS, type AuditingSettings, type SiemSettings, type SinkSettings } from './siem-settings.js';
+
+/** A sink as GET answers it: its settings (a webhook's secret never) and how its delivery goes. */
+export type SinkView = Omit<SinkSettings, 'secret'> & { status: SinkStatus };
+
+export interface SinkStatus {
+  /** delivering: its last batch went (or none waited); failing: its last one did not, and it is tried again. */
+  state: 'delivering' | 'failing';
+  backlog: number;
+  oldest_undelivered_age_seconds?: number;
+  delivered: number;
+  failed: number;
+  dropped: number;
+  last_error?: string;
+  failing_since?: string;
+  last_delivered_at?: string;
+  /** The node delivering it (its lease's holder). */
+  node?: string;
+}
+
+export interface AuditingView extends Omit<AuditingSettings, 'sinks'> {
+  sinks: SinkView[];
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/**
+ * The control plane's auditing (GET/PUT/DELETE /v1/cluster/auditing/control_plane): the sinks
+ * that the events go to, the mode and the bound; and the one rule of blocking mode (a change
+ * waits while a sink is behind by max_backlog).
+ */
+export class SiemService {
+  constructor(
+    private readonly settings: SiemSettings,
+    private readonly outbox: Outbox,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+    /** This node's delivery, when it delivers (a server; not a CLI command). */
+    private readonly delivery?: Delivery,
+  ) {}
+
+  async get(): Promise<AuditingView> {
+    const settings = (await this.settings.get()) ?? AUDITING_DEFAULTS;
+    const records = await this.outbox.records();
+    return { ...settings, sinks: settings.sinks.map((s) => this.viewOf(s, records.get(s.name))) };
+  }
+
+  /** Fields given replace those set; `sinks` replaces the list (a sink kept by name keeps its backlog, and its secret when none is given). */
+  async put(
+    ctx: RequestContext,
+    actor: { uid: number; username: string } | null,
+    given: Partial<AuditingSettings>,
+  ): Promise<AuditingView> {
+    const current = (await this.settings.get()) ?? AUDITING_DEFAULTS;
+    const sinks = (given.sinks ?? current.sinks).map((s) => withKeptSecret(s, current.sinks));
+    const next: AuditingSettings = { ...current, ...given, sinks };
+    validate(next);
+    await this.settings.put(next);
+    const gone = current.sinks.filter((s) => !sinks.some((t) => t.name === s.name)).map((s) => s.name);
+    await this.outbox.forget(gone);
+    this.audit.record(ctx, {
+      event: 'siem_update',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'control_plane_auditing',
+      changes: Object.keys(given).sort(),
+    });
+    return this.get();
+  }
+
+  async delete(ctx: RequestContext, actor: { uid: number; username: string } | null): Promise<void> {
+    const current = await this.settings.get();
+    if (!current) throw new AuditConfigNotFoundError();
+    await this.settings.clear();
+    await this.outbox.forget(current.sinks.map((s) => s.name));
+    this.audit.record(ctx, {
+      event: 'siem_delete',
+      outcome: 'success',
+      ...actorOf(actor),
+      target: 'control_plane_auditing',
+    });
+  }
+
+  /** Blocking mode: why a change must wait now (a sink behind by its bound, as this node last read it), or undefined. */
+  async changeRefusal(): Promise<AuditBacklogFullError | undefined> {
+    const settings = await this.settings.get();
+    if (settings?.mode !== 'blocking' || !this.delivery) return undefined;
+    for (const sink of settings.sinks)
+      if ((this.delivery.records.get(sink.name)?.backlog ?? 0) >= settings.max_backlog)
+        return new AuditBacklogFullError(sink.name);
+    return undefined;
+  }
+
+  private viewOf(sink: SinkSettings, record: SinkRecord | undefined): SinkView {
+    const { secret: _, ...shown } = sink;
+    const now = this.clock();
+    return {
+      ...shown,
+      status: JSON.parse(
+        JSON.stringify({
+          state: record?.failingSince === undefined ? 'delivering' : 'failing',
+          backlog: record?.backlog ?? 0,
+          oldest_undelivered_age_seconds:
+            record?.oldestAt === undefined ? undefined : Math.max(0, Math.floor((now - record.oldestAt) / 1000)),
+          delivered: record?.delivered ?? 0,
+          failed: record?.failed ?? 0,
+          dropped: record?.dropped ?? 0,
+          last_error: record?.lastError,
+          failing_since: iso(record?.failingSince),
+          last_delivered_at: iso(record?.lastDeliveredAt),
+          node: record?.node || undefined,
+        }),
+      ) as SinkStatus,
+    };
+  }
+}
+
+/** A webhook sink given again without its secret (GET never shows it) keeps the one it had. */
+function withKeptSecret(sink: SinkSettings & { status?: unknown }, current: readonly SinkSettings[]): SinkSettings {
+  const { status: _, ...given } = sink;
+  if (given.type !== 'webhook' || given.secret !== undefined) return given;
+  const before = current.find((s) => s.name === given.name && s.type === 'webhook');
+  return before?.secret === undefined ? given : { ...given, secret: before.secret };
+}
+
+const FIELDS: Record<SinkSettings['type'], readonly (keyof SinkSettings)[]> = {
+  syslog: ['address', 'port', 'protocol', 'ca_cert'],
+  webhook: ['url', 'secret', 'ca_cert'],
+  file: ['path'],
+};
+
+/** What makes a sink unusable, said before anything is stored. */
+function validate(settings: AuditingSettings): void {
+  const names = new Set<string>();
+  for (const sink of settings.sinks) {
+    const at = `sink "${sink.name}"`;
+    if (names.has(sink.name))
+      throw new InvalidAuditSinkError(`two sinks are named "${sink.name}": a name is one sink's`);
+    names.add(sink.name);
+    const other = (Object.keys(sink) as (keyof SinkSettings)[]).find(
+      (k) => !['name', 'type', 'format'].includes(k) && !FIELDS[sink.type].includes(k),
+    );
+    if (other)
+      throw new InvalidAuditSinkError(
+        `${at}: a ${sink.type} sink takes no "${other}" (it takes ${FIELDS[sink.type].join(', ')})`,
+      );
+    if (sink.type === 'syslog') {
+      if (!sink.address || sink.port === undefined)
+        throw new InvalidAuditSinkError(`${at}: a syslog sink needs "address" and "port" (its collector)`);
+    }
+    if (sink.type === 'webhook') {
+      if (!sink.url) throw new InvalidAuditSinkError(`${at}: a webhook sink needs "url"`);
+      let url: URL;
+      try {
+        url = new URL(sink.url);
+      } catch {
+        throw new InvalidAuditSinkError(`${at}: "url" is not a URL`);
+      }
+      if (url.protocol !== 'https:')
+        throw new InvalidAuditSinkError(`${at}: "url" must be https:// (the events name people and addresses)`);
+      if (url.username || url.password)
+        throw new InvalidAuditSinkError(`${at}: "url" must not hold credentials (give "secret")`);
+      if (!sink.secret)
+        throw new InvalidAuditSinkError(
+          `${at}: a webhook sink needs "secret" (at least 16 characters): each batch is signed with it`,
+        );
+    }
+    if (sink.type === 'file' && (!sink.path || !path.isAbsolute(sink.path)))
+      throw new InvalidAuditSinkError(`${at}: a file sink needs an absolute "path"`);
+    if (sink.ca_cert !== undefined) {
+      try {
+        new X509Certificate(sink.ca_cert);
+      } catch {
+        throw new InvalidAuditSinkError(`${at}: "ca_cert" is not a PEM certificate`);
+      }
+    }
+    if (sink.type === 'syslog' && sink.protocol !== 'TLS' && sink.ca_cert !== undefined)
+      throw new InvalidAuditSinkError(`${at}: "ca_cert" is for protocol TLS`);
+    if (sink.address !== undefined && isIP(sink.address) === 0 && !/^[a-z0-9.-]+$/i.test(sink.address))
+      throw new InvalidAuditSinkError(`${at}: "address" is a host name or an IP address`);
+  }
+}

@@ -1,0 +1,104 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/database.js';
+import { SettingCache } from '../store/setting-cache.js';
+import { readSetting, writeSetting } from '../store/settings.js';
+import type { KeySealer } from '../tokens/key-sealer.js';
+
+export const SINK_TYPES = ['syslog', 'webhook', 'file'] as const;
+export const SINK_FORMATS = ['json', 'ocsf'] as const;
+export const AUDIT_MODES = ['best_effort', 'blocking'] as const;
+export const SYSLOG_PROTOCOLS = ['TCP', 'TLS'] as const;
+
+/** One place events go (`type` says which fields it takes). */
+export interface SinkSettings {
+  /** Unique; names its metrics and its backlog (a sink kept by name keeps its backlog). */
+  name: string;
+  type: (typeof SINK_TYPES)[number];
+  format: (typeof SINK_FORMATS)[number];
+  /** syslog: the collector's host and port, over TCP or TLS (RFC 5425; its certificate checked against `ca_cert`, else the system's CAs). */
+  address?: string;
+  port?: number;
+  protocol?: (typeof SYSLOG_PROTOCOLS)[number];
+  ca_cert?: string;
+  /** webhook: an https:// URL, each batch signed with an HMAC of `secret` (never answered). */
+  url?: string;
+  secret?: string;
+  /** file: JSON lines appended to this absolute path on each node (reopened on SIGHUP). */
+  path?: string;
+}
+
+/** The control plane's auditing (/v1/cluster/auditing/control_plane). */
+export interface AuditingSettings {
+  /** best_effort: past `max_backlog` a sink's oldest events are dropped and counted; blocking: changes are refused until it catches up. */
+  mode: (typeof AUDIT_MODES)[number];
+  /** Events a sink may have waiting. */
+  max_backlog: number;
+  sinks: readonly SinkSettings[];
+}
+
+export const AUDITING_DEFAULTS: AuditingSettings = Object.freeze({
+  mode: 'best_effort',
+  max_backlog: 100_000,
+  sinks: [],
+});
+
+const KEY = 'control_plane_auditing';
+/** A webhook's secret is sealed bound to its sink's name: it cannot be moved to another sink. */
+const sealedAs = (sink: string) => `siem.${sink}.secret`;
+
+/**
+ * The auditing settings in the settings table, webhook secrets sealed under the master key when
+ * there is one. Read through a one-second cache, as the other settings are: a change made here
+ * holds at once, one made on another node within a second.
+ */
+export class SiemSettings {
+  /** Wrapped: "none set" is a value the cache keeps too. */
+  private readonly cache: SettingCache<{ settings?: AuditingSettings }>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: KeySealer,
+    clock: Clock,
+  ) {
+    this.cache = new SettingCache(() => this.read(), clock);
+  }
+
+  /** The settings, or undefined when none were ever set (or they were deleted). */
+  async get(): Promise<AuditingSettings | undefined> {
+    return (await this.cache.get()).settings;
+  }
+
+  /** The sinks, when read within the second, without waiting; else undefined (`get` them). */
+  freshSinks(): readonly SinkSettings[] | undefined {
+    const fresh = this.cache.fresh();
+    return fresh && (fresh.settings?.sinks ?? []);
+  }
+
+  async put(settings: AuditingSettings): Promise<void> {
+    await writeSetting(this.db, KEY, {
+      ...settings,
+      sinks: settings.sinks.map((s) =>
+        s.secret ? { ...s, secret: this.sealer.seal({ secret: s.secret }, sealedAs(s.name)) } : s,
+      ),
+    });
+    this.cache.set({ settings: Object.freeze({ ...settings }) });
+  }
+
+  async clear(): Promise<void> {
+    await this.db.deleteFrom('settings').where('key', '=', KEY).execute();
+    this.cache.set({});
+  }
+
+  private async read(): Promise<{ settings?: AuditingSettings }> {
+    const stored = await readSetting<AuditingSettings>(this.db, KEY);
+    if (!stored) return {};
+    return {
+      settings: Object.freeze({
+        ...stored,
+        sinks: stored.sinks.map((s) =>
+          s.secret ? { ...s, secret: this.sealer.open<{ secret: string }>(s.secret, sealedAs(s.name)).secret } : s,
+        ),
+      }),
+    };
+  }
+}

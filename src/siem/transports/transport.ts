@@ -1,0 +1,14 @@
+import type { SiemEvent } from '../siem-event.js';
+
+/**
+ * Where a sink's events go. `send` resolves only once the far end has them all (a collector that
+ * read to the end of the connection, a webhook's 2xx, a file written and synced): until then the
+ * batch stays in the outbox, and a failure sends it again later.
+ */
+export interface Transport {
+  send(events: readonly SiemEvent[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How long a batch may take before it counts as failed. */
+export const SEND_MS = 10_000;
