@@ -262,10 +262,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     });
     // The outbox to the SIEM sinks, delivered by whichever node holds each sink's lease.
     const outbox = new Outbox(db);
-    const siemMetrics = { delivered() {}, failed() {}, dropped() {} } as Pick<
-      SiemMetrics,
-      'delivered' | 'failed' | 'dropped'
-    >;
+    const siemMetrics = new SiemMetrics(metrics.registry, () => delivery.records, clock, () => core!.siemRecorder.lost);
     const delivery = new Delivery(
       outbox,
       core.siemSettings,
@@ -278,15 +275,6 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
         audit: (record) => audit.record(START_CONTEXT, record),
       },
       (err) => options.logger?.warn({ err: String(err) }, 'SIEM delivery'),
-    );
-    Object.assign(
-      siemMetrics,
-      new SiemMetrics(
-        metrics.registry,
-        () => delivery.records,
-        clock,
-        () => core!.siemRecorder.lost,
-      ),
     );
     core.siemRecorder.onWritten = () => delivery.nudge();
     const siem = new SiemService(core.siemSettings, outbox, audit, clock, delivery);

@@ -13,6 +13,15 @@ declare module 'fastify' {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+type RouteShape = Pick<RouteOptions, 'method' | 'config'>;
+
+/** A request that changes something: anything but a read or a sign-in. */
+const isChange = (route: RouteShape) => ![route.method].flat().every((m) => READS.has(m)) && !route.config?.signIn;
+
+/** A change that blocking auditing may refuse (503 audit_backlog_full). */
+export const waitsForAuditing = (route: RouteShape) =>
+  isChange(route) && !route.config?.endsAccess && !route.config?.enrolment;
+
 /**
  * Every request of the scope that changes something runs as one unit of work: its writes and the
  * events it records commit together or not at all, before it is answered (src/unit-of-work.ts).
@@ -23,9 +32,9 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function changesAsUnits(app: TesseraApp): void {
   const { siem } = app.services;
   app.addHook('onRoute', (route: RouteOptions) => {
-    if ([route.method].flat().every((m) => READS.has(m)) || route.config?.signIn) return;
+    if (!isChange(route)) return;
     const handler = route.handler;
-    const mayWait = !route.config?.endsAccess && !route.config?.enrolment;
+    const mayWait = waitsForAuditing(route);
     route.handler = async function (request, reply) {
       if (mayWait) {
         const refusal = await siem.changeRefusal();

@@ -2,6 +2,7 @@ import Type, { type TSchema } from 'typebox';
 import { isPermission } from '../access/permissions.js';
 import type { ErrorCode } from '../errors.js';
 import type { Access } from './authenticate.js';
+import { waitsForAuditing } from './changes.js';
 import { STATUS_BY_CODE } from './error-response.js';
 import { StringEnum } from './schemas.js';
 import type { TesseraApp } from './tessera-app.js';
@@ -126,6 +127,7 @@ export function documentErrors(app: TesseraApp): void {
       ...input,
       'internal_error' as const,
       ...(route.config?.whileStarting ? [] : (['starting'] as const)),
+      ...(waitsForAuditing(route) ? (['audit_backlog_full'] as const) : []),
     ];
     schema.response = { ...schema.response, ...errorResponses(codes) };
   });

@@ -109,12 +109,12 @@ export class Delivery {
   private async deliver(sink: SinkSettings, bound: number | undefined): Promise<void> {
     const state = this.stateOf(sink);
     const now = this.clock();
-    if (now < state.retryAt) return;
     if (!(await this.outbox.lease(sink.name, this.node, now + LEASE_MS, now))) return;
     if (bound !== undefined) {
       const dropped = await this.outbox.trim(sink.name, bound);
       if (dropped > 0) this.watcher.dropped(sink.name, dropped);
     }
+    if (now < state.retryAt) return;
     const until = now + LEASE_MS / 2;
     while (this.clock() < until) {
       const batch = await this.outbox.take(sink.name, BATCH);
