@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, type Call, explain } from './api.js';
 import { Dialog, Done } from './components.js';
+import { AuditingPage } from './pages/auditing.js';
 import { CertificatesPage } from './pages/certificates.js';
 import { EventsPage } from './pages/events.js';
 import { KeysPage } from './pages/keys.js';
@@ -182,6 +183,7 @@ export function App(props: { idleMinutes: number }) {
         ...(isAdmin(session)
           ? [
               ['policy', 'Policy'],
+              ['auditing', 'Auditing'],
               ['ldap', 'LDAP'],
               ['sso', 'SSO'],
               ['certificates', 'Certificates'],
@@ -223,6 +225,7 @@ export function App(props: { idleMinutes: number }) {
         {shown === 'users' && <UsersPage call={call} session={session} />}
         {shown === 'roles' && <RolesPage call={call} session={session} />}
         {shown === 'policy' && <PolicyPage call={call} />}
+        {shown === 'auditing' && <AuditingPage call={call} />}
         {shown === 'ldap' && <LdapPage call={call} />}
         {shown === 'sso' && <SsoPage call={call} token={session.token} />}
         {shown === 'certificates' && <CertificatesPage call={call} />}
