@@ -69,15 +69,19 @@ Examples:
     )
     .action(async (file: string, o: ImportCommandOptions) => {
       const data = readJson(file);
-      const lines = await withStore(o, async (t) => {
-        const clusterName = o.clusterName ?? (await t.policy.get()).name;
-        if (clusterName === '' && hasPreHashed(readExport(data).users)) {
-          throw new CliError(
-            'give --cluster-name: the name of the cluster the users come from (its GET /v1/cluster "name"), which their pre-hashed passwords were made with',
-          );
-        }
-        return importUsers(t, data, { dryRun: o.dryRun === true, clusterName });
-      });
+      const lines = await withStore(
+        o,
+        async (t) => {
+          const clusterName = o.clusterName ?? (await t.policy.get()).name;
+          if (clusterName === '' && hasPreHashed(readExport(data).users)) {
+            throw new CliError(
+              'give --cluster-name: the name of the cluster the users come from (its GET /v1/cluster "name"), which their pre-hashed passwords were made with',
+            );
+          }
+          return importUsers(t, data, { dryRun: o.dryRun === true, clusterName });
+        },
+        { unit: false },
+      );
       for (const l of lines) process.stdout.write(`${o.json ? JSON.stringify(l) : describe(l)}\n`);
       const count = (outcome: ImportLine['outcome']) => lines.filter((l) => l.outcome === outcome).length;
       const users = lines.filter((l) => l.kind === 'user').length;

@@ -5,6 +5,7 @@ import { CLI_CONTEXT } from '../audit/audit-log.js';
 import type { Config } from '../config/config.js';
 import { SQLITE_FILE } from '../store/database.js';
 import { type Accounts, openAccounts } from '../tessera.js';
+import { atomically } from '../unit-of-work.js';
 import type { User } from '../users/user.js';
 import { CliError } from './cli-error.js';
 import { cliName } from './cli-name.js';
@@ -14,16 +15,22 @@ export { CLI_CONTEXT };
 
 /**
  * Runs `fn` on the local store and closes it, whatever happens. The CLI's audit lines go
- * to `<data-dir>/audit.log`, so that its output stays readable.
+ * to `<data-dir>/audit.log`, so that its output stays readable. A command is one unit of work
+ * (its change and the events it records for the SIEM sinks commit together), unless it says
+ * `{ unit: false }` and makes its own (an import: one a user).
  */
-export async function withStore<T>(options: SettingOptions, fn: (accounts: Accounts) => Promise<T>): Promise<T> {
+export async function withStore<T>(
+  options: SettingOptions,
+  fn: (accounts: Accounts) => Promise<T>,
+  { unit = true }: { unit?: boolean } = {},
+): Promise<T> {
   const config = storeConfig(options);
   const logger = pino(
     pino.destination({ dest: path.join(config.dataDir, 'audit.log'), mkdir: true, sync: true, mode: 0o600 }),
   );
   const accounts = await openAccounts(config, { logger });
   try {
-    return await fn(accounts);
+    return await (unit ? atomically(() => fn(accounts)) : fn(accounts));
   } finally {
     await accounts.close();
   }

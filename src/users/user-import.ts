@@ -4,6 +4,7 @@ import { checkedScopes, type ResourceScope, ResourceScopes, sameScopes } from '.
 import { CLI_CONTEXT, type RequestContext } from '../audit/audit-log.js';
 import { DomainError, InvalidRequestError, RetryLaterError } from '../errors.js';
 import { validationMessage } from '../schema/validation-message.js';
+import { atomically } from '../unit-of-work.js';
 import type { NewAccount, UserCreation } from './user-creation.js';
 import type { UserStore } from './user-store.js';
 import { CreateUserBody } from './user-write-schemas.js';
@@ -109,10 +110,12 @@ export async function importUsers(target: ImportTarget, data: unknown, options: 
             outcome: 'refused',
             detail: `uid ${String(uids[i])} is given to more than one role of the file`,
           }
-        : await importRole(target, role, i, options, roleUids),
+        : await atomically(() => importRole(target, role, i, options, roleUids)),
     );
   }
-  for (const [i, user] of users.entries()) lines.push(await importUser(target, user, i, options, roleUids));
+  // Each role and each user is one change, made with its event or not at all (never the whole file in one transaction).
+  for (const [i, user] of users.entries())
+    lines.push(await atomically(() => importUser(target, user, i, options, roleUids)));
   return lines;
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, FAST_ARGON2_ENV, request, type ServeProcess, startServe } from '../helpers/cli.js';
+import { basic, FAST_ARGON2_ENV, request, runCli, type ServeProcess, startServe } from '../helpers/cli.js';
 import { type Collector, startCollector } from '../helpers/rsyslog.js';
 
 const ROOT = basic('root', 'root-password-1');
@@ -94,4 +94,20 @@ describe('a node killed with -9 during a burst of changes loses no event', () =>
     expect([...delivered()].sort()).toEqual([...inStore].sort());
     console.log(`siem kill -9: ${answered.length} changes answered, ${inStore.length} made, every one's event delivered`);
   }, 90_000);
+
+  it("delivers a CLI command's change too (written to the outbox with it, delivered by the server)", async () => {
+    const add = await runCli(['users', 'add', '--username', 'from-cli', '--role', 'db_viewer', '--password-stdin'], {
+      env: env(),
+      input: 'Cli-password-1\n',
+    });
+    expect(add.code, add.stderr).toBe(0);
+    await until(
+      () =>
+        collector.messages().some((m) => {
+          const e = JSON.parse(m.slice(m.indexOf(' - {') + 3));
+          return e.type === 'user_created' && e.username === 'from-cli' && e.ip === 'local';
+        }),
+      15_000,
+    );
+  });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import { Confirm, Dialog, Done, Field, Problem, useActions } from '../components.js';
+import { ActionMenu, Confirm, Dialog, Done, Field, Problem, useActions } from '../components.js';
 import { when } from '../dates.js';
 
 const PATH = '/v1/cluster/auditing/control_plane';
@@ -227,9 +227,8 @@ export function AuditingPage(props: { call: Call }) {
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">Type</th>
+              <th scope="col">Type, format</th>
               <th scope="col">Where</th>
-              <th scope="col">Format</th>
               <th scope="col">State</th>
               <th scope="col">Backlog</th>
               <th scope="col">Delivered</th>
@@ -246,9 +245,8 @@ export function AuditingPage(props: { call: Call }) {
       )}
       {auditing && (
         <NewSink
-          onAdd={(draft) =>
-            act(() => putSinks((sinks) => [...sinks.map(kept), bodyOf(draft)]), `Added the sink ${draft.name.trim()}.`)
-          }
+          reload={load}
+          add={(draft) => putSinks((sinks) => [...sinks.map(kept), bodyOf(draft)])}
         />
       )}
       {editing && (
@@ -293,11 +291,12 @@ function SinkRow(props: { sink: Sink; onEdit: () => void; onRemove: () => void }
   return (
     <tr class={st.state === 'failing' ? 'warning' : undefined}>
       <th scope="row">{s.name}</th>
-      <td>{s.type}</td>
+      <td>
+        {s.type}, {s.format}
+      </td>
       <td class="long">
         <code>{where(s)}</code>
       </td>
-      <td>{s.format}</td>
       <td>
         {st.state === 'failing' ? (
           <>
@@ -321,26 +320,29 @@ function SinkRow(props: { sink: Sink; onEdit: () => void; onRemove: () => void }
       <td>{st.delivered}</td>
       <td>{st.dropped}</td>
       <td class="actions">
-        <button type="button" aria-label={`Edit sink ${s.name}`} onClick={props.onEdit}>
-          Edit
-        </button>
-        <button type="button" aria-label={`Remove sink ${s.name}`} onClick={props.onRemove}>
-          Remove
-        </button>
+        <ActionMenu
+          label={`Actions for sink ${s.name}`}
+          items={[
+            { label: 'Edit', onSelect: props.onEdit },
+            { label: 'Remove', onSelect: props.onRemove },
+          ]}
+        />
       </td>
     </tr>
   );
 }
 
-function NewSink(props: { onAdd: (draft: Draft) => Promise<boolean> }) {
+/** Its outcome said beside it: the form is below the list. */
+function NewSink(props: { add: (draft: Draft) => Promise<unknown>; reload: () => Promise<unknown> }) {
   const [draft, setDraft] = useState<Draft>(NEW_SINK);
+  const { problem, done, act } = useActions(props.reload);
   return (
     <form
       aria-label="Add a sink"
       class="card"
       onSubmit={(e) => {
         e.preventDefault();
-        void props.onAdd(draft).then((added) => {
+        void act(() => props.add(draft), `Added the sink ${draft.name.trim()}.`).then((added) => {
           if (added) setDraft(NEW_SINK); // kept for a correction otherwise
         });
       }}
@@ -365,6 +367,8 @@ function NewSink(props: { onAdd: (draft: Draft) => Promise<boolean> }) {
         onChange={(type) => setDraft({ ...draft, type })}
       />
       <SinkFields draft={draft} set={(changes) => setDraft({ ...draft, ...changes })} />
+      <Problem>{problem}</Problem>
+      <Done>{done}</Done>
       <button type="submit">Add sink</button>
     </form>
   );
@@ -407,10 +411,11 @@ function SinkFields(props: { draft: Draft; existing?: boolean; set: (changes: Pa
         label="Format"
         value={d.format}
         options={[
-          ['json', "json (Tessera's event, as GET /v1/logs answers it)"],
-          ['ocsf', 'ocsf (OCSF 1.1)'],
+          ['json', 'json'],
+          ['ocsf', 'ocsf'],
         ]}
         onChange={(format) => set({ format })}
+        hint="json: Tessera's event, as GET /v1/logs answers it; ocsf: OCSF 1.1"
       />
       {d.type === 'syslog' && (
         <>
@@ -494,23 +499,35 @@ function SinkFields(props: { draft: Draft; existing?: boolean; set: (changes: Pa
   );
 }
 
+/** A labelled select, as Field is a labelled input. */
 function Choice<T extends string>(props: {
   label: string;
   value: T;
   options: [T, string][];
   onChange: (value: T) => void;
+  hint?: string;
 }) {
   const id = useId();
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
-      <select id={id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as T)}>
+      <select
+        id={id}
+        value={props.value}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as T)}
+      >
         {props.options.map(([value, label]) => (
           <option key={value} value={value}>
             {label}
           </option>
         ))}
       </select>
+      {props.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
     </div>
   );
 }
