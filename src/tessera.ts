@@ -172,6 +172,8 @@ export interface Accounts extends UserUseCases {
   siem: SiemService;
   siemSettings: SiemSettings;
   siemRecorder: SiemRecorder;
+  /** This node's name in the events it records and the sinks it delivers: host/pid. */
+  node: string;
   close(): Promise<void>;
 }
 
@@ -266,7 +268,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     const delivery = new Delivery(
       outbox,
       core.siemSettings,
-      nodeName(),
+      core.node,
       clock,
       {
         delivered: (sink, n) => siemMetrics.delivered(sink, n),
@@ -411,7 +413,8 @@ async function openCore(
     );
     events.on('audited', (record, ctx) => eventWriter.add(record, ctx));
     const siemSettings = new SiemSettings(db, sealerOf(config), clock);
-    const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, nodeName(), clock, (err) =>
+    const node = nodeName();
+    const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, node, clock, (err) =>
       options.logger?.warn({ err: String(err) }, 'events for the SIEM sinks could not be written'),
     );
     events.on('audited', (record, ctx) => siemRecorder.record(record, ctx));
@@ -473,6 +476,7 @@ async function openCore(
         eventWriter,
         siemSettings,
         siemRecorder,
+        node,
         close,
       },
       siem: new SiemService(siemSettings, new Outbox(db), audit, clock),
@@ -521,8 +525,9 @@ async function openCore(
   }
 }
 
-/** Which node recorded an event: its host name and process. */
-const nodeName = () => `${hostname()}/${process.pid}`;
+let nodes = 0;
+/** Which node recorded an event: its host name and process (and which of the process's, for tests that run two). */
+const nodeName = () => `${hostname()}/${process.pid}${++nodes > 1 ? `-${nodes}` : ''}`;
 
 /** Where the lockout counts failures: Redis when nodes share one (memory as insurance if asked), else this process's memory. */
 function loginGuard(

@@ -243,12 +243,7 @@ export function AuditingPage(props: { call: Call }) {
           </tbody>
         </table>
       )}
-      {auditing && (
-        <NewSink
-          reload={load}
-          add={(draft) => putSinks((sinks) => [...sinks.map(kept), bodyOf(draft)])}
-        />
-      )}
+      {auditing && <NewSink reload={load} add={(draft) => putSinks((sinks) => [...sinks.map(kept), bodyOf(draft)])} />}
       {editing && (
         <EditSink
           sink={editing}
