@@ -63,6 +63,8 @@ export async function api<T>(
 /** What a person reads for a failed call: the server's words, and what to do about a 503. */
 export function explain(err: unknown): string {
   if (!(err instanceof ApiError)) return 'Something went wrong in the console. Reload the page and try again.';
+  if (err.status === 503 && err.code === 'audit_backlog_full')
+    return `${err.message} A SIEM sink is behind in blocking mode (Auditing page): bring it back, or switch to best effort there.`;
   if (err.status === 503) {
     const when = err.retryAfterSeconds ? ` in ${err.retryAfterSeconds} s` : ' in a moment';
     return `${err.message} Tessera is busy or cannot reach its store: try again${when}.`;

@@ -8,6 +8,8 @@ declare module 'fastify' {
     signIn?: boolean;
     /** Ends access (a logout, a session ended): a change that blocking auditing never refuses. */
     endsAccess?: boolean;
+    /** The auditing settings themselves: the way out of blocking mode (another sink, best_effort) is never refused by it. */
+    unblocksAuditing?: boolean;
   }
 }
 
@@ -20,14 +22,15 @@ const isChange = (route: RouteShape) => ![route.method].flat().every((m) => READ
 
 /** A change that blocking auditing may refuse (503 audit_backlog_full). */
 export const waitsForAuditing = (route: RouteShape) =>
-  isChange(route) && !route.config?.endsAccess && !route.config?.enrolment;
+  isChange(route) && !route.config?.endsAccess && !route.config?.enrolment && !route.config?.unblocksAuditing;
 
 /**
  * Every request of the scope that changes something runs as one unit of work: its writes and the
  * events it records commit together or not at all, before it is answered (src/unit-of-work.ts).
  * In blocking auditing mode, a change waits (503 audit_backlog_full) while a SIEM sink is behind
  * by its bound — but never a sign-in, a logout or the end of a session (refusing those would keep
- * the operators out or an intruder in), nor the enrolment of a second factor a sign-in needs.
+ * the operators out or an intruder in), the enrolment of a second factor a sign-in needs, nor a
+ * change of the auditing settings (the way out: another sink, or best_effort).
  */
 export function changesAsUnits(app: TesseraApp): void {
   const { siem } = app.services;

@@ -182,7 +182,9 @@ export class Delivery {
 function reasonOf(err: unknown): string {
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
-  return (typeof code === 'string' ? `${code}: ${message}` : message).replace(/https?:\/\/\S+/g, '<url>').slice(0, 200);
+  return (typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message)
+    .replace(/https?:\/\/\S+/g, '<url>')
+    .slice(0, 200);
 }
 
 function transportOf(sink: SinkSettings, clock: Clock): Transport {

@@ -113,6 +113,7 @@ const ACTIVITIES: Record<string, Activity | ((e: SiemEvent) => Activity)> = {
       cluster_certificate: 'Certificate',
       sso: 'SSO Configuration',
       sso_certificate: 'SSO Certificate',
+      siem: 'Auditing Configuration',
     }).flatMap(([object, type]) =>
       // A name no event has (role_rotate) is never asked for.
       (['create', 'update', 'rotate', 'delete'] as const).map((verb) => [

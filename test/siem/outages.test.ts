@@ -125,6 +125,8 @@ describe('a SIEM sink that goes away and comes back (a real rsyslog stopped and 
     const token = (await signIn()).body.access_token as string;
     expect((await call(t, 'GET', '/v1/users', { auth: `JWT ${token}` })).status).toBe(200);
     expect((await call(t, 'POST', '/v1/users/logout', { auth: `JWT ${token}` })).status).toBe(200);
+    // And the way out: the auditing settings themselves are never refused (another sink, best_effort).
+    expect((await call(t, 'PUT', CONTROL_PLANE, { auth: admin, body: { mode: 'blocking' } })).status).toBe(200);
 
     await collector.start();
     t.advance(60);

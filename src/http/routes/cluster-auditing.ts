@@ -27,7 +27,7 @@ const SinkStatus = Type.Object(
 const SinkFields = {
   name: Type.String({
     pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
-    description: 'unique: names its metrics and its backlog',
+    description: '1 to 64 of a-z, 0-9, _ and -, first a letter or a digit (unique: names its metrics and its backlog)',
   }),
   type: StringEnum(SINK_TYPES),
   format: StringEnum(SINK_FORMATS, {
@@ -100,7 +100,7 @@ export function clusterAuditingRoutes(app: TesseraApp, { siem }: Pick<HttpServic
   app.put(
     PATH,
     {
-      config: { access: 'update_cluster', errors: ['invalid_audit_sink'] },
+      config: { access: 'update_cluster', unblocksAuditing: true, errors: ['invalid_audit_sink'] },
       schema: {
         ...doc,
         summary:
@@ -114,7 +114,7 @@ export function clusterAuditingRoutes(app: TesseraApp, { siem }: Pick<HttpServic
   app.delete(
     PATH,
     {
-      config: { access: 'update_cluster', errors: ['audit_config_not_found'] },
+      config: { access: 'update_cluster', unblocksAuditing: true, errors: ['audit_config_not_found'] },
       schema: {
         ...doc,
         summary: 'No sinks any more: their undelivered events are dropped (admin)',
