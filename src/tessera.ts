@@ -264,7 +264,12 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
     });
     // The outbox to the SIEM sinks, delivered by whichever node holds each sink's lease.
     const outbox = new Outbox(db);
-    const siemMetrics = new SiemMetrics(metrics.registry, () => delivery.records, clock, () => core!.siemRecorder.lost);
+    const siemMetrics = new SiemMetrics(
+      metrics.registry,
+      () => delivery.records,
+      clock,
+      () => core!.siemRecorder.lost,
+    );
     const delivery = new Delivery(
       outbox,
       core.siemSettings,
@@ -279,7 +284,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       (err) => options.logger?.warn({ err: String(err) }, 'SIEM delivery'),
     );
     core.siemRecorder.onWritten = () => delivery.nudge();
-    const siem = new SiemService(core.siemSettings, outbox, audit, clock, delivery);
+    const siem = new SiemService(core.siemSettings, outbox, audit, core.siemRecorder, clock, delivery);
     const pruneSessions = setInterval(() => {
       void sessions.prune().catch(() => {});
       void mfa.prune().catch(() => {});
@@ -479,7 +484,7 @@ async function openCore(
         node,
         close,
       },
-      siem: new SiemService(siemSettings, new Outbox(db), audit, clock),
+      siem: new SiemService(siemSettings, new Outbox(db), audit, siemRecorder, clock),
       ...userCases,
       sessions,
       sessionStore,

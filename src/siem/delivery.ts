@@ -1,17 +1,10 @@
-import { createRequire } from 'node:module';
-import { hostname } from 'node:os';
 import type { AuditRecord } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import { ocsfOf } from './ocsf.js';
 import type { Outbox, SinkRecord } from './outbox.js';
-import type { SiemEvent } from './siem-event.js';
 import type { SiemSettings, SinkSettings } from './siem-settings.js';
 import { FileTransport } from './transports/file-transport.js';
-import { SyslogTransport } from './transports/syslog-transport.js';
 import type { Transport } from './transports/transport.js';
-import { WebhookTransport } from './transports/webhook-transport.js';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+import { transportOf } from './transports/transport-of.js';
 
 /** How often a node looks for work when nothing nudged it. */
 const TICK_MS = 250;
@@ -185,26 +178,4 @@ function reasonOf(err: unknown): string {
   return (typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message)
     .replace(/https?:\/\/\S+/g, '<url>')
     .slice(0, 200);
-}
-
-function transportOf(sink: SinkSettings, clock: Clock): Transport {
-  const bodyOf = (e: SiemEvent) => (sink.format === 'ocsf' ? ocsfOf(e, { version }) : e);
-  const textOf = (e: SiemEvent) => JSON.stringify(bodyOf(e));
-  switch (sink.type) {
-    case 'syslog':
-      return new SyslogTransport(
-        {
-          address: sink.address!,
-          port: sink.port!,
-          protocol: sink.protocol ?? 'TCP',
-          ca: sink.ca_cert,
-          hostname: hostname(),
-        },
-        textOf,
-      );
-    case 'webhook':
-      return new WebhookTransport(sink.url!, sink.secret!, bodyOf, clock, sink.ca_cert);
-    case 'file':
-      return new FileTransport(sink.path!, textOf);
-  }
 }

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { rowOf } from '../event-log/event-log.js';
-import { currentUnit, type Unit } from '../unit-of-work.js';
+import { afterCommit, currentUnit, type Unit } from '../unit-of-work.js';
 import type { Outbox } from './outbox.js';
 import type { SiemEvent } from './siem-event.js';
-import type { SiemSettings } from './siem-settings.js';
+import type { SiemSettings, SinkSettings } from './siem-settings.js';
+import { transportOf } from './transports/transport-of.js';
 
 /** Sign-ins and other events outside a change, waiting at most this long to be written. */
 const FLUSH_MS = 100;
@@ -41,9 +42,36 @@ export class SiemRecorder {
 
   record(record: AuditRecord, ctx?: RequestContext): void {
     if (this.settings.freshSinks()?.length === 0) return; // no sink: nothing to keep
+    const event = this.eventOf(record, ctx);
+    const unit = currentUnit();
+    if (unit) this.inUnit(unit, event);
+    else if (this.waiting.length >= MAX_WAITING) this.lost++;
+    else this.waiting.push(event);
+  }
+
+  /**
+   * Sinks taken out of the settings hear of it themselves, once the change is committed: sent
+   * straight to them, once, without the outbox (which no longer has them). An intruder who turns
+   * the auditing off is seen doing it.
+   */
+  farewell(sinks: readonly SinkSettings[], record: AuditRecord, ctx: RequestContext): void {
+    if (sinks.length === 0) return;
+    const event = this.eventOf(record, ctx);
+    afterCommit(() => {
+      for (const sink of sinks) {
+        const transport = transportOf(sink, this.clock);
+        void transport
+          .send([event])
+          .catch(this.onError)
+          .finally(() => transport.close());
+      }
+    });
+  }
+
+  private eventOf(record: AuditRecord, ctx: RequestContext | undefined): SiemEvent {
     const now = this.clock();
     const { time: _, ...row } = rowOf(record, ctx, now);
-    const event: SiemEvent = {
+    return {
       id: randomUUID(),
       time: new Date(now).toISOString(),
       type: row.type,
@@ -51,10 +79,6 @@ export class SiemRecorder {
       node: this.node,
       ...row.fields,
     };
-    const unit = currentUnit();
-    if (unit) this.inUnit(unit, event);
-    else if (this.waiting.length >= MAX_WAITING) this.lost++;
-    else this.waiting.push(event);
   }
 
   /** The unit's events, written as its last statements before the commit. */

@@ -1,11 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
+import { type AuditLog, type AuditRecord, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { AuditBacklogFullError, AuditConfigNotFoundError, InvalidAuditSinkError } from '../errors.js';
 import type { Delivery } from './delivery.js';
 import type { Outbox, SinkRecord } from './outbox.js';
+import type { SiemRecorder } from './siem-recorder.js';
 import { AUDITING_DEFAULTS, type AuditingSettings, type SiemSettings, type SinkSettings } from './siem-settings.js';
 
 /** A sink as GET answers it: its settings (a webhook's secret never) and how its delivery goes. */
@@ -42,6 +43,7 @@ export class SiemService {
     private readonly settings: SiemSettings,
     private readonly outbox: Outbox,
     private readonly audit: AuditLog,
+    private readonly recorder: Pick<SiemRecorder, 'farewell'>,
     private readonly clock: Clock,
     /** This node's delivery, when it delivers (a server; not a CLI command). */
     private readonly delivery?: Delivery,
@@ -64,15 +66,17 @@ export class SiemService {
     const next: AuditingSettings = { ...current, ...given, sinks };
     validate(next);
     await this.settings.put(next);
-    const gone = current.sinks.filter((s) => !sinks.some((t) => t.name === s.name)).map((s) => s.name);
-    await this.outbox.forget(gone);
-    this.audit.record(ctx, {
+    const gone = current.sinks.filter((s) => !sinks.some((t) => t.name === s.name));
+    await this.outbox.forget(gone.map((s) => s.name));
+    const record: AuditRecord = {
       event: 'siem_update',
       outcome: 'success',
       ...actorOf(actor),
       target: 'control_plane_auditing',
       changes: Object.keys(given).sort(),
-    });
+    };
+    this.audit.record(ctx, record);
+    this.recorder.farewell(gone, record, ctx);
     return this.get();
   }
 
@@ -81,12 +85,14 @@ export class SiemService {
     if (!current) throw new AuditConfigNotFoundError();
     await this.settings.clear();
     await this.outbox.forget(current.sinks.map((s) => s.name));
-    this.audit.record(ctx, {
+    const record: AuditRecord = {
       event: 'siem_delete',
       outcome: 'success',
       ...actorOf(actor),
       target: 'control_plane_auditing',
-    });
+    };
+    this.audit.record(ctx, record);
+    this.recorder.farewell(current.sinks, record, ctx);
   }
 
   /** Blocking mode: why a change must wait now (a sink behind by its bound, as this node last read it), or undefined. */

@@ -39,7 +39,12 @@ describe('a SIEM sink that goes away and comes back (a real rsyslog stopped and 
   const makeUser = () =>
     call(t, 'POST', '/v1/users', {
       auth: admin,
-      body: { name: `user${++users}`, email: `user${users}@example.com`, password: 'User-password-1', role: 'db_viewer' },
+      body: {
+        name: `user${++users}`,
+        email: `user${users}@example.com`,
+        password: 'User-password-1',
+        role: 'db_viewer',
+      },
     });
   /** Another user's: a user's oldest sessions end past its cap of live ones, and the admin's token must live. */
   const signIn = () => call(t, 'POST', '/v1/users/authorize', { body: { username: 'ops', password: ADMIN_PASSWORD } });
@@ -63,7 +68,10 @@ describe('a SIEM sink that goes away and comes back (a real rsyslog stopped and 
   const configure = (extra: Record<string, unknown> = {}) =>
     call(t, 'PUT', CONTROL_PLANE, {
       auth: admin,
-      body: { ...extra, sinks: [{ name: 'siem', type: 'syslog', format: 'json', address: '127.0.0.1', port: collector.port }] },
+      body: {
+        ...extra,
+        sinks: [{ name: 'siem', type: 'syslog', format: 'json', address: '127.0.0.1', port: collector.port }],
+      },
     });
 
   it('keeps what it could not deliver, says the sink fails, and delivers every event once when it returns', async () => {
@@ -90,7 +98,9 @@ describe('a SIEM sink that goes away and comes back (a real rsyslog stopped and 
     const made = [...unique.values()].filter((e) => e.type === 'user_created').map((e) => e.username);
     expect(made.sort()).toEqual(Array.from({ length: 21 }, (_, i) => `user${i + 1}`).sort());
     expect([...unique.values()].map((e) => e.type)).toEqual(expect.arrayContaining(['siem_sink_failed']));
-    await until(() => [...eventsOf(collector.messages()).unique.values()].some((e) => e.type === 'siem_sink_recovered'));
+    await until(() =>
+      [...eventsOf(collector.messages()).unique.values()].some((e) => e.type === 'siem_sink_recovered'),
+    );
     expect((await sinkState()).state).toBe('delivering');
   });
 

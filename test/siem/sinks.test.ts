@@ -46,7 +46,15 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
 
   const sinks = () => [
     { name: 'tcp-json', type: 'syslog', format: 'json', address: '127.0.0.1', port: tcp.port },
-    { name: 'tls-ocsf', type: 'syslog', format: 'ocsf', address: '127.0.0.1', port: tls.port, protocol: 'TLS', ca_cert: tls.caPem },
+    {
+      name: 'tls-ocsf',
+      type: 'syslog',
+      format: 'ocsf',
+      address: '127.0.0.1',
+      port: tls.port,
+      protocol: 'TLS',
+      ca_cert: tls.caPem,
+    },
     { name: 'hook', type: 'webhook', format: 'json', url: hook.url, secret: SECRET, ca_cert: hook.caPem },
     { name: 'file', type: 'file', format: 'ocsf', path: file() },
   ];
@@ -62,8 +70,13 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
       body: { name: 'alice', email: 'alice@example.com', password: PASSWORDS.alice, role: 'db_viewer' },
     });
     expect(created.status).toBe(200);
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: PASSWORDS.alice } })).status).toBe(200);
-    expect((await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'wrong-Password-9' } })).status).toBe(401);
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: PASSWORDS.alice } })).status,
+    ).toBe(200);
+    expect(
+      (await call(t, 'POST', '/v1/users/authorize', { body: { username: 'alice', password: 'wrong-Password-9' } }))
+        .status,
+    ).toBe(401);
 
     // The PUT's own event, the user made, a login, a refusal: four at least on each sink.
     const [plain, secured] = await Promise.all([tcp.waitFor(4, 15_000), tls.waitFor(4, 15_000)]);
@@ -72,7 +85,14 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
     const json = plain.map(bodyOf);
     expect(json.map((e) => e.type)).toEqual(expect.arrayContaining(['siem_update', 'user_created', 'authorize']));
     const made = json.find((e) => e.type === 'user_created');
-    expect(made).toMatchObject({ outcome: 'success', actor: 'admin', username: 'alice', severity: 'INFO', msgid: 'user_created', pri: 86 });
+    expect(made).toMatchObject({
+      outcome: 'success',
+      actor: 'admin',
+      username: 'alice',
+      severity: 'INFO',
+      msgid: 'user_created',
+      pri: 86,
+    });
     expect(made.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(made.node).toEqual(expect.any(String));
     const refused = json.find((e) => e.type === 'authorize' && e.outcome === 'failure');
@@ -80,8 +100,16 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
 
     const ocsf = secured.map(bodyOf);
     const logon = ocsf.find((e) => e.class_uid === 3002 && e.status_id === 1);
-    expect(logon).toMatchObject({ activity_id: 1, type_uid: 300201, user: { name: 'alice' }, metadata: { product: { name: 'Tessera' } } });
-    expect(ocsf.find((e) => e.class_uid === 3002 && e.status_id === 2)).toMatchObject({ activity_id: 1, severity_id: expect.any(Number) });
+    expect(logon).toMatchObject({
+      activity_id: 1,
+      type_uid: 300201,
+      user: { name: 'alice' },
+      metadata: { product: { name: 'Tessera' } },
+    });
+    expect(ocsf.find((e) => e.class_uid === 3002 && e.status_id === 2)).toMatchObject({
+      activity_id: 1,
+      severity_id: expect.any(Number),
+    });
     expect(ocsf.find((e) => e.class_uid === 3001 && e.activity_id === 1)).toMatchObject({
       type_uid: 300101,
       actor: { user: { name: 'admin' } },
@@ -98,7 +126,10 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
     const hooked = hook.requests.flatMap((r) => JSON.parse(r.body));
     expect(hooked.map((e: any) => e.id).sort()).toEqual(json.map((e) => e.id).sort());
 
-    const lines = readFileSync(file(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((e) => e.metadata.uid).sort()).toEqual(json.map((e) => e.id).sort());
   });
 
@@ -125,7 +156,10 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
       [{ name: 's', type: 'syslog', format: 'json', address: '127.0.0.1' }, 'port'],
       [{ name: 'f', type: 'file', format: 'json', path: 'relative.log' }, 'absolute'],
       [{ name: 's', type: 'syslog', format: 'json', address: '127.0.0.1', port: 1, url: 'https://x' }, 'url'],
-      [{ name: 's', type: 'syslog', format: 'json', address: '127.0.0.1', port: 1, protocol: 'TLS', ca_cert: 'nope' }, 'ca_cert'],
+      [
+        { name: 's', type: 'syslog', format: 'json', address: '127.0.0.1', port: 1, protocol: 'TLS', ca_cert: 'nope' },
+        'ca_cert',
+      ],
     ] as const;
     for (const [sink, word] of bad) {
       const res = await call(t, 'PUT', '/v1/cluster/auditing/control_plane', { auth: admin, body: { sinks: [sink] } });
@@ -148,14 +182,51 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
     await t.addUser('bob', PASSWORDS.bob, 'db_member');
     const bob = await login(t, 'bob', PASSWORDS.bob);
     for (const method of ['GET', 'PUT', 'DELETE'] as const)
-      expect((await call(t, method, '/v1/cluster/auditing/control_plane', { auth: bob, body: method === 'PUT' ? {} : undefined })).status).toBe(403);
+      expect(
+        (
+          await call(t, method, '/v1/cluster/auditing/control_plane', {
+            auth: bob,
+            body: method === 'PUT' ? {} : undefined,
+          })
+        ).status,
+      ).toBe(403);
   });
 
   it('never sends a secret: no password, token or webhook secret in anything a sink received', async () => {
     const token = admin.slice(4);
-    const received = [...tcp.messages(), ...tls.messages(), ...hook.requests.map((r) => r.body), readFileSync(file(), 'utf8')].join('\n');
+    const received = [
+      ...tcp.messages(),
+      ...tls.messages(),
+      ...hook.requests.map((r) => r.body),
+      readFileSync(file(), 'utf8'),
+    ].join('\n');
     expect(received.length).toBeGreaterThan(1000);
     for (const secret of [...Object.values(PASSWORDS), 'wrong-Password-9', token, token.split('.')[2]!, SECRET])
       expect(received).not.toContain(secret);
+  });
+
+  it('tells a sink taken out, and every sink when the auditing is deleted (an intruder turning it off is seen)', async () => {
+    const keep = sinks().filter((s) => s.name !== 'tls-ocsf');
+    const before = tls.messages().length;
+    expect(
+      (await call(t, 'PUT', '/v1/cluster/auditing/control_plane', { auth: admin, body: { sinks: keep } })).status,
+    ).toBe(200);
+    const [farewell] = (await tls.waitFor(before + 1, 15_000)).slice(before).map(bodyOf);
+    expect(farewell).toMatchObject({
+      class_uid: 3004,
+      actor: { user: { name: 'admin' } },
+      unmapped: expect.objectContaining({ type: 'siem_update' }),
+    });
+
+    const seen = tcp.messages().length;
+    expect((await call(t, 'DELETE', '/v1/cluster/auditing/control_plane', { auth: admin })).status).toBe(200);
+    const last = (await tcp.waitFor(seen + 1, 15_000)).slice(seen).map(bodyOf);
+    expect(last.map((e) => e.type)).toContain('siem_delete');
+    expect(last.find((e) => e.type === 'siem_delete')).toMatchObject({ actor: 'admin', outcome: 'success' });
+    const none = await call(t, 'GET', '/v1/cluster/auditing/control_plane', { auth: admin });
+    expect(none.body).toEqual({ mode: 'best_effort', max_backlog: 100_000, sinks: [] });
+    const again = await call(t, 'DELETE', '/v1/cluster/auditing/control_plane', { auth: admin });
+    expect(again.status).toBe(404);
+    expect(again.body.error_code).toBe('audit_config_not_found');
   });
 });

@@ -40,7 +40,7 @@ describe('two nodes on PostgreSQL and Redis, one sink', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("delivers each event of either node once, by one node at a time", { timeout: 60_000 }, async () => {
+  it('delivers each event of either node once, by one node at a time', { timeout: 60_000 }, async () => {
     const adminA = await login(a, 'admin', PASSWORD);
     const adminB = await login(b, 'admin', PASSWORD);
     const put = await call(a, 'PUT', '/v1/cluster/auditing/control_plane', {
@@ -62,18 +62,30 @@ describe('two nodes on PostgreSQL and Redis, one sink', () => {
         });
         expect(res.status).toBe(200);
         made.push(name);
-        expect((await call(node, 'POST', '/v1/users/authorize', { body: { username: name, password: 'User-password-1' } })).status).toBe(200);
+        expect(
+          (await call(node, 'POST', '/v1/users/authorize', { body: { username: name, password: 'User-password-1' } }))
+            .status,
+        ).toBe(200);
       }),
     );
 
     const received = () => collector.messages().map((m) => JSON.parse(m.slice(m.indexOf(' - {') + 3)));
     const count = (type: string) => received().filter((e) => e.type === type && e.outcome === 'success').length;
     await until(() => count('user_created') >= 40 && count('authorize') >= 40);
-    await until(async () => (await call(a, 'GET', '/v1/cluster/auditing/control_plane', { auth: adminA })).body.sinks[0].status.backlog === 0);
+    await until(
+      async () =>
+        (await call(a, 'GET', '/v1/cluster/auditing/control_plane', { auth: adminA })).body.sinks[0].status.backlog ===
+        0,
+    );
     const events = received();
     const ids = events.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length); // none twice
-    expect(events.filter((e) => e.type === 'user_created').map((e) => e.username).sort()).toEqual(made.sort());
+    expect(
+      events
+        .filter((e) => e.type === 'user_created')
+        .map((e) => e.username)
+        .sort(),
+    ).toEqual(made.sort());
     // Both nodes recorded events; the sink's record is the same whichever node answers.
     expect(new Set(events.map((e) => e.node)).size).toBe(2);
     const [fromA, fromB] = await Promise.all([
@@ -93,9 +105,23 @@ describe('two nodes on PostgreSQL and Redis, one sink', () => {
     await gone.close();
     const before = collector.messages().length;
     const adminB = await login(left, 'admin', PASSWORD);
-    expect((await call(left, 'POST', '/v1/users', { auth: adminB, body: { name: 'late', password: 'User-password-1', role: 'db_viewer' } })).status).toBe(200);
+    expect(
+      (
+        await call(left, 'POST', '/v1/users', {
+          auth: adminB,
+          body: { name: 'late', password: 'User-password-1', role: 'db_viewer' },
+        })
+      ).status,
+    ).toBe(200);
     left.advance(6); // the closed holder's lease lapses (5 s)
-    await until(() => collector.messages().slice(before).some((m) => m.includes('"username":"late"')), 20_000);
+    await until(
+      () =>
+        collector
+          .messages()
+          .slice(before)
+          .some((m) => m.includes('"username":"late"')),
+      20_000,
+    );
     expect((await status(left, adminB)).node).toBe(left.tessera.node);
   });
 });
