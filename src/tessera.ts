@@ -284,6 +284,7 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
       (err) => options.logger?.warn({ err: String(err) }, 'SIEM delivery'),
     );
     core.siemRecorder.onWritten = () => delivery.nudge();
+    core.siemRecorder.sendNow = (sink, events) => delivery.sendNow(sink, events);
     const siem = new SiemService(core.siemSettings, outbox, audit, core.siemRecorder, clock, delivery);
     const pruneSessions = setInterval(() => {
       void sessions.prune().catch(() => {});

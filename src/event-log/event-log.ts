@@ -79,8 +79,17 @@ export function boundedText(text: string): string {
 const bounded = (value: unknown): unknown =>
   typeof value === 'string' ? boundedText(value) : Array.isArray(value) ? value.slice(0, 32).map(bounded) : value;
 
+/** Each record's row, made once for all who keep it (the event log, the SIEM sinks' outbox, which copies its fields at once). */
+const rows = new WeakMap<AuditRecord, EventRow>();
+
 /** The row an audit record becomes: a refusal is a WARNING, anything else INFO; where it came from is kept (ip, request id); every text bounded. */
 export function rowOf(record: AuditRecord, ctx: RequestContext | undefined, time: number): EventRow {
+  let row = rows.get(record);
+  if (!row) rows.set(record, (row = makeRow(record, ctx, time)));
+  return row;
+}
+
+function makeRow(record: AuditRecord, ctx: RequestContext | undefined, time: number): EventRow {
   const { event, ...fields } = record;
   const all: Record<string, unknown> = { ...fields, ...(ctx && { ip: ctx.ip, request_id: ctx.requestId }) };
   return {

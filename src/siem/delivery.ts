@@ -1,6 +1,8 @@
 import type { AuditRecord } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import { within } from '../deadline.js';
 import type { Outbox, SinkRecord } from './outbox.js';
+import type { SiemEvent } from './siem-event.js';
 import type { SiemSettings, SinkSettings } from './siem-settings.js';
 import { FileTransport } from './transports/file-transport.js';
 import type { Transport } from './transports/transport.js';
@@ -12,6 +14,8 @@ const TICK_MS = 250;
 export const LEASE_MS = 5_000;
 /** Events a batch holds at most. */
 const BATCH = 1000;
+/** A batch of sign-ins sent straight waits this long for its sink before it goes to the outbox instead. */
+const DIRECT_MS = 2000;
 /** A failing sink is tried again after 1, 2, 4 … s, at most this long. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -78,6 +82,19 @@ export class Delivery {
           this.nudge();
         }
       });
+  }
+
+  /**
+   * Sends sign-ins' events straight to a sink, when it is taking events (not failing, not waiting
+   * out a backoff) and answers within DIRECT_MS; throws otherwise, and the caller writes them to
+   * the outbox. Counted as delivered, as the outbox's are.
+   */
+  async sendNow(sink: SinkSettings, events: readonly SiemEvent[]): Promise<void> {
+    const state = this.stateOf(sink);
+    if (state.failing || this.clock() < state.retryAt) throw new Error(`${sink.name} is failing`);
+    await within(state.transport.send(events), DIRECT_MS, () => new Error(`${sink.name} did not answer in time`));
+    this.watcher.delivered(sink.name, events.length);
+    await this.outbox.note(sink.name, this.clock(), { delivered: events.length });
   }
 
   /** Waits for the round in progress (tests, and close). */

@@ -1,0 +1,149 @@
+// npm run bench:siem: what a SIEM sink costs, and how fast the outbox drains. Two servers of this
+// build side by side in one run, one with a syslog TCP sink (to a receiver of this script's own that
+// reads the octet-counted frames) and one with none, loaded at once: logins that succeed (each one
+// an event), then a flood of wrong passwords (each one a WARNING event). Then the drain: 50,000
+// events put in the outbox while the receiver is away, and the time from its return to the last one.
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { measured } from './lib/base-build.mjs';
+import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
+import { startTessera } from './lib/processes.mjs';
+import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DRAIN = 50_000;
+const ADMIN = basic('user0', BENCH_PASSWORD);
+
+/** A syslog TCP receiver: counts octet-counted frames, and when the last one came. */
+function receiver(port = 0) {
+  const state = { frames: 0, first: 0, last: 0 };
+  const server = net.createServer((socket) => {
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        const space = pending.indexOf(0x20);
+        if (space < 0) break;
+        const length = Number(pending.subarray(0, space).toString());
+        if (pending.length < space + 1 + length) break;
+        pending = pending.subarray(space + 1 + length);
+        state.frames++;
+        state.last = performance.now();
+        state.first ||= state.last;
+      }
+    });
+    socket.on('end', () => socket.end());
+    socket.on('error', () => {});
+  });
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () => resolve({ port: server.address().port, state, close: () => server.close() })),
+  );
+}
+
+const put = (url, body) =>
+  fetch(`${url}/v1/cluster/auditing/control_plane`, {
+    method: 'PUT',
+    headers: { authorization: ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (r) => {
+    if (!r.ok) throw new Error(`PUT control_plane: ${r.status} ${await r.text()}`);
+  });
+const status = async (url) =>
+  (await (await fetch(`${url}/v1/cluster/auditing/control_plane`, { headers: { authorization: ADMIN } })).json()).sinks[0]
+    .status;
+
+let servers = {};
+let sink;
+try {
+  const [dirOn, dirOff] = [tempDir('siem-on'), tempDir('siem-off')];
+  await seedUsers(dirOn, 100);
+  await seedUsers(dirOff, 100);
+  sink = await receiver();
+  servers = { on: await startTessera(dirOn), off: await startTessera(dirOff) };
+  await put(servers.on.url, { sinks: [{ name: 'bench', type: 'syslog', format: 'json', address: '127.0.0.1', port: sink.port }] });
+  const both = (options) =>
+    Promise.all(Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(s.url))])).then(
+      Object.fromEntries,
+    );
+  const scenarios = {
+    'logins that succeed (POST /v1/users/authorize, 7.4)': (url) => ({
+      url: `${url}/v1/users/authorize`,
+      method: 'POST',
+      body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }),
+      connections: 4,
+      seconds: SECONDS,
+    }),
+    'a flood of wrong passwords (Basic, 64 connections)': (url) => ({
+      url: `${url}/v1/users/authorize`,
+      method: 'POST',
+      headers: { authorization: basic('user7', 'not-the-password') },
+      connections: 64,
+      seconds: SECONDS,
+    }),
+  };
+  const runs = Object.fromEntries(Object.keys(scenarios).map((k) => [k, { on: [], off: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    log(`round ${round + 1} of ${ROUNDS}`);
+    for (const [label, options] of Object.entries(scenarios)) {
+      const result = await both(options);
+      for (const name of ['on', 'off']) runs[label][name].push(result[name]);
+    }
+  }
+  const answers = (x) => x.rps * SECONDS + x.non2xx;
+  const perAnswer = (x) => ({
+    rps: answers(x) / SECONDS,
+    cpuUs: (x.cpuUs * Math.max(1, x.rps * SECONDS)) / Math.max(1, answers(x)),
+  });
+  const mean = (list, key) => list.map(perAnswer).reduce((n, r) => n + r[key], 0) / list.length;
+  const rows = Object.entries(runs).map(([label, r]) => {
+    const [ron, roff] = [mean(r.on, 'rps'), mean(r.off, 'rps')];
+    const [con, coff] = [mean(r.on, 'cpuUs'), mean(r.off, 'cpuUs')];
+    return `| ${label} | ${(ron / roff).toFixed(3)} (${ron.toFixed(0)} vs ${roff.toFixed(0)} /s) | ${(con / coff).toFixed(3)} (${con.toFixed(0)} vs ${coff.toFixed(0)} µs) |`;
+  });
+  while ((await status(servers.on.url)).backlog > 0) await new Promise((r) => setTimeout(r, 200));
+  const deliveredUnderLoad = sink.state.frames;
+
+  // The drain: the receiver away, 50,000 events put in the outbox (as a long outage leaves them), then back.
+  const port = sink.port;
+  sink.close();
+  await new Promise((r) => setTimeout(r, 1500)); // a failed try, so that the backoff starts
+  const file = new SQLite(path.join(dirOn, 'tessera.db'));
+  file.pragma('busy_timeout = 5000');
+  const insert = file.prepare('insert into siem_outbox (sink, event, created_at) values (?, ?, ?)');
+  const now = Date.now();
+  file.transaction(() => {
+    for (let i = 0; i < DRAIN; i++)
+      insert.run(
+        'bench',
+        JSON.stringify({ id: randomUUID(), time: new Date(now).toISOString(), type: 'authorize', severity: 'INFO', node: 'bench', outcome: 'success', username: `user${i % 100}`, ip: '127.0.0.1', request_id: `req-${i}` }),
+        now,
+      );
+  })();
+  file.close();
+  sink = await receiver(port);
+  const started = performance.now();
+  while (sink.state.frames < DRAIN) {
+    if (performance.now() - started > 120_000) throw new Error(`only ${sink.state.frames} of ${DRAIN} delivered in 120 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const drainSeconds = (sink.state.last - sink.state.first) / 1000;
+  const waited = (sink.state.first - started) / 1000;
+  console.log(`## A SIEM sink (issue 38): a server with a syslog TCP sink next to one without (${new Date().toISOString()})
+
+Produced by \`npm run bench:siem\` (\`node bench/siem.mjs\`; ${ROUNDS} rounds of ${SECONDS} s, both servers of this build loaded at once).
+
+| scenario | answers a second, sink / none | server CPU an answer, sink / none |
+|---|---|---|
+${rows.join('\n')}
+
+Events delivered to the receiver during the load: ${deliveredUnderLoad}.
+Drain: ${DRAIN} events waiting in the outbox delivered in ${drainSeconds.toFixed(2)} s once the receiver was back: **${(DRAIN / drainSeconds).toFixed(0)} events a second** (the first ${waited.toFixed(1)} s after its return were the backoff's wait).
+`);
+} finally {
+  for (const s of Object.values(servers)) await s.stop();
+  sink?.close();
+  removeTempDirs();
+}
