@@ -1,4 +1,5 @@
 import { useEffect, useId, useState } from 'preact/hooks';
+import type { AuditingView, SinkView } from '../../siem/siem-service.js';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
 import { ActionMenu, Confirm, Dialog, Done, Field, Problem, useActions } from '../components.js';
@@ -8,41 +9,11 @@ const PATH = '/v1/cluster/auditing/control_plane';
 /** How often the sinks' delivery is read again while the page is open. */
 const REFRESH_MS = 5000;
 
-type Mode = 'best_effort' | 'blocking';
-type SinkType = 'syslog' | 'webhook' | 'file';
-
-interface SinkStatus {
-  state: 'delivering' | 'failing';
-  backlog: number;
-  oldest_undelivered_age_seconds?: number;
-  delivered: number;
-  failed: number;
-  dropped: number;
-  last_error?: string;
-  failing_since?: string;
-  last_delivered_at?: string;
-  node?: string;
-}
-
-/** A sink as GET answers it (a webhook's secret never). */
-interface Sink {
-  name: string;
-  type: SinkType;
-  format: 'json' | 'ocsf';
-  address?: string;
-  port?: number;
-  protocol?: 'TCP' | 'TLS';
-  ca_cert?: string;
-  url?: string;
-  path?: string;
-  status: SinkStatus;
-}
-
-interface Auditing {
-  mode: Mode;
-  max_backlog: number;
-  sinks: Sink[];
-}
+/** The API's own shapes (type-only: nothing of the server is bundled). */
+type Auditing = AuditingView;
+type Sink = SinkView;
+type Mode = Auditing['mode'];
+type SinkType = Sink['type'];
 
 /** What the sink form edits: text for every field, whatever the type (only the type's own are sent). */
 interface Draft {
