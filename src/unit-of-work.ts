@@ -35,6 +35,16 @@ export function currentUnit(): Unit | undefined {
   return unit?.open ? unit : undefined;
 }
 
+/**
+ * Runs `fn` outside the current unit: what a refusal leaves (a lockout and its event) stands even
+ * when the unit is rolled back by that refusal. A unit that has already written runs it inside
+ * instead: on SQLite a statement alone would wait for the one connection the unit holds.
+ */
+export function outsideUnit<T>(fn: () => Promise<T>): Promise<T> {
+  const unit = currentUnit();
+  return unit && unit.transactions.size === 0 ? units.exit(fn) : fn();
+}
+
 /** `fn` after the current unit commits, or now when there is none. */
 export function afterCommit(fn: () => void): void {
   const unit = currentUnit();
@@ -50,23 +60,25 @@ export async function atomically<T>(work: () => Promise<T>): Promise<T> {
   if (currentUnit()) return work();
   const unit: Unit = { open: true, beforeCommit: [], afterCommit: [], afterRollback: [], transactions: new Map() };
   running++;
-  return units.run(unit, async () => {
-    let result: T;
-    try {
-      result = await work();
-      // A hook may add another (an event recorded by a hook): run until none is left.
-      for (let hook = unit.beforeCommit.shift(); hook; hook = unit.beforeCommit.shift()) await hook();
-    } catch (err) {
+  return units
+    .run(unit, async () => {
+      let result: T;
+      try {
+        result = await work();
+        // A hook may add another (an event recorded by a hook): run until none is left.
+        for (let hook = unit.beforeCommit.shift(); hook; hook = unit.beforeCommit.shift()) await hook();
+      } catch (err) {
+        unit.open = false;
+        await Promise.allSettled([...unit.transactions.values()].map((t) => t.rollback()));
+        for (const fn of unit.afterRollback) fn();
+        throw err;
+      }
       unit.open = false;
-      await Promise.allSettled([...unit.transactions.values()].map((t) => t.rollback()));
-      for (const fn of unit.afterRollback) fn();
-      throw err;
-    }
-    unit.open = false;
-    for (const transaction of unit.transactions.values()) await transaction.commit();
-    for (const fn of unit.afterCommit) fn();
-    return result;
-  }).finally(() => {
-    if (--running === 0) units.disable();
-  });
+      for (const transaction of unit.transactions.values()) await transaction.commit();
+      for (const fn of unit.afterCommit) fn();
+      return result;
+    })
+    .finally(() => {
+      if (--running === 0) units.disable();
+    });
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Deadline } from '../deadline.js';
 import { AccountLockedError, TryAgainError } from '../errors.js';
 import type { Policy } from '../policy/policy.js';
+import { outsideUnit } from '../unit-of-work.js';
 import { isLocked, LOCKED_UNTIL_UNLOCKED, type User, unlocksInSeconds } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
 import type { LoginGuard } from './login-guard.js';
@@ -154,13 +155,16 @@ export class Lockout {
     }
   }
 
-  private async lock(a: Attempt): Promise<void> {
-    const user = a.user!;
-    const duration = a.policy.login_lockout_duration;
-    const until = duration === 0 ? LOCKED_UNTIL_UNLOCKED : new Date(this.clock() + duration * 1000);
-    const now = new Date(this.clock());
-    if (!(await this.users.lock(user.uid, until, now))) return; // a parallel attempt locked it
-    this.audit.record(a.ctx, { event: 'lockout', outcome: 'success', username: user.username, uid: user.uid });
+  /** The account locked, with its event: outside the unit of the request that failed, which its refusal rolls back. */
+  private lock(a: Attempt): Promise<void> {
+    return outsideUnit(async () => {
+      const user = a.user!;
+      const duration = a.policy.login_lockout_duration;
+      const until = duration === 0 ? LOCKED_UNTIL_UNLOCKED : new Date(this.clock() + duration * 1000);
+      const now = new Date(this.clock());
+      if (!(await this.users.lock(user.uid, until, now))) return; // a parallel attempt locked it
+      this.audit.record(a.ctx, { event: 'lockout', outcome: 'success', username: user.username, uid: user.uid });
+    });
   }
 }
 

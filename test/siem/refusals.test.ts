@@ -1,0 +1,64 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, login } from '../helpers/http.js';
+import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
+
+/** What a refused change leaves behind stands, and reaches the sinks, though the change is rolled back. */
+describe('refusals inside a change', () => {
+  let t: TestTessera;
+  let dir: string;
+  let admin: string;
+  const file = () => path.join(dir, 'events.jsonl');
+  const events = () =>
+    existsSync(file())
+      ? readFileSync(file(), 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tessera-siem-refusals-'));
+    t = await testTessera({ authRateLimit: 0 });
+    await t.addUser('admin', 'Admin-password-1', 'admin');
+    await t.addUser('alice', 'Alice-password-1', 'db_viewer');
+    admin = await login(t, 'admin', 'Admin-password-1');
+    const sinks = [{ name: 'f', type: 'file', format: 'json', path: file() }];
+    expect((await call(t, 'PUT', '/v1/cluster/auditing/control_plane', { auth: admin, body: { sinks } })).status).toBe(
+      200,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a lockout reached through a password change (no credentials) stands, and its event is delivered', async () => {
+    const guess = (pw: string) =>
+      call(t, 'PUT', '/v1/users/password', {
+        body: { username: 'alice', old_password: pw, new_password: 'New-password-77' },
+      });
+    for (let i = 0; i < 7; i++) expect((await guess(`wrong-${i}`)).status).toBe(401);
+    expect((await t.tessera.users.findByUsername('alice'))?.lockedUntil).not.toBeNull();
+    // Past the failure counter's reset, inside the lock: the right password is still refused.
+    t.advance(901);
+    const right = await guess('Alice-password-1');
+    expect(right.status).toBe(401);
+    expect(right.body.error_code).toBe('account_locked');
+    await t.tessera.siemRecorder.flush();
+    const deadline = Date.now() + 10_000;
+    while (!events().some((e) => e.type === 'lockout') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(events().filter((e) => e.type === 'lockout')).toEqual([
+      expect.objectContaining({ username: 'alice', outcome: 'success' }),
+    ]);
+    // Each refused guess too, though the request that made it was rolled back.
+    const refused = events().filter(
+      (e) => e.type === 'authenticate' && e.outcome === 'failure' && e.username === 'alice',
+    );
+    expect(refused.length).toBe(8);
+  });
+});
