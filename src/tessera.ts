@@ -83,6 +83,7 @@ import { KyselyRevocationStore, type RevocationStore } from './tokens/revocation
 import { readIssuer, type SettledIssuer, settleIssuer } from './tokens/store-issuer.js';
 import { TokenIssuer } from './tokens/token-issuer.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
+import { whenSettled } from './unit-of-work.js';
 import { assertMayManage } from './users/account-access.js';
 import type { AccountDeps } from './users/account-deps.js';
 import { KyselyUserStore } from './users/kysely-user-store.js';
@@ -417,7 +418,10 @@ async function openCore(
       (err) => options.logger?.warn({ err: String(err) }, 'the event log could not be written'),
       events,
     );
-    events.on('audited', (record, ctx) => eventWriter.add(record, ctx));
+    // The event log keeps what a change did once it is committed, and a refusal whatever became of the change.
+    events.on('audited', (record, ctx) =>
+      whenSettled(() => eventWriter.add(record, ctx), record.outcome === 'failure'),
+    );
     const siemSettings = new SiemSettings(db, sealerOf(config), clock);
     const node = nodeName();
     const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, node, clock, (err) =>

@@ -45,6 +45,20 @@ export function outsideUnit<T>(fn: () => Promise<T>): Promise<T> {
   return unit && unit.transactions.size === 0 ? units.exit(fn) : fn();
 }
 
+/**
+ * `fn` once the current unit is over — after its commit, and after its rollback too when
+ * `alsoRolledBack` (a refusal it recorded happened all the same) — or now when there is none.
+ */
+export function whenSettled(fn: () => void, alsoRolledBack: boolean): void {
+  const unit = currentUnit();
+  if (!unit) {
+    fn();
+    return;
+  }
+  unit.afterCommit.push(fn);
+  if (alsoRolledBack) unit.afterRollback.push(fn);
+}
+
 /** `fn` after the current unit commits, or now when there is none. */
 export function afterCommit(fn: () => void): void {
   const unit = currentUnit();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { RealmName } from '../access/realm-name.js';
 import type { EventHub } from '../events.js';
+import { whenSettled } from '../unit-of-work.js';
 
 declare module '../events.js' {
   interface TesseraEvents {
@@ -135,9 +136,14 @@ export class AuditLog {
 
   record(ctx: RequestContext, record: AuditRecord): void {
     this.events.emit('audited', record, ctx);
-    this.logger?.info(
-      { audit: record.event, ...record, event: undefined, ip: ctx.ip, request_id: ctx.requestId },
-      'audit',
+    // A change's line once it is committed; a refusal's whatever became of the change it refused.
+    whenSettled(
+      () =>
+        this.logger?.info(
+          { audit: record.event, ...record, event: undefined, ip: ctx.ip, request_id: ctx.requestId },
+          'audit',
+        ),
+      record.outcome === 'failure',
     );
   }
 }
