@@ -81,14 +81,14 @@ export async function atomically<T>(work: () => Promise<T>): Promise<T> {
         result = await work();
         // A hook may add another (an event recorded by a hook): run until none is left.
         for (let hook = unit.beforeCommit.shift(); hook; hook = unit.beforeCommit.shift()) await hook();
+        unit.open = false;
+        for (const transaction of unit.transactions.values()) await transaction.commit();
       } catch (err) {
         unit.open = false;
         await Promise.allSettled([...unit.transactions.values()].map((t) => t.rollback()));
         for (const fn of unit.afterRollback) fn();
         throw err;
       }
-      unit.open = false;
-      for (const transaction of unit.transactions.values()) await transaction.commit();
       for (const fn of unit.afterCommit) fn();
       return result;
     })

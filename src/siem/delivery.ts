@@ -5,13 +5,17 @@ import type { Outbox, SinkRecord } from './outbox.js';
 import type { SiemEvent } from './siem-event.js';
 import type { SiemSettings, SinkSettings } from './siem-settings.js';
 import { FileTransport } from './transports/file-transport.js';
-import type { Transport } from './transports/transport.js';
+import { SEND_MS, type Transport } from './transports/transport.js';
 import { transportOf } from './transports/transport-of.js';
 
 /** How often a node looks for work when nothing nudged it. */
 const TICK_MS = 250;
-/** A sink's lease: how long a node delivers it without renewing, and how long the others wait for a dead holder. */
-export const LEASE_MS = 5_000;
+/**
+ * A sink's lease: how long a node delivers it without renewing, and how long the others wait for a
+ * dead holder. Renewed before each batch, and longer than a batch may take (SEND_MS): a slow sink
+ * is never taken over while its holder still sends to it.
+ */
+export const LEASE_MS = 10_000;
 /** Events a batch holds at most. */
 const BATCH = 1000;
 /** A batch of sign-ins sent straight waits this long for its sink before it goes to the outbox instead. */
@@ -127,10 +131,15 @@ export class Delivery {
     if (now < state.retryAt) return;
     const until = now + LEASE_MS / 2;
     while (this.clock() < until) {
+      if (!(await this.outbox.lease(sink.name, this.node, this.clock() + LEASE_MS, this.clock()))) return;
       const batch = await this.outbox.take(sink.name, BATCH);
       if (batch.length === 0) return;
       try {
-        await state.transport.send(batch.map((w) => w.event));
+        await within(
+          state.transport.send(batch.map((w) => w.event)),
+          SEND_MS,
+          () => new Error(`no answer within ${SEND_MS / 1000} s`),
+        );
       } catch (err) {
         await this.failed(sink, state, err);
         return;
@@ -139,7 +148,6 @@ export class Delivery {
       await this.outbox.note(sink.name, this.clock(), { delivered: batch.length });
       this.watcher.delivered(sink.name, batch.length);
       if (state.failing) this.recovered(sink, state);
-      await this.outbox.lease(sink.name, this.node, this.clock() + LEASE_MS, this.clock());
     }
   }
 

@@ -43,7 +43,9 @@ class UnitConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.unit.transactions.has(this.driver) && !writes(query)) return this.driver.alone(query);
+    // A statement of the unit's work still running after the unit ended goes alone.
+    if (!this.unit.open || (!this.unit.transactions.has(this.driver) && !writes(query)))
+      return this.driver.alone(query);
     return (await this.driver.transactionOf(this.unit)).executeQuery(query);
   }
 
@@ -86,23 +88,16 @@ class UnitAwareDriver implements Driver {
 
   /** The unit's transaction on this store, begun now if it was not. */
   transactionOf(unit: Unit): Promise<DatabaseConnection> {
-    let held = this.held.get(unit);
-    if (!held) {
-      held = this.open(unit);
-      this.held.set(unit, held);
-    }
-    return held;
-  }
-
-  private async open(unit: Unit): Promise<DatabaseConnection> {
-    const connection = await this.real.acquireConnection();
-    try {
-      await this.real.beginTransaction(connection, this.begin);
-    } catch (err) {
-      await this.real.releaseConnection(connection);
-      throw err;
-    }
+    const held = this.held.get(unit);
+    if (held) return held;
+    const opening = this.open();
+    this.held.set(unit, opening);
+    // Known to the unit before it is open: a unit that ends while it opens still ends it.
     const end = async (how: 'commit' | 'rollback') => {
+      const connection = await opening.catch((err) => {
+        if (how === 'commit') throw err;
+      });
+      if (!connection) return;
       try {
         await (how === 'commit' ? this.real.commitTransaction(connection) : this.real.rollbackTransaction(connection));
       } finally {
@@ -110,6 +105,17 @@ class UnitAwareDriver implements Driver {
       }
     };
     unit.transactions.set(this, { commit: () => end('commit'), rollback: () => end('rollback') });
+    return opening;
+  }
+
+  private async open(): Promise<DatabaseConnection> {
+    const connection = await this.real.acquireConnection();
+    try {
+      await this.real.beginTransaction(connection, this.begin);
+    } catch (err) {
+      await this.real.releaseConnection(connection);
+      throw err;
+    }
     return connection;
   }
 

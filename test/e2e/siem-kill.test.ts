@@ -81,7 +81,7 @@ describe('a node killed with -9 during a burst of changes loses no event', () =>
     const inStore = (made.json as { name: string }[]).map((u) => u.name).filter((n) => n.startsWith('burst'));
     expect(inStore).toEqual(expect.arrayContaining(answered));
 
-    // The dead node's lease lapses (5 s), the new one delivers the backlog.
+    // The dead node's lease lapses (10 s), the new one delivers the backlog.
     const delivered = () =>
       new Set(
         collector

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -143,5 +144,26 @@ describe('a SIEM sink that goes away and comes back (a real rsyslog stopped and 
     await until(async () => (await sinkState()).backlog === 0);
     await until(async () => (await makeUser()).status === 200);
     expect(await t.tessera.users.findByUsername(`user${users}`)).toBeDefined();
+  });
+
+  it('never counts as delivered what a server that is no collector took (a banner, then a close)', async () => {
+    const impostor = net.createServer((socket) => socket.end('220 mail.example.com ESMTP\r\n'));
+    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (impostor.address() as net.AddressInfo).port;
+      const put = await call(t, 'PUT', CONTROL_PLANE, {
+        auth: admin,
+        body: { sinks: [{ name: 'siem', type: 'syslog', format: 'json', address: '127.0.0.1', port }] },
+      });
+      expect(put.status).toBe(200);
+      expect((await makeUser()).status).toBe(200);
+      await until(async () => (await sinkState()).state === 'failing');
+      const state = await sinkState();
+      expect(state.delivered).toBe(0);
+      expect(state.backlog).toBeGreaterThanOrEqual(2);
+      expect(state.last_error).toContain('not a syslog collector');
+    } finally {
+      impostor.close();
+    }
   });
 });

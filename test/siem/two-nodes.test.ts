@@ -113,7 +113,7 @@ describe('two nodes on PostgreSQL and Redis, one sink', () => {
         })
       ).status,
     ).toBe(200);
-    left.advance(6); // the closed holder's lease lapses (5 s)
+    left.advance(11); // the closed holder's lease lapses (10 s)
     await until(
       () =>
         collector

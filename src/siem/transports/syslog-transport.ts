@@ -42,13 +42,17 @@ export class SyslogTransport implements Transport {
       socket.setTimeout(SEND_MS, () => fail(new Error(`no answer from ${host}:${port} within ${SEND_MS / 1000} s`)));
       socket.once('error', fail);
       socket.once(this.target.protocol === 'TLS' ? 'secureConnect' : 'connect', () => socket.end(frames));
-      // The collector ends its side once it has read ours to the end.
+      // A collector says nothing; what does (a web server's answer, a banner) is no collector of ours.
+      socket.once('data', () => fail(new Error(`${host}:${port} answered: it is not a syslog collector`)));
+      // Delivered once every byte left, and the collector then ended its side: it read ours to the end.
+      let sent = false;
+      socket.once('finish', () => (sent = true));
       socket.once('end', () => {
+        if (!sent) return fail(new Error(`${host}:${port} closed the connection before the batch was sent`));
         socket.destroy();
         resolve();
       });
       socket.once('close', () => reject(new Error(`${host}:${port} closed the connection before reading the batch`)));
-      socket.resume();
     });
   }
 

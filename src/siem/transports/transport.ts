@@ -11,4 +11,4 @@ export interface Transport {
 }
 
 /** How long a batch may take before it counts as failed. */
-export const SEND_MS = 10_000;
+export const SEND_MS = 4_000;
