@@ -29,7 +29,15 @@ import { KeptCertificateService } from './certs/kept-certificate-service.js';
 import { KeptCertificates } from './certs/kept-certificates.js';
 import { TrustedCa } from './certs/trusted-ca.js';
 import { type Clock, systemClock } from './clock.js';
-import { audiencesOf, type Config, ConfigError, issuerOf, masterKeyBytes, publicUrlOf } from './config/config.js';
+import {
+  audiencesOf,
+  type Config,
+  ConfigError,
+  issuerOf,
+  masterKeyBytes,
+  publicUrlOf,
+  siemFileDirOf,
+} from './config/config.js';
 import { within } from './deadline.js';
 import type { EventLogStore } from './event-log/event-log.js';
 import { EventLogWriter } from './event-log/event-log-writer.js';
@@ -66,7 +74,9 @@ import { Outbox } from './siem/outbox.js';
 import { SiemMetrics } from './siem/siem-metrics.js';
 import { SiemRecorder } from './siem/siem-recorder.js';
 import { SiemService } from './siem/siem-service.js';
-import { SiemSettings } from './siem/siem-settings.js';
+import { SiemSettings, type SinkSettings } from './siem/siem-settings.js';
+import type { Transports } from './siem/transports/transport.js';
+import { transportOf } from './siem/transports/transport-of.js';
 import { SamlStore } from './sso/saml-store.js';
 import { REQUEST_MS, ServiceProvider } from './sso/service-provider.js';
 import { SsoCertificates } from './sso/sso-certificates.js';
@@ -173,6 +183,7 @@ export interface Accounts extends UserUseCases {
   siem: SiemService;
   siemSettings: SiemSettings;
   siemRecorder: SiemRecorder;
+  siemTransports: Transports;
   /** This node's name in the events it records and the sinks it delivers: host/pid. */
   node: string;
   close(): Promise<void>;
@@ -282,11 +293,20 @@ export async function openTessera(config: Config, options: OpenOptions = {}): Pr
         dropped: (sink, n) => siemMetrics.dropped(sink, n),
         audit: (record) => audit.record(START_CONTEXT, record),
       },
+      core.siemTransports,
       (err) => options.logger?.warn({ err: String(err) }, 'SIEM delivery'),
     );
     core.siemRecorder.onWritten = () => delivery.nudge();
     core.siemRecorder.sendNow = (sink, events) => delivery.sendNow(sink, events);
-    const siem = new SiemService(core.siemSettings, outbox, audit, core.siemRecorder, clock, delivery);
+    const siem = new SiemService(
+      core.siemSettings,
+      outbox,
+      audit,
+      core.siemRecorder,
+      clock,
+      siemFileDirOf(config),
+      delivery,
+    );
     const pruneSessions = setInterval(() => {
       void sessions.prune().catch(() => {});
       void mfa.prune().catch(() => {});
@@ -423,8 +443,9 @@ async function openCore(
       whenSettled(() => eventWriter.add(record, ctx), record.outcome === 'failure'),
     );
     const siemSettings = new SiemSettings(db, sealerOf(config), clock);
+    const transports = (sink: SinkSettings) => transportOf(sink, clock, siemFileDirOf(config));
     const node = nodeName();
-    const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, node, clock, (err) =>
+    const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, node, clock, transports, (err) =>
       options.logger?.warn({ err: String(err) }, 'events for the SIEM sinks could not be written'),
     );
     events.on('audited', (record, ctx) => siemRecorder.record(record, ctx));
@@ -486,10 +507,11 @@ async function openCore(
         eventWriter,
         siemSettings,
         siemRecorder,
+        siemTransports: transports,
         node,
         close,
       },
-      siem: new SiemService(siemSettings, new Outbox(db), audit, siemRecorder, clock),
+      siem: new SiemService(siemSettings, new Outbox(db), audit, siemRecorder, clock, siemFileDirOf(config)),
       ...userCases,
       sessions,
       sessionStore,

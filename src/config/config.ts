@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigShape, configSchema, defaults, SETTINGS, type Setting, spelled } from './settings.js';
 
@@ -78,6 +79,11 @@ function isAddressOrCidr(entry: string): boolean {
  * Where clients and services reach Tessera: --public-url, or the listen address with its
  * scheme (this machine's name when it listens on every address). No trailing slash.
  */
+/** The folder SIEM file sinks write in: --siem-file-dir, else <data-dir>/siem. */
+export function siemFileDirOf(config: Config): string {
+  return path.resolve(config.siemFileDir ?? path.join(config.dataDir, 'siem'));
+}
+
 export function publicUrlOf(config: Config): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const { host, port } = config.listen;

@@ -313,6 +313,13 @@ export const SETTINGS = {
     parse: wholeNumber,
     group: 'serve',
   }),
+  siemFileDir: optional({
+    flag: '--siem-file-dir <dir>',
+    env: 'TESSERA_SIEM_FILE_DIR',
+    help: "the folder SIEM file sinks write in (a sink's path is in it): default <data-dir>/siem",
+    schema: Type.String({ minLength: 1 }),
+    group: 'serve',
+  }),
   authCacheSeconds: setting({
     flag: '--auth-cache-seconds <s>',
     env: 'TESSERA_AUTH_CACHE_SECONDS',

@@ -5,8 +5,7 @@ import type { Outbox, SinkRecord } from './outbox.js';
 import type { SiemEvent } from './siem-event.js';
 import type { SiemSettings, SinkSettings } from './siem-settings.js';
 import { FileTransport } from './transports/file-transport.js';
-import { SEND_MS, type Transport } from './transports/transport.js';
-import { transportOf } from './transports/transport-of.js';
+import { SEND_MS, type Transport, type Transports } from './transports/transport.js';
 
 /** How often a node looks for work when nothing nudged it. */
 const TICK_MS = 250;
@@ -65,6 +64,7 @@ export class Delivery {
     private readonly node: string,
     private readonly clock: Clock,
     private readonly watcher: DeliveryWatcher,
+    private readonly transports: Transports,
     private readonly onError: (err: unknown) => void = () => {},
   ) {
     this.timer = setInterval(() => this.nudge(), TICK_MS).unref();
@@ -175,7 +175,7 @@ export class Delivery {
     const known = this.states.get(sink.name);
     if (known?.key === key) return known;
     void known?.transport.close();
-    const state = { key, transport: transportOf(sink, this.clock), failures: 0, retryAt: 0, failing: false };
+    const state = { key, transport: this.transports(sink), failures: 0, retryAt: 0, failing: false };
     this.states.set(sink.name, state);
     return state;
   }

@@ -6,7 +6,7 @@ import { afterCommit, currentUnit, type Unit } from '../unit-of-work.js';
 import type { Outbox } from './outbox.js';
 import type { SiemEvent } from './siem-event.js';
 import type { SiemSettings, SinkSettings } from './siem-settings.js';
-import { transportOf } from './transports/transport-of.js';
+import type { Transports } from './transports/transport.js';
 
 /** Sign-ins and other events outside a change, waiting at most this long to be written. */
 const FLUSH_MS = 100;
@@ -41,6 +41,7 @@ export class SiemRecorder {
     private readonly settings: SiemSettings,
     private readonly node: string,
     private readonly clock: Clock,
+    private readonly transports: Transports,
     private readonly onError: (err: unknown) => void = () => {},
   ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_MS).unref();
@@ -65,7 +66,7 @@ export class SiemRecorder {
     const event = this.eventOf(record, ctx);
     afterCommit(() => {
       for (const sink of sinks) {
-        const transport = transportOf(sink, this.clock);
+        const transport = this.transports(sink);
         void transport
           .send([event])
           .catch(this.onError)

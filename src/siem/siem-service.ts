@@ -45,6 +45,8 @@ export class SiemService {
     private readonly audit: AuditLog,
     private readonly recorder: Pick<SiemRecorder, 'farewell'>,
     private readonly clock: Clock,
+    /** The folder file sinks write in (--siem-file-dir). */
+    private readonly fileFolder: string,
     /** This node's delivery, when it delivers (a server; not a CLI command). */
     private readonly delivery?: Delivery,
   ) {}
@@ -64,7 +66,7 @@ export class SiemService {
     const current = (await this.settings.get()) ?? AUDITING_DEFAULTS;
     const sinks = (given.sinks ?? current.sinks).map((s) => withKeptSecret(s, current.sinks));
     const next: AuditingSettings = { ...current, ...given, sinks };
-    validate(next);
+    validate(next, this.fileFolder);
     await this.settings.put(next);
     const gone = current.sinks.filter((s) => !sinks.some((t) => t.name === s.name));
     await this.outbox.forget(gone.map((s) => s.name));
@@ -144,7 +146,7 @@ const FIELDS: Record<SinkSettings['type'], readonly (keyof SinkSettings)[]> = {
 };
 
 /** What makes a sink unusable, said before anything is stored. */
-function validate(settings: AuditingSettings): void {
+function validate(settings: AuditingSettings, fileFolder: string): void {
   const names = new Set<string>();
   for (const sink of settings.sinks) {
     const at = `sink "${sink.name}"`;
@@ -179,8 +181,13 @@ function validate(settings: AuditingSettings): void {
           `${at}: a webhook sink needs "secret" (at least 16 characters): each batch is signed with it`,
         );
     }
-    if (sink.type === 'file' && (!sink.path || !path.isAbsolute(sink.path)))
-      throw new InvalidAuditSinkError(`${at}: a file sink needs an absolute "path"`);
+    if (sink.type === 'file') {
+      const target = sink.path && path.resolve(fileFolder, sink.path);
+      if (!target?.startsWith(`${fileFolder}${path.sep}`))
+        throw new InvalidAuditSinkError(
+          `${at}: a file sink's "path" is a file in the SIEM file folder ${fileFolder} (--siem-file-dir), by its name or in full`,
+        );
+    }
     if (sink.ca_cert !== undefined) {
       try {
         new X509Certificate(sink.ca_cert);

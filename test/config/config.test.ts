@@ -44,6 +44,7 @@ const SAMPLES: Record<string, [string[], unknown]> = {
   authCacheSeconds: [['--auth-cache-seconds', '0'], 0],
   eventLogDays: [['--event-log-days', '365'], 365],
   eventLogMax: [['--event-log-max', '50000'], 50000],
+  siemFileDir: [['--siem-file-dir', '/var/lib/tessera/siem'], '/var/lib/tessera/siem'],
   loginTimeoutMs: [['--login-timeout', '5000'], 5000],
   loginQueueMs: [['--login-queue-ms', '100'], 100],
   hashThreads: [['--hash-threads', '3'], 3],

@@ -22,7 +22,7 @@ describe('refusals inside a change', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tessera-siem-refusals-'));
-    t = await testTessera({ authRateLimit: 0 });
+    t = await testTessera({ authRateLimit: 0, siemFileDir: dir });
     await t.addUser('admin', 'Admin-password-1', 'admin');
     await t.addUser('alice', 'Alice-password-1', 'db_viewer');
     admin = await login(t, 'admin', 'Admin-password-1');

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
       startCollector({ dir, tls: true }),
       startWebhookReceiver(dir),
     ]);
-    t = await testTessera({ authRateLimit: 0 });
+    t = await testTessera({ authRateLimit: 0, siemFileDir: dir });
     await t.addUser('admin', PASSWORDS.admin, 'admin');
     admin = await login(t, 'admin', PASSWORDS.admin);
   }, 60_000);
@@ -162,7 +163,8 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
       [{ name: 'h', type: 'webhook', format: 'json', url: 'http://example.com/x', secret: SECRET }, 'https'],
       [{ name: 'h', type: 'webhook', format: 'json', url: 'https://example.com/x' }, 'secret'],
       [{ name: 's', type: 'syslog', format: 'json', address: '127.0.0.1' }, 'port'],
-      [{ name: 'f', type: 'file', format: 'json', path: 'relative.log' }, 'absolute'],
+      [{ name: 'f', type: 'file', format: 'json', path: '/etc/profile.d/tessera.sh' }, 'SIEM file folder'],
+      [{ name: 'f', type: 'file', format: 'json', path: '../tessera.db' }, 'SIEM file folder'],
       [{ name: 's', type: 'syslog', format: 'json', address: '127.0.0.1', port: 1, url: 'https://x' }, 'url'],
       [
         { name: 's', type: 'syslog', format: 'json', address: '127.0.0.1', port: 1, protocol: 'TLS', ca_cert: 'nope' },
@@ -219,7 +221,12 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
     expect(
       (await call(t, 'PUT', '/v1/cluster/auditing/control_plane', { auth: admin, body: { sinks: keep } })).status,
     ).toBe(200);
-    const farewellOf = () => tls.messages().slice(before).map(bodyOf).find((e) => e.unmapped?.type === 'siem_update');
+    const farewellOf = () =>
+      tls
+        .messages()
+        .slice(before)
+        .map(bodyOf)
+        .find((e) => e.unmapped?.type === 'siem_update');
     await until(() => farewellOf() !== undefined);
     expect(farewellOf()).toMatchObject({
       class_uid: 3004,
@@ -229,7 +236,12 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
 
     const seen = tcp.messages().length;
     expect((await call(t, 'DELETE', '/v1/cluster/auditing/control_plane', { auth: admin })).status).toBe(200);
-    const deleted = () => tcp.messages().slice(seen).map(bodyOf).find((e) => e.type === 'siem_delete');
+    const deleted = () =>
+      tcp
+        .messages()
+        .slice(seen)
+        .map(bodyOf)
+        .find((e) => e.type === 'siem_delete');
     await until(() => deleted() !== undefined);
     expect(deleted()).toMatchObject({ actor: 'admin', outcome: 'success' });
     const none = await call(t, 'GET', '/v1/cluster/auditing/control_plane', { auth: admin });
@@ -237,5 +249,48 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
     const again = await call(t, 'DELETE', '/v1/cluster/auditing/control_plane', { auth: admin });
     expect(again.status).toBe(404);
     expect(again.body.error_code).toBe('audit_config_not_found');
+  });
+
+  it('writes a file sink only to a regular file of its folder: never through a link, never to a FIFO', async () => {
+    const outside = path.join(tmpdir(), `tessera-outside-${process.pid}.sh`);
+    writeFileSync(outside, '');
+    symlinkSync(outside, path.join(dir, 'link.jsonl'));
+    execFileSync('mkfifo', [path.join(dir, 'fifo.jsonl')]);
+    try {
+      const put = await call(t, 'PUT', '/v1/cluster/auditing/control_plane', {
+        auth: admin,
+        body: {
+          sinks: [
+            { name: 'link', type: 'file', format: 'json', path: 'link.jsonl' },
+            { name: 'fifo', type: 'file', format: 'json', path: path.join(dir, 'fifo.jsonl') },
+          ],
+        },
+      });
+      expect(put.status).toBe(200);
+      const status = async () =>
+        Object.fromEntries(
+          (await call(t, 'GET', '/v1/cluster/auditing/control_plane', { auth: admin })).body.sinks.map((s: any) => [
+            s.name,
+            s.status,
+          ]),
+        );
+      const deadline = Date.now() + 15_000;
+      let seen: Record<string, any> = {};
+      while (Date.now() < deadline) {
+        seen = await status();
+        if (seen.link?.state === 'failing' && seen.fifo?.state === 'failing') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(seen.link).toMatchObject({ state: 'failing', delivered: 0, last_error: expect.stringContaining('ELOOP') });
+      // No reader: refused at once (ENXIO), never waited for; with one, not a regular file.
+      expect(seen.fifo).toMatchObject({
+        state: 'failing',
+        delivered: 0,
+        last_error: expect.stringMatching(/ENXIO|not a regular file/),
+      });
+      expect(readFileSync(outside, 'utf8')).toBe('');
+    } finally {
+      rmSync(outside, { force: true });
+    }
   });
 });

@@ -52,7 +52,12 @@ const SinkFields = {
       description: 'webhook: what each batch is signed with (HMAC-SHA256); never answered, kept when a PUT omits it',
     }),
   ),
-  path: Type.Optional(Type.String({ maxLength: 4096, description: 'file: an absolute path on each node' })),
+  path: Type.Optional(
+    Type.String({
+      maxLength: 4096,
+      description: 'file: a file in the SIEM file folder of each node (--siem-file-dir), by its name or in full',
+    }),
+  ),
 };
 
 const SinkBody = Type.Object({ ...SinkFields, status: Type.Optional(Type.Unknown()) }, { additionalProperties: false });

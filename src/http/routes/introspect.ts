@@ -42,30 +42,34 @@ export function introspectRoute(app: TesseraApp, { callers }: Pick<HttpServices,
     }),
     response: { 200: Introspection },
   };
-  app.post('/v1/introspect', { schema, config: { formBody: true, access: 'verify_tokens', signIn: true } }, async (request) => {
-    try {
-      const { token: claims } = await callers.checkToken(request.body.token);
-      // A token for enrolling a second factor only is good for nothing at another service.
-      if (claims?.mfa_enrol) return { active: false };
-      const { iss, aud, sub, uid, username, roles, resources, iat, exp, jti, ver } = claims!;
-      return {
-        active: true,
-        iss,
-        aud,
-        sub,
-        uid,
-        username,
-        roles,
-        ...(resources && { resources }),
-        iat,
-        exp,
-        jti,
-        ver,
-        token_type: 'Bearer' as const,
-      };
-    } catch (err) {
-      if (err instanceof InvalidTokenError) return { active: false };
-      throw err;
-    }
-  });
+  app.post(
+    '/v1/introspect',
+    { schema, config: { formBody: true, access: 'verify_tokens', signIn: true } },
+    async (request) => {
+      try {
+        const { token: claims } = await callers.checkToken(request.body.token);
+        // A token for enrolling a second factor only is good for nothing at another service.
+        if (claims?.mfa_enrol) return { active: false };
+        const { iss, aud, sub, uid, username, roles, resources, iat, exp, jti, ver } = claims!;
+        return {
+          active: true,
+          iss,
+          aud,
+          sub,
+          uid,
+          username,
+          roles,
+          ...(resources && { resources }),
+          iat,
+          exp,
+          jti,
+          ver,
+          token_type: 'Bearer' as const,
+        };
+      } catch (err) {
+        if (err instanceof InvalidTokenError) return { active: false };
+        throw err;
+      }
+    },
+  );
 }

@@ -12,7 +12,7 @@ import { WebhookTransport } from './webhook-transport.js';
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 /** The transport a sink's settings describe, writing its format. */
-export function transportOf(sink: SinkSettings, clock: Clock): Transport {
+export function transportOf(sink: SinkSettings, clock: Clock, fileFolder: string): Transport {
   const bodyOf = (e: SiemEvent) => (sink.format === 'ocsf' ? ocsfOf(e, { version }) : e);
   const textOf = (e: SiemEvent) => JSON.stringify(bodyOf(e));
   switch (sink.type) {
@@ -30,6 +30,6 @@ export function transportOf(sink: SinkSettings, clock: Clock): Transport {
     case 'webhook':
       return new WebhookTransport(sink.url!, sink.secret!, bodyOf, clock, sink.ca_cert);
     case 'file':
-      return new FileTransport(sink.path!, textOf);
+      return new FileTransport(fileFolder, sink.path!, textOf);
   }
 }

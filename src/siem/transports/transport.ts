@@ -1,4 +1,5 @@
 import type { SiemEvent } from '../siem-event.js';
+import type { SinkSettings } from '../siem-settings.js';
 
 /**
  * Where a sink's events go. `send` resolves only once the far end has them all (a collector that
@@ -12,3 +13,6 @@ export interface Transport {
 
 /** How long a batch may take before it counts as failed. */
 export const SEND_MS = 4_000;
+
+/** The transport a sink's settings describe (transport-of.ts, given the node's file folder). */
+export type Transports = (sink: SinkSettings) => Transport;
