@@ -112,7 +112,7 @@ export class Delivery {
     this.forgetGone(sinks);
     for (const sink of sinks) {
       try {
-        await this.deliver(sink, settings!.mode === 'best_effort' ? settings!.max_backlog : undefined);
+        await this.deliver(sink, settings!.max_backlog, settings!.mode === 'best_effort');
       } catch (err) {
         this.onError(err);
       }
@@ -120,14 +120,13 @@ export class Delivery {
     this.records = await this.outbox.records();
   }
 
-  private async deliver(sink: SinkSettings, bound: number | undefined): Promise<void> {
+  /** `changesToo`: best_effort, where past the bound changes are dropped too (sign-ins first); blocking drops sign-ins alone. */
+  private async deliver(sink: SinkSettings, bound: number, changesToo: boolean): Promise<void> {
     const state = this.stateOf(sink);
     const now = this.clock();
     if (!(await this.outbox.lease(sink.name, this.node, now + LEASE_MS, now))) return;
-    if (bound !== undefined) {
-      const dropped = await this.outbox.trim(sink.name, bound);
-      if (dropped > 0) this.watcher.dropped(sink.name, dropped);
-    }
+    const dropped = await this.outbox.trim(sink.name, bound, changesToo);
+    if (dropped > 0) this.watcher.dropped(sink.name, dropped);
     if (now < state.retryAt) return;
     const until = now + LEASE_MS / 2;
     while (this.clock() < until) {

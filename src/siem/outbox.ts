@@ -17,8 +17,9 @@ export interface SinkRecord {
   delivered: number;
   failed: number;
   dropped: number;
-  /** Events waiting, and since when the oldest (ms). */
+  /** Events waiting, and since when the oldest (ms); of them, the changes' (what blocking mode bounds). */
   backlog: number;
+  changes: number;
   oldestAt?: number;
 }
 
@@ -33,9 +34,17 @@ const num = (v: unknown) => (v === null || v === undefined ? undefined : Number(
 export class Outbox {
   constructor(private readonly db: Db) {}
 
-  async add(sinks: readonly string[], events: readonly SiemEvent[], now: number): Promise<void> {
+  /** `change`: the events of a change, in its transaction; else sign-ins' and a node's own, which a bound drops first. */
+  async add(sinks: readonly string[], events: readonly SiemEvent[], now: number, change: boolean): Promise<void> {
     if (sinks.length === 0 || events.length === 0) return;
-    const rows = sinks.flatMap((sink) => events.map((e) => ({ sink, event: JSON.stringify(e), created_at: now })));
+    const rows = sinks.flatMap((sink) =>
+      events.map((e) => ({
+        sink,
+        event: JSON.stringify(e),
+        change: change ? (1 as const) : (0 as const),
+        created_at: now,
+      })),
+    );
     for (let i = 0; i < rows.length; i += 500)
       await this.db
         .insertInto('siem_outbox')
@@ -62,12 +71,41 @@ export class Outbox {
         .execute();
   }
 
-  /** Keeps the newest `keep` of a sink's events; says how many older ones it dropped. */
-  async trim(sink: string, keep: number): Promise<number> {
+  /**
+   * Keeps at most `keep` of a sink's events, dropping the oldest sign-ins first, then (unless
+   * `changesToo` is false) the oldest changes; says how many it dropped.
+   */
+  async trim(sink: string, keep: number, changesToo: boolean): Promise<number> {
+    const changes = await this.count(sink, true);
+    // Sign-ins get what the changes leave of the bound (all of it when changes are never dropped).
+    let dropped = await this.dropOldest(sink, false, changesToo ? Math.max(0, keep - changes) : keep);
+    if (changesToo) dropped += await this.dropOldest(sink, true, keep);
+    if (dropped === 0) return 0;
+    await this.db
+      .updateTable('siem_sinks')
+      .set((eb) => ({ dropped: eb('dropped', '+', dropped) }))
+      .where('sink', '=', sink)
+      .execute();
+    return dropped;
+  }
+
+  private async count(sink: string, change: boolean): Promise<number> {
+    const row = await this.db
+      .selectFrom('siem_outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('sink', '=', sink)
+      .where('change', '=', change ? 1 : 0)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Keeps the newest `keep` of a sink's events of one kind; says how many it dropped. */
+  private async dropOldest(sink: string, change: boolean, keep: number): Promise<number> {
     const edge = await this.db
       .selectFrom('siem_outbox')
       .select('id')
       .where('sink', '=', sink)
+      .where('change', '=', change ? 1 : 0)
       .orderBy('id', 'desc')
       .limit(1)
       .offset(keep)
@@ -76,15 +114,10 @@ export class Outbox {
     const result = await this.db
       .deleteFrom('siem_outbox')
       .where('sink', '=', sink)
+      .where('change', '=', change ? 1 : 0)
       .where('id', '<=', edge.id)
       .executeTakeFirst();
-    const dropped = Number(result.numDeletedRows);
-    await this.db
-      .updateTable('siem_sinks')
-      .set((eb) => ({ dropped: eb('dropped', '+', dropped) }))
-      .where('sink', '=', sink)
-      .execute();
-    return dropped;
+    return Number(result.numDeletedRows);
   }
 
   /** The sink's lease for `node` until `until` (ms), when it is free, lapsed or already this node's. */
@@ -130,8 +163,8 @@ export class Outbox {
       this.db.selectFrom('siem_sinks').selectAll().execute(),
       this.db
         .selectFrom('siem_outbox')
-        .select((eb) => ['sink', eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
-        .groupBy('sink')
+        .select((eb) => ['sink', 'change', eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+        .groupBy(['sink', 'change'])
         .execute(),
     ]);
     const byName = new Map<string, SinkRecord>();
@@ -145,10 +178,17 @@ export class Outbox {
         failed: Number(s.failed),
         dropped: Number(s.dropped),
         backlog: 0,
+        changes: 0,
       });
     for (const w of waiting) {
-      const record = byName.get(w.sink) ?? { node: '', delivered: 0, failed: 0, dropped: 0, backlog: 0 };
-      byName.set(w.sink, { ...record, backlog: Number(w.n), oldestAt: num(w.oldest) });
+      const record = byName.get(w.sink) ?? { node: '', delivered: 0, failed: 0, dropped: 0, backlog: 0, changes: 0 };
+      const oldest = num(w.oldest);
+      byName.set(w.sink, {
+        ...record,
+        backlog: record.backlog + Number(w.n),
+        changes: record.changes + (Number(w.change) === 1 ? Number(w.n) : 0),
+        oldestAt: record.oldestAt === undefined || (oldest ?? Infinity) < record.oldestAt ? oldest : record.oldestAt,
+      });
     }
     return byName;
   }

@@ -23,6 +23,8 @@ const MAX_WAITING = 50_000;
  */
 export class SiemRecorder {
   private waiting: SiemEvent[] = [];
+  /** This batch's refusals by what they share: a repeat adds to its `count`. */
+  private readonly folded = new Map<string, SiemEvent>();
   private readonly units = new WeakMap<Unit, SiemEvent[]>();
   private readonly timer: NodeJS.Timeout;
   private flushing?: Promise<void>;
@@ -51,8 +53,21 @@ export class SiemRecorder {
     if (this.settings.freshSinks()?.length === 0) return; // no sink: nothing to keep
     const event = this.eventOf(record, ctx);
     const unit = currentUnit();
-    if (unit) this.inUnit(unit, event);
-    else if (this.waiting.length >= MAX_WAITING) this.lost++;
+    if (unit) {
+      this.inUnit(unit, event);
+      return;
+    }
+    if (event.severity === 'WARNING') {
+      // A flood of the same refusal (who, from where, why) within a batch is one event with a count.
+      const key = JSON.stringify([event.type, event.reason, event.ip, event.username, event.realm, event.subject]);
+      const same = this.folded.get(key);
+      if (same) {
+        same.count = Number(same.count ?? 1) + 1;
+        return;
+      }
+      this.folded.set(key, event);
+    }
+    if (this.waiting.length >= MAX_WAITING) this.lost++;
     else this.waiting.push(event);
   }
 
@@ -102,6 +117,7 @@ export class SiemRecorder {
         sinks.map((s) => s.name),
         this.units.get(unit) ?? [],
         this.clock(),
+        true,
       );
     });
     unit.afterCommit.push(() => this.onWritten());
@@ -120,6 +136,7 @@ export class SiemRecorder {
     if (this.waiting.length === 0) return;
     const events = this.waiting;
     this.waiting = [];
+    this.folded.clear();
     try {
       const sinks = (await this.settings.get())?.sinks ?? [];
       // Straight to each sink that takes them now; through the outbox to any that does not.
@@ -133,7 +150,7 @@ export class SiemRecorder {
             : [sink.name],
         ),
       );
-      await this.outbox.add(late.flat(), events, this.clock());
+      await this.outbox.add(late.flat(), events, this.clock(), false);
       if (late.flat().length > 0) this.onWritten();
     } catch (err) {
       // Kept for the next flush, as many as there is room for.

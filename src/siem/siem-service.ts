@@ -102,7 +102,7 @@ export class SiemService {
     const settings = await this.settings.get();
     if (settings?.mode !== 'blocking' || !this.delivery) return undefined;
     for (const sink of settings.sinks)
-      if ((this.delivery.records.get(sink.name)?.backlog ?? 0) >= settings.max_backlog)
+      if ((this.delivery.records.get(sink.name)?.changes ?? 0) >= settings.max_backlog)
         return new AuditBacklogFullError(sink.name);
     return undefined;
   }

@@ -260,6 +260,8 @@ export interface SiemOutboxTable {
   id: Generated<number>;
   sink: string;
   event: string;
+  /** A change's event (written in its transaction), else a sign-in's or a node's own. */
+  change: 0 | 1;
   /** ms since the epoch. */
   created_at: number;
 }

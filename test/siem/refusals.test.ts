@@ -61,4 +61,24 @@ describe('refusals inside a change', () => {
     );
     expect(refused.length).toBe(8);
   });
+
+  it('folds a flood of the same refusal into events with a count, every attempt counted', async () => {
+    await t.addUser('bob', 'Bob-password-1', 'db_viewer');
+    const before = events().length;
+    await Promise.all(
+      Array.from({ length: 30 }, () =>
+        call(t, 'POST', '/v1/users/authorize', { body: { username: 'nobody-here', password: 'guess-Password-1' } }),
+      ),
+    );
+    await t.tessera.siemRecorder.flush();
+    const refused = () =>
+      events()
+        .slice(before)
+        .filter((e) => e.type === 'authorize' && e.username === 'nobody-here');
+    const deadline = Date.now() + 10_000;
+    while (refused().reduce((n, e) => n + (e.count ?? 1), 0) < 30 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(refused().reduce((n, e) => n + (e.count ?? 1), 0)).toBe(30);
+    expect(refused().length).toBeLessThan(30);
+  });
 });

@@ -16,9 +16,11 @@ export function siemOutbox(dialect: Dialect): Migration {
         )
         .addColumn('sink', 'text', (c) => c.notNull())
         .addColumn('event', 'text', (c) => c.notNull())
+        // A change's event (written in its transaction), or a sign-in's: the bound drops sign-ins first.
+        .addColumn('change', 'integer', (c) => c.notNull()) // 1 or 0: SQLite has no boolean
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('siem_outbox_sink').on('siem_outbox').columns(['sink', 'id']).execute();
+      await db.schema.createIndex('siem_outbox_sink').on('siem_outbox').columns(['sink', 'change', 'id']).execute();
       await db.schema
         .createTable('siem_sinks')
         .addColumn('sink', 'text', (c) => c.primaryKey())
