@@ -445,7 +445,7 @@ async function openCore(
     const siemSettings = new SiemSettings(db, sealerOf(config), clock);
     const transports = (sink: SinkSettings) => transportOf(sink, clock, siemFileDirOf(config));
     const node = nodeName();
-    const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, node, clock, transports, (err) =>
+    const siemRecorder = new SiemRecorder(new Outbox(db), siemSettings, node, clock, (err) =>
       options.logger?.warn({ err: String(err) }, 'events for the SIEM sinks could not be written'),
     );
     events.on('audited', (record, ctx) => siemRecorder.record(record, ctx));

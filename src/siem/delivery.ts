@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { within } from '../deadline.js';
 import type { Outbox, SinkRecord } from './outbox.js';
 import type { SiemEvent } from './siem-event.js';
-import type { SiemSettings, SinkSettings } from './siem-settings.js';
+import { RETIRING_MS, type SiemSettings, type SinkSettings } from './siem-settings.js';
 import { FileTransport } from './transports/file-transport.js';
 import { SEND_MS, type Transport, type Transports } from './transports/transport.js';
 
@@ -108,7 +108,12 @@ export class Delivery {
 
   private async tick(): Promise<void> {
     const settings = await this.settings.get();
-    const sinks = settings?.sinks ?? [];
+    const now = this.clock();
+    // The sinks, and the retiring ones with events left (under their key), for a day at most.
+    const retiring = (settings?.retiring ?? [])
+      .filter((s) => now - s.retired_at < RETIRING_MS && (this.records.get(s.key)?.backlog ?? 1) > 0)
+      .map(({ key, retired_at: _, ...s }) => ({ ...s, name: key }));
+    const sinks = [...(settings?.sinks ?? []), ...retiring];
     this.forgetGone(sinks);
     for (const sink of sinks) {
       try {

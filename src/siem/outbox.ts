@@ -193,6 +193,11 @@ export class Outbox {
     return byName;
   }
 
+  /** A sink's waiting events under another key (a sink retiring: its backlog stays its own). */
+  async rename(from: string, to: string): Promise<void> {
+    await this.db.updateTable('siem_outbox').set({ sink: to }).where('sink', '=', from).execute();
+  }
+
   /** A sink gone from the settings: its waiting events and its record. */
   async forget(sinks: readonly string[]): Promise<void> {
     if (sinks.length === 0) return;

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { AuditRecord, RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { rowOf } from '../event-log/event-log.js';
-import { afterCommit, currentUnit, type Unit } from '../unit-of-work.js';
+import { currentUnit, type Unit } from '../unit-of-work.js';
 import type { Outbox } from './outbox.js';
 import type { SiemEvent } from './siem-event.js';
 import type { SiemSettings, SinkSettings } from './siem-settings.js';
-import type { Transports } from './transports/transport.js';
 
 /** Sign-ins and other events outside a change, waiting at most this long to be written. */
 const FLUSH_MS = 100;
@@ -23,6 +22,7 @@ const MAX_WAITING = 50_000;
  */
 export class SiemRecorder {
   private waiting: SiemEvent[] = [];
+  private readonly made = new WeakMap<AuditRecord, SiemEvent>();
   /** This batch's refusals by what they share: a repeat adds to its `count`. */
   private readonly folded = new Map<string, SiemEvent>();
   private readonly units = new WeakMap<Unit, SiemEvent[]>();
@@ -43,7 +43,6 @@ export class SiemRecorder {
     private readonly settings: SiemSettings,
     private readonly node: string,
     private readonly clock: Clock,
-    private readonly transports: Transports,
     private readonly onError: (err: unknown) => void = () => {},
   ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_MS).unref();
@@ -72,25 +71,27 @@ export class SiemRecorder {
   }
 
   /**
-   * Sinks taken out of the settings hear of it themselves, once the change is committed: sent
-   * straight to them, once, without the outbox (which no longer has them). An intruder who turns
-   * the auditing off is seen doing it.
+   * The event of a record also to these outbox keys (retiring sinks: one taken out hears of it
+   * itself, the event of its removal after the rest of its backlog, so that an intruder who turns
+   * the auditing off or points it elsewhere is seen doing it). Written with the change.
    */
-  farewell(sinks: readonly SinkSettings[], record: AuditRecord, ctx: RequestContext): void {
-    if (sinks.length === 0) return;
+  alsoTo(keys: readonly string[], record: AuditRecord, ctx: RequestContext): void {
+    if (keys.length === 0) return;
     const event = this.eventOf(record, ctx);
-    afterCommit(() => {
-      for (const sink of sinks) {
-        const transport = this.transports(sink);
-        void transport
-          .send([event])
-          .catch(this.onError)
-          .finally(() => transport.close());
-      }
-    });
+    const write = () => this.outbox.add(keys, [event], this.clock(), true);
+    const unit = currentUnit();
+    if (unit) unit.beforeCommit.push(write);
+    else void write().catch(this.onError);
   }
 
+  /** A record's event, made once (the same id wherever it goes). */
   private eventOf(record: AuditRecord, ctx: RequestContext | undefined): SiemEvent {
+    let event = this.made.get(record);
+    if (!event) this.made.set(record, (event = this.makeEvent(record, ctx)));
+    return event;
+  }
+
+  private makeEvent(record: AuditRecord, ctx: RequestContext | undefined): SiemEvent {
     const now = this.clock();
     const { time: _, ...row } = rowOf(record, ctx, now);
     return {

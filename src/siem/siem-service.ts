@@ -7,7 +7,14 @@ import { AuditBacklogFullError, AuditConfigNotFoundError, InvalidAuditSinkError 
 import type { Delivery } from './delivery.js';
 import type { Outbox, SinkRecord } from './outbox.js';
 import type { SiemRecorder } from './siem-recorder.js';
-import { AUDITING_DEFAULTS, type AuditingSettings, type SiemSettings, type SinkSettings } from './siem-settings.js';
+import {
+  AUDITING_DEFAULTS,
+  type AuditingSettings,
+  RETIRING_MS,
+  type SiemSettings,
+  type SinkSettings,
+  sameDestination,
+} from './siem-settings.js';
 
 /** A sink as GET answers it: its settings (a webhook's secret never) and how its delivery goes. */
 export type SinkView = Omit<SinkSettings, 'secret'> & { status: SinkStatus };
@@ -27,8 +34,10 @@ export interface SinkStatus {
   node?: string;
 }
 
-export interface AuditingView extends Omit<AuditingSettings, 'sinks'> {
+export interface AuditingView extends Omit<AuditingSettings, 'sinks' | 'retiring'> {
   sinks: SinkView[];
+  /** Sinks taken out (or sent elsewhere under their name) whose backlog is still being delivered where they pointed. */
+  retiring: (SinkView & { retired_at: string })[];
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -43,7 +52,7 @@ export class SiemService {
     private readonly settings: SiemSettings,
     private readonly outbox: Outbox,
     private readonly audit: AuditLog,
-    private readonly recorder: Pick<SiemRecorder, 'farewell'>,
+    private readonly recorder: Pick<SiemRecorder, 'alsoTo'>,
     private readonly clock: Clock,
     /** The folder file sinks write in (--siem-file-dir). */
     private readonly fileFolder: string,
@@ -52,41 +61,69 @@ export class SiemService {
   ) {}
 
   async get(): Promise<AuditingView> {
-    const settings = (await this.settings.get()) ?? AUDITING_DEFAULTS;
+    const { retiring = [], ...settings } = (await this.settings.get()) ?? AUDITING_DEFAULTS;
     const records = await this.outbox.records();
-    return { ...settings, sinks: settings.sinks.map((s) => this.viewOf(s, records.get(s.name))) };
+    return {
+      ...settings,
+      sinks: settings.sinks.map((s) => this.viewOf(s, records.get(s.name))),
+      retiring: retiring
+        .filter((s) => (records.get(s.key)?.backlog ?? 0) > 0 && this.clock() - s.retired_at < RETIRING_MS)
+        .map(({ key, retired_at, ...s }) => ({ ...this.viewOf(s, records.get(key)), retired_at: iso(retired_at)! })),
+    };
+  }
+
+  /**
+   * The sinks that leave this list (gone, or sent elsewhere under their name) and those retiring
+   * still: a retiring sink keeps its backlog, delivered where it pointed, the event of its removal last.
+   */
+  private async retire(current: AuditingSettings, kept: readonly SinkSettings[]) {
+    const now = this.clock();
+    const records = await this.outbox.records();
+    const leaving = current.sinks
+      .filter((s) => !kept.some((k) => k.name === s.name && sameDestination(s, k)))
+      .map((s) => ({ ...s, key: `${s.name}~${now}`, retired_at: now }));
+    const over = (current.retiring ?? []).filter(
+      (s) => (records.get(s.key)?.backlog ?? 0) === 0 || now - s.retired_at >= RETIRING_MS,
+    );
+    await this.outbox.forget(over.map((s) => s.key));
+    for (const s of leaving) await this.outbox.rename(s.name, s.key);
+    const retiring = [...(current.retiring ?? []).filter((s) => !over.includes(s)), ...leaving];
+    return { leaving, retiring };
   }
 
   /** Fields given replace those set; `sinks` replaces the list (a sink kept by name keeps its backlog, and its secret when none is given). */
   async put(
     ctx: RequestContext,
     actor: { uid: number; username: string } | null,
-    given: Partial<AuditingSettings>,
+    given: Partial<Omit<AuditingSettings, 'retiring'>> & { retiring?: unknown },
   ): Promise<AuditingView> {
     const current = (await this.settings.get()) ?? AUDITING_DEFAULTS;
+    const { retiring: _, ...fields } = given;
     const sinks = (given.sinks ?? current.sinks).map((s) => withKeptSecret(s, current.sinks));
-    const next: AuditingSettings = { ...current, ...given, sinks };
-    validate(next, this.fileFolder);
-    await this.settings.put(next);
-    const gone = current.sinks.filter((s) => !sinks.some((t) => t.name === s.name));
-    await this.outbox.forget(gone.map((s) => s.name));
+    validate({ ...current, ...fields, sinks }, this.fileFolder);
+    const { leaving, retiring } = await this.retire(current, sinks);
+    await this.settings.put({ ...current, ...fields, sinks, retiring });
     const record: AuditRecord = {
       event: 'siem_update',
       outcome: 'success',
       ...actorOf(actor),
       target: 'control_plane_auditing',
-      changes: Object.keys(given).sort(),
+      changes: Object.keys(fields).sort(),
     };
     this.audit.record(ctx, record);
-    this.recorder.farewell(gone, record, ctx);
+    this.recorder.alsoTo(
+      leaving.map((s) => s.key),
+      record,
+      ctx,
+    );
     return this.get();
   }
 
   async delete(ctx: RequestContext, actor: { uid: number; username: string } | null): Promise<void> {
     const current = await this.settings.get();
-    if (!current) throw new AuditConfigNotFoundError();
-    await this.settings.clear();
-    await this.outbox.forget(current.sinks.map((s) => s.name));
+    if (!current || current.sinks.length === 0) throw new AuditConfigNotFoundError();
+    const { leaving, retiring } = await this.retire(current, []);
+    await this.settings.put({ ...AUDITING_DEFAULTS, retiring });
     const record: AuditRecord = {
       event: 'siem_delete',
       outcome: 'success',
@@ -94,7 +131,11 @@ export class SiemService {
       target: 'control_plane_auditing',
     };
     this.audit.record(ctx, record);
-    this.recorder.farewell(current.sinks, record, ctx);
+    this.recorder.alsoTo(
+      leaving.map((s) => s.key),
+      record,
+      ctx,
+    );
   }
 
   /** Blocking mode: why a change must wait now (a sink behind by its bound, as this node last read it), or undefined. */
@@ -131,11 +172,11 @@ export class SiemService {
   }
 }
 
-/** A webhook sink given again without its secret (GET never shows it) keeps the one it had. */
+/** A webhook sink given again without its secret (GET never shows it) keeps the one it had — at the same URL only. */
 function withKeptSecret(sink: SinkSettings & { status?: unknown }, current: readonly SinkSettings[]): SinkSettings {
   const { status: _, ...given } = sink;
   if (given.type !== 'webhook' || given.secret !== undefined) return given;
-  const before = current.find((s) => s.name === given.name && s.type === 'webhook');
+  const before = current.find((s) => s.name === given.name && s.type === 'webhook' && s.url === given.url);
   return before?.secret === undefined ? given : { ...given, secret: before.secret };
 }
 

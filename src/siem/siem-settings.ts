@@ -27,6 +27,20 @@ export interface SinkSettings {
   path?: string;
 }
 
+/**
+ * A sink taken out of the list, or sent elsewhere under its name: it keeps its undelivered events,
+ * the event of its own removal last, delivered to where it pointed under its `key` (name~time),
+ * until none is left or RETIRING_MS has passed.
+ */
+export interface RetiringSink extends SinkSettings {
+  key: string;
+  /** ms since the epoch. */
+  retired_at: number;
+}
+
+/** How long a retiring sink is delivered at most. */
+export const RETIRING_MS = 24 * 3_600_000;
+
 /** The control plane's auditing (/v1/cluster/auditing/control_plane). */
 export interface AuditingSettings {
   /** best_effort: past `max_backlog` a sink's oldest events are dropped and counted; blocking: changes are refused until it catches up. */
@@ -34,6 +48,7 @@ export interface AuditingSettings {
   /** Events a sink may have waiting. */
   max_backlog: number;
   sinks: readonly SinkSettings[];
+  retiring?: readonly RetiringSink[];
 }
 
 export const AUDITING_DEFAULTS: AuditingSettings = Object.freeze({
@@ -41,6 +56,10 @@ export const AUDITING_DEFAULTS: AuditingSettings = Object.freeze({
   max_backlog: 100_000,
   sinks: [],
 });
+
+/** Where a sink's events go: a change of any of these under the same name is another sink. */
+const DESTINATION = ['type', 'address', 'port', 'protocol', 'ca_cert', 'url', 'path'] as const;
+export const sameDestination = (a: SinkSettings, b: SinkSettings) => DESTINATION.every((k) => a[k] === b[k]);
 
 const KEY = 'control_plane_auditing';
 /** A webhook's secret is sealed bound to its sink's name: it cannot be moved to another sink. */
@@ -75,11 +94,12 @@ export class SiemSettings {
   }
 
   async put(settings: AuditingSettings): Promise<void> {
+    const sealed = <T extends SinkSettings>(s: T, as: string): T =>
+      s.secret ? { ...s, secret: this.sealer.seal({ secret: s.secret }, sealedAs(as)) } : s;
     await writeSetting(this.db, KEY, {
       ...settings,
-      sinks: settings.sinks.map((s) =>
-        s.secret ? { ...s, secret: this.sealer.seal({ secret: s.secret }, sealedAs(s.name)) } : s,
-      ),
+      sinks: settings.sinks.map((s) => sealed(s, s.name)),
+      retiring: (settings.retiring ?? []).map((s) => sealed(s, s.key)),
     });
     this.cache.set({ settings: Object.freeze({ ...settings }) });
   }
@@ -92,12 +112,13 @@ export class SiemSettings {
   private async read(): Promise<{ settings?: AuditingSettings }> {
     const stored = await readSetting<AuditingSettings>(this.db, KEY);
     if (!stored) return {};
+    const opened = <T extends SinkSettings>(s: T, as: string): T =>
+      s.secret ? { ...s, secret: this.sealer.open<{ secret: string }>(s.secret, sealedAs(as)).secret } : s;
     return {
       settings: Object.freeze({
         ...stored,
-        sinks: stored.sinks.map((s) =>
-          s.secret ? { ...s, secret: this.sealer.open<{ secret: string }>(s.secret, sealedAs(s.name)).secret } : s,
-        ),
+        sinks: stored.sinks.map((s) => opened(s, s.name)),
+        retiring: (stored.retiring ?? []).map((s) => opened(s, s.key)),
       }),
     };
   }

@@ -9,7 +9,8 @@ export interface Receiver {
   url: string;
   /** The CA its certificate chains to: a client trusts this one only. */
   caPem: string;
-  requests: { headers: IncomingHttpHeaders; body: string }[];
+  /** Every request, with the status it was answered. */
+  requests: { headers: IncomingHttpHeaders; body: string; status: number }[];
   /** Answers `status` instead of 200 (the request is still recorded), until set back to null. */
   failWith(status: number | null): void;
   waitFor(predicate: () => boolean, timeoutMs?: number): Promise<void>;
@@ -30,7 +31,7 @@ export async function startWebhookReceiver(dir: string): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status: status ?? 200 });
       res.writeHead(status ?? 200, { 'content-type': 'text/plain' }).end(status ? 'failing on purpose' : 'ok');
     });
   });

@@ -244,8 +244,12 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
         .find((e) => e.type === 'siem_delete');
     await until(() => deleted() !== undefined);
     expect(deleted()).toMatchObject({ actor: 'admin', outcome: 'success' });
-    const none = await call(t, 'GET', '/v1/cluster/auditing/control_plane', { auth: admin });
-    expect(none.body).toEqual({ mode: 'best_effort', max_backlog: 100_000, sinks: [] });
+    // Each retiring sink delivered its backlog, its removal last, and is gone.
+    let none: any;
+    const end = Date.now() + 15_000;
+    do none = (await call(t, 'GET', '/v1/cluster/auditing/control_plane', { auth: admin })).body;
+    while (none.retiring.length > 0 && Date.now() < end);
+    expect(none).toEqual({ mode: 'best_effort', max_backlog: 100_000, sinks: [], retiring: [] });
     const again = await call(t, 'DELETE', '/v1/cluster/auditing/control_plane', { auth: admin });
     expect(again.status).toBe(404);
     expect(again.body.error_code).toBe('audit_config_not_found');
@@ -291,6 +295,57 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
       expect(readFileSync(outside, 'utf8')).toBe('');
     } finally {
       rmSync(outside, { force: true });
+    }
+  });
+
+  it('a sink sent elsewhere under its name keeps its backlog for where it pointed, and needs its secret again', async () => {
+    const rogue = await startWebhookReceiver(dir);
+    try {
+      const webhook = {
+        name: 'hook',
+        type: 'webhook',
+        format: 'json',
+        url: hook.url,
+        secret: SECRET,
+        ca_cert: hook.caPem,
+      };
+      expect(
+        (await call(t, 'PUT', '/v1/cluster/auditing/control_plane', { auth: admin, body: { sinks: [webhook] } }))
+          .status,
+      ).toBe(200);
+      hook.failWith(503); // the SIEM is away: the next events wait in the outbox
+      const made = await call(t, 'POST', '/v1/users', {
+        auth: admin,
+        body: { name: 'backdoor', password: 'Backdoor-password-1', role: 'admin' },
+      });
+      expect(made.status).toBe(200);
+      // Pointed at another receiver without the secret: refused (the secret is the real SIEM's).
+      const moved = { ...webhook, url: rogue.url, ca_cert: rogue.caPem };
+      const { secret: _, ...withoutSecret } = moved;
+      const refused = await call(t, 'PUT', '/v1/cluster/auditing/control_plane', {
+        auth: admin,
+        body: { sinks: [withoutSecret] },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toContain('secret');
+      // With a secret of its own: accepted; the backlog stays the real SIEM's, with the move last.
+      const put = await call(t, 'PUT', '/v1/cluster/auditing/control_plane', {
+        auth: admin,
+        body: { sinks: [{ ...moved, secret: 'another-secret-0123456789' }] },
+      });
+      expect(put.status).toBe(200);
+      expect(put.body.retiring).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'hook', url: hook.url })]));
+      hook.failWith(null);
+      const got = () => hook.requests.flatMap((r) => (r.status === 200 ? JSON.parse(r.body) : []));
+      await until(
+        () =>
+          got().some((e: any) => e.type === 'siem_update' && e.changes?.includes('sinks')) &&
+          got().some((e: any) => e.username === 'backdoor'),
+      );
+      const taken = rogue.requests.flatMap((r) => JSON.parse(r.body));
+      expect(taken.some((e: any) => e.username === 'backdoor')).toBe(false);
+    } finally {
+      await rogue.close();
     }
   });
 });

@@ -72,12 +72,23 @@ const ModeFields = {
   max_backlog: Type.Integer({ minimum: 100, maximum: 10_000_000, description: 'events a sink may have waiting' }),
 };
 
-const AuditingView = Type.Object({ ...ModeFields, sinks: Type.Array(SinkView) });
+const AuditingView = Type.Object({
+  ...ModeFields,
+  sinks: Type.Array(SinkView),
+  retiring: Type.Array(
+    Type.Object({ ...shown, status: SinkStatus, retired_at: Type.String({ format: 'date-time' }) }),
+    {
+      description:
+        'sinks taken out, or sent elsewhere under their name, whose backlog is still delivered where they pointed (the event of their removal last), for a day at most',
+    },
+  ),
+});
 const AuditingBody = Type.Object(
   {
     mode: Type.Optional(ModeFields.mode),
     max_backlog: Type.Optional(ModeFields.max_backlog),
     sinks: Type.Optional(Type.Array(SinkBody, { maxItems: 16 })),
+    retiring: Type.Optional(Type.Unknown({ description: 'read-only: accepted as GET answers it, and ignored' })),
   },
   { additionalProperties: false },
 );
