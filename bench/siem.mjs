@@ -39,7 +39,9 @@ function receiver(port = 0) {
     socket.on('error', () => {});
   });
   return new Promise((resolve) =>
-    server.listen(port, '127.0.0.1', () => resolve({ port: server.address().port, state, close: () => server.close() })),
+    server.listen(port, '127.0.0.1', () =>
+      resolve({ port: server.address().port, state, close: () => server.close() }),
+    ),
   );
 }
 
@@ -52,8 +54,8 @@ const put = (url, body) =>
     if (!r.ok) throw new Error(`PUT control_plane: ${r.status} ${await r.text()}`);
   });
 const status = async (url) =>
-  (await (await fetch(`${url}/v1/cluster/auditing/control_plane`, { headers: { authorization: ADMIN } })).json()).sinks[0]
-    .status;
+  (await (await fetch(`${url}/v1/cluster/auditing/control_plane`, { headers: { authorization: ADMIN } })).json())
+    .sinks[0].status;
 
 let servers = {};
 let sink;
@@ -63,7 +65,9 @@ try {
   await seedUsers(dirOff, 100);
   sink = await receiver();
   servers = { on: await startTessera(dirOn), off: await startTessera(dirOff) };
-  await put(servers.on.url, { sinks: [{ name: 'bench', type: 'syslog', format: 'json', address: '127.0.0.1', port: sink.port }] });
+  await put(servers.on.url, {
+    sinks: [{ name: 'bench', type: 'syslog', format: 'json', address: '127.0.0.1', port: sink.port }],
+  });
   const both = (options) =>
     Promise.all(Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(s.url))])).then(
       Object.fromEntries,
@@ -118,7 +122,17 @@ try {
     for (let i = 0; i < DRAIN; i++)
       insert.run(
         'bench',
-        JSON.stringify({ id: randomUUID(), time: new Date(now).toISOString(), type: 'authorize', severity: 'INFO', node: 'bench', outcome: 'success', username: `user${i % 100}`, ip: '127.0.0.1', request_id: `req-${i}` }),
+        JSON.stringify({
+          id: randomUUID(),
+          time: new Date(now).toISOString(),
+          type: 'authorize',
+          severity: 'INFO',
+          node: 'bench',
+          outcome: 'success',
+          username: `user${i % 100}`,
+          ip: '127.0.0.1',
+          request_id: `req-${i}`,
+        }),
         now,
       );
   })();
@@ -126,7 +140,8 @@ try {
   sink = await receiver(port);
   const started = performance.now();
   while (sink.state.frames < DRAIN) {
-    if (performance.now() - started > 120_000) throw new Error(`only ${sink.state.frames} of ${DRAIN} delivered in 120 s`);
+    if (performance.now() - started > 120_000)
+      throw new Error(`only ${sink.state.frames} of ${DRAIN} delivered in 120 s`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const drainSeconds = (sink.state.last - sink.state.first) / 1000;

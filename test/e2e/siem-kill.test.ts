@@ -49,7 +49,9 @@ describe('a node killed with -9 during a burst of changes loses no event', () =>
     const put = await request(`${server.url}/v1/cluster/auditing/control_plane`, {
       method: 'PUT',
       headers: { authorization: ROOT },
-      body: json({ sinks: [{ name: 'siem', type: 'syslog', format: 'json', address: '127.0.0.1', port: collector.port }] }),
+      body: json({
+        sinks: [{ name: 'siem', type: 'syslog', format: 'json', address: '127.0.0.1', port: collector.port }],
+      }),
     });
     expect(put.status).toBe(200);
     // Hold deliveries back: what the burst records waits in the outbox when the node dies.
@@ -61,7 +63,12 @@ describe('a node killed with -9 during a burst of changes loses no event', () =>
       request(`${url}/v1/users`, {
         method: 'POST',
         headers: { authorization: ROOT },
-        body: json({ name: `burst${i}`, email: `burst${i}@example.com`, password: 'Burst-password-1', role: 'db_viewer' }),
+        body: json({
+          name: `burst${i}`,
+          email: `burst${i}@example.com`,
+          password: 'Burst-password-1',
+          role: 'db_viewer',
+        }),
       }).then(
         (r) => {
           if (r.status === 200) answered.push(`burst${i}`);
@@ -92,7 +99,9 @@ describe('a node killed with -9 during a burst of changes loses no event', () =>
       );
     await until(() => delivered().size >= inStore.length, 30_000);
     expect([...delivered()].sort()).toEqual([...inStore].sort());
-    console.log(`siem kill -9: ${answered.length} changes answered, ${inStore.length} made, every one's event delivered`);
+    console.log(
+      `siem kill -9: ${answered.length} changes answered, ${inStore.length} made, every one's event delivered`,
+    );
   }, 90_000);
 
   it("delivers a CLI command's change too (written to the outbox with it, delivered by the server)", async () => {

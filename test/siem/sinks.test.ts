@@ -334,7 +334,9 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
         body: { sinks: [{ ...moved, secret: 'another-secret-0123456789' }] },
       });
       expect(put.status).toBe(200);
-      expect(put.body.retiring).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'hook', url: hook.url })]));
+      expect(put.body.retiring).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'hook', url: hook.url })]),
+      );
       hook.failWith(null);
       const got = () => hook.requests.flatMap((r) => (r.status === 200 ? JSON.parse(r.body) : []));
       await until(
