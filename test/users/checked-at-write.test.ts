@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_CONTEXT } from '../../src/audit/audit-log.js';
 import { UnauthorizedActionError } from '../../src/errors.js';
@@ -7,6 +8,9 @@ import { type TestTessera, testTessera } from '../helpers/test-tessera.js';
 
 let t: TestTessera;
 afterEach(() => t.close());
+
+/** Another request's async context (no unit of work of this one's): taken as the file loads. */
+const elsewhere = AsyncLocalStorage.snapshot();
 
 /**
  * Who may change whom is asked again of the user (or role) as the store has it, in the
@@ -25,8 +29,8 @@ describe('the rule about whom, checked again where the change is written', () =>
     let promoted = false;
     hasher.hash = async (password: string) => {
       if (!promoted) {
-        promoted = true; // an admin makes y an admin while the manager's request hashes
-        await t.tessera.userUpdate.update(null, y, { role: 'admin' }, CLI_CONTEXT);
+        promoted = true; // an admin makes y an admin while the manager's request hashes: another request's change
+        await elsewhere(() => t.tessera.userUpdate.update(null, y, { role: 'admin' }, CLI_CONTEXT));
       }
       return hash(password);
     };

@@ -169,11 +169,12 @@ export function AuditingPage(props: { call: Call }) {
           <ul class="hint">
             <li>
               <strong>{MODES.best_effort}</strong>: past the bound, a sink's oldest undelivered events are dropped (and
-              counted as dropped); nothing waits for the sink.
+              counted as dropped), sign-ins' first; nothing waits for the sink.
             </li>
             <li>
-              <strong>{MODES.blocking}</strong>: at the bound, changes are refused (503) until the sink catches up;
-              sign-ins, logouts and ending sessions go on.
+              <strong>{MODES.blocking}</strong>: when changes' events fill the bound, changes are refused (503) until
+              the sink catches up; sign-ins, logouts and ending sessions go on (their events past the bound are dropped
+              and counted).
             </li>
           </ul>
           <Field
