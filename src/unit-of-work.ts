@@ -36,13 +36,17 @@ export function currentUnit(): Unit | undefined {
 }
 
 /**
- * Runs `fn` outside the current unit: what a refusal leaves (a lockout and its event) stands even
- * when the unit is rolled back by that refusal. A unit that has already written runs it inside
- * instead: on SQLite a statement alone would wait for the one connection the unit holds.
+ * Runs `fn` so that what it writes stands whatever becomes of the current unit (a lockout and its
+ * event, which the refusal they come with rolls back): outside the unit when it has not written
+ * yet; else inside it now (on SQLite a statement alone would wait for the one connection the unit
+ * holds) and, should the unit be rolled back, again after it. `fn` must be safe to run twice.
  */
 export function outsideUnit<T>(fn: () => Promise<T>): Promise<T> {
   const unit = currentUnit();
-  return unit && unit.transactions.size === 0 ? units.exit(fn) : fn();
+  if (!unit) return fn();
+  if (unit.transactions.size === 0) return units.exit(fn);
+  unit.afterRollback.push(() => void fn().catch(() => {}));
+  return fn();
 }
 
 /**

@@ -81,7 +81,8 @@ export class Lockout {
     if (a.user?.lockedUntil) {
       const now = new Date(this.clock());
       if (isLocked(a.user, now)) throw new AccountLockedError(unlocksInSeconds(a.user.lockedUntil, now));
-      await this.unlock(a.user); // the lock has run out
+      // The lock has run out: lifted outside the request's unit, as the lock was made (a refusal rolls the unit back).
+      await outsideUnit(() => this.unlock(a.user!));
     }
     const threshold = a.policy.login_lockout_threshold;
     if (threshold === 0) return check();

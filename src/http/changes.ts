@@ -22,14 +22,14 @@ const isChange = (route: RouteShape) => ![route.method].flat().every((m) => READ
 
 /** A change that blocking auditing may refuse (503 audit_backlog_full). */
 export const waitsForAuditing = (route: RouteShape) =>
-  isChange(route) && !route.config?.endsAccess && !route.config?.enrolment && !route.config?.unblocksAuditing;
+  isChange(route) && !route.config?.endsAccess && !route.config?.unblocksAuditing;
 
 /**
  * Every request of the scope that changes something runs as one unit of work: its writes and the
  * events it records commit together or not at all, before it is answered (src/unit-of-work.ts).
  * In blocking auditing mode, a change waits (503 audit_backlog_full) while a SIEM sink is behind
  * by its bound — but never a sign-in, a logout or the end of a session (refusing those would keep
- * the operators out or an intruder in), the enrolment of a second factor a sign-in needs, nor a
+ * the operators out or an intruder in), the enrolment of a second factor by a token for that alone, nor a
  * change of the auditing settings (the way out: another sink, or best_effort).
  */
 export function changesAsUnits(app: TesseraApp): void {
@@ -38,8 +38,10 @@ export function changesAsUnits(app: TesseraApp): void {
     if (!isChange(route)) return;
     const handler = route.handler;
     const mayWait = waitsForAuditing(route);
+    // A token for enrolling alone (the second factor its sign-in needs) never waits on an enrolment route.
+    const enrolment = route.config?.enrolment === true;
     route.handler = async function (request, reply) {
-      if (mayWait) {
+      if (mayWait && !(enrolment && request.principal?.token?.mfa_enrol)) {
         const refusal = await siem.changeRefusal();
         if (refusal) throw refusal;
       }

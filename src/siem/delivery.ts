@@ -107,9 +107,13 @@ export class Delivery {
   }
 
   private async tick(): Promise<void> {
-    const settings = await this.settings.get();
+    // As committed (not this node's copy, which a change in progress here has already set).
+    const settings = await this.settings.reload();
     const now = this.clock();
     // The sinks, and the retiring ones with events left (under their key), for a day at most.
+    const expired = (settings?.retiring ?? []).filter((s) => now - s.retired_at >= RETIRING_MS);
+    if (expired.some((s) => (this.records.get(s.key)?.backlog ?? 1) > 0))
+      await this.outbox.forget(expired.map((s) => s.key));
     const retiring = (settings?.retiring ?? [])
       .filter((s) => now - s.retired_at < RETIRING_MS && (this.records.get(s.key)?.backlog ?? 1) > 0)
       .map(({ key, retired_at: _, ...s }) => ({ ...s, name: key }));

@@ -56,18 +56,7 @@ export class SiemRecorder {
       this.inUnit(unit, event);
       return;
     }
-    if (event.severity === 'WARNING') {
-      // A flood of the same refusal (who, from where, why) within a batch is one event with a count.
-      const key = JSON.stringify([event.type, event.reason, event.ip, event.username, event.realm, event.subject]);
-      const same = this.folded.get(key);
-      if (same) {
-        same.count = Number(same.count ?? 1) + 1;
-        return;
-      }
-      this.folded.set(key, event);
-    }
-    if (this.waiting.length >= MAX_WAITING) this.lost++;
-    else this.waiting.push(event);
+    this.queue(event);
   }
 
   /**
@@ -104,6 +93,23 @@ export class SiemRecorder {
     };
   }
 
+  /** An event for the next batch: a refusal like one waiting adds to its count. */
+  private queue(event: SiemEvent): void {
+    if (event.severity === 'WARNING') {
+      // A flood of the same refusal (who, from where, why) within a batch is one event with a count.
+      const { id: _, time: __, request_id: ___, count: ____, ...what } = event;
+      const key = JSON.stringify(what);
+      const same = this.folded.get(key);
+      if (same) {
+        same.count = Number(same.count ?? 1) + 1;
+        return;
+      }
+      this.folded.set(key, event);
+    }
+    if (this.waiting.length >= MAX_WAITING) this.lost++;
+    else this.waiting.push(event);
+  }
+
   /** The unit's events, written as its last statements before the commit. */
   private inUnit(unit: Unit, event: SiemEvent): void {
     const events = this.units.get(unit);
@@ -123,9 +129,9 @@ export class SiemRecorder {
     });
     unit.afterCommit.push(() => this.onWritten());
     // Undone, its changes' events go with it; what it refused still happened, and is written as a sign-in's would be.
-    unit.afterRollback.push(() =>
-      this.waiting.push(...(this.units.get(unit) ?? []).filter((e) => e.outcome === 'failure')),
-    );
+    unit.afterRollback.push(() => {
+      for (const e of this.units.get(unit) ?? []) if (e.outcome === 'failure') this.queue(e);
+    });
   }
 
   flush(): Promise<void> {

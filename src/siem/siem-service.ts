@@ -40,6 +40,9 @@ export interface AuditingView extends Omit<AuditingSettings, 'sinks' | 'retiring
   retiring: (SinkView & { retired_at: string })[];
 }
 
+/** Retiring sinks kept at most (each delivered beside the live ones). */
+const MAX_RETIRING = 16;
+
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /**
@@ -87,7 +90,10 @@ export class SiemService {
     );
     await this.outbox.forget(over.map((s) => s.key));
     for (const s of leaving) await this.outbox.rename(s.name, s.key);
-    const retiring = [...(current.retiring ?? []).filter((s) => !over.includes(s)), ...leaving];
+    // At most MAX_RETIRING, the newest: the older ones' events are dropped.
+    const all = [...(current.retiring ?? []).filter((s) => !over.includes(s)), ...leaving];
+    const retiring = all.slice(-MAX_RETIRING);
+    await this.outbox.forget(all.slice(0, -MAX_RETIRING).map((s) => s.key));
     return { leaving, retiring };
   }
 
@@ -172,11 +178,11 @@ export class SiemService {
   }
 }
 
-/** A webhook sink given again without its secret (GET never shows it) keeps the one it had — at the same URL only. */
+/** A webhook sink given again without its secret (GET never shows it) keeps the one it had — to the same URL and CA only. */
 function withKeptSecret(sink: SinkSettings & { status?: unknown }, current: readonly SinkSettings[]): SinkSettings {
   const { status: _, ...given } = sink;
   if (given.type !== 'webhook' || given.secret !== undefined) return given;
-  const before = current.find((s) => s.name === given.name && s.type === 'webhook' && s.url === given.url);
+  const before = current.find((s) => s.name === given.name && sameDestination(s, given));
   return before?.secret === undefined ? given : { ...given, secret: before.secret };
 }
 

@@ -3,6 +3,7 @@ import type { Db } from '../store/database.js';
 import { SettingCache } from '../store/setting-cache.js';
 import { readSetting, writeSetting } from '../store/settings.js';
 import type { KeySealer } from '../tokens/key-sealer.js';
+import { currentUnit } from '../unit-of-work.js';
 
 export const SINK_TYPES = ['syslog', 'webhook', 'file'] as const;
 export const SINK_FORMATS = ['json', 'ocsf'] as const;
@@ -87,6 +88,11 @@ export class SiemSettings {
     return (await this.cache.get()).settings;
   }
 
+  /** The settings as the store has them now (committed). */
+  async reload(): Promise<AuditingSettings | undefined> {
+    return (await this.cache.reload()).settings;
+  }
+
   /** The sinks, when read within the second, without waiting; else undefined (`get` them). */
   freshSinks(): readonly SinkSettings[] | undefined {
     const fresh = this.cache.fresh();
@@ -102,6 +108,8 @@ export class SiemSettings {
       retiring: (settings.retiring ?? []).map((s) => sealed(s, s.key)),
     });
     this.cache.set({ settings: Object.freeze({ ...settings }) });
+    // Rolled back, the change was never made: the next read asks the store.
+    currentUnit()?.afterRollback.push(() => void this.cache.reload().catch(() => {}));
   }
 
   async clear(): Promise<void> {

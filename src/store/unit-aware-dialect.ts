@@ -93,13 +93,21 @@ class UnitAwareDriver implements Driver {
     const opening = this.open();
     this.held.set(unit, opening);
     // Known to the unit before it is open: a unit that ends while it opens still ends it.
+    let ended = false;
     const end = async (how: 'commit' | 'rollback') => {
+      if (ended) return; // once: a rollback after a failed commit has nothing left to end
+      ended = true;
       const connection = await opening.catch((err) => {
         if (how === 'commit') throw err;
       });
       if (!connection) return;
       try {
-        await (how === 'commit' ? this.real.commitTransaction(connection) : this.real.rollbackTransaction(connection));
+        if (how === 'commit') await this.real.commitTransaction(connection);
+        else await this.real.rollbackTransaction(connection);
+      } catch (err) {
+        // A failed commit leaves the transaction open on the connection: ended before it goes back.
+        if (how === 'commit') await this.real.rollbackTransaction(connection).catch(() => {});
+        throw err;
       } finally {
         await this.real.releaseConnection(connection);
       }

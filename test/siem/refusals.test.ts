@@ -55,11 +55,23 @@ describe('refusals inside a change', () => {
     expect(events().filter((e) => e.type === 'lockout')).toEqual([
       expect.objectContaining({ username: 'alice', outcome: 'success' }),
     ]);
-    // Each refused guess too, though the request that made it was rolled back.
-    const refused = events().filter(
-      (e) => e.type === 'authenticate' && e.outcome === 'failure' && e.username === 'alice',
-    );
-    expect(refused.length).toBe(8);
+    // Once the lock ran out, guessing through a password change locks the account again.
+    t.advance(1000);
+    const answers: string[] = [];
+    for (let i = 0; i < 7; i++) answers.push((await guess(`again-${i}`)).body.error_code);
+    expect(answers.slice(0, 5)).toEqual(Array(5).fill('invalid_credentials'));
+    expect(answers.slice(5)).toEqual(['account_locked', 'account_locked']);
+    expect((await guess('Alice-password-1')).body.error_code).toBe('account_locked');
+    // Each refused guess too, though the request that made it was rolled back; and the second lockout.
+    await t.tessera.siemRecorder.flush();
+    const refusedOfAlice = () =>
+      events().filter((e) => e.type === 'authenticate' && e.outcome === 'failure' && e.username === 'alice');
+    const until = Date.now() + 10_000;
+    // Folded where they repeat (the same reason from the same address): every attempt counted.
+    const attempts = () => refusedOfAlice().reduce((n, e) => n + (e.count ?? 1), 0);
+    while (attempts() < 16 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(attempts()).toBe(16);
+    expect(events().filter((e) => e.type === 'lockout')).toHaveLength(2);
   });
 
   it('folds a flood of the same refusal into events with a count, every attempt counted', async () => {

@@ -328,6 +328,17 @@ describe('SIEM sinks: a real rsyslog (TCP and TLS), a webhook, a file', () => {
       });
       expect(refused.status).toBe(400);
       expect(refused.body.message).toContain('secret');
+      // Nor to the same URL with another CA to trust (a man in the middle's): the secret is asked again.
+      const otherCa = { ...webhook, ca_cert: rogue.caPem };
+      const { secret: __, ...otherCaWithoutSecret } = otherCa;
+      expect(
+        (
+          await call(t, 'PUT', '/v1/cluster/auditing/control_plane', {
+            auth: admin,
+            body: { sinks: [otherCaWithoutSecret] },
+          })
+        ).status,
+      ).toBe(400);
       // With a secret of its own: accepted; the backlog stays the real SIEM's, with the move last.
       const put = await call(t, 'PUT', '/v1/cluster/auditing/control_plane', {
         auth: admin,

@@ -133,7 +133,8 @@ export function clusterAuditingRoutes(app: TesseraApp, { siem }: Pick<HttpServic
       config: { access: 'update_cluster', unblocksAuditing: true, errors: ['audit_config_not_found'] },
       schema: {
         ...doc,
-        summary: 'No sinks any more: their undelivered events are dropped (admin)',
+        summary:
+          'No sinks any more: each retires, its backlog delivered where it pointed, this removal last, for a day at most (admin)',
         response: { 200: Ok },
       },
     },

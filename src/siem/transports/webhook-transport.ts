@@ -52,6 +52,9 @@ export class WebhookTransport implements Transport {
           answer.once('error', reject);
         },
       );
+      // The whole exchange within SEND_MS (the socket's timeout counts only silence: a trickle would outlive it).
+      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${SEND_MS / 1000} s`)), SEND_MS);
+      request.once('close', () => clearTimeout(deadline));
       request.once('timeout', () => request.destroy(new Error(`no answer within ${SEND_MS / 1000} s`)));
       request.once('error', reject);
       request.end(body);
