@@ -116,7 +116,7 @@ try {
   await new Promise((r) => setTimeout(r, 1500)); // a failed try, so that the backoff starts
   const file = new SQLite(path.join(dirOn, 'tessera.db'));
   file.pragma('busy_timeout = 5000');
-  const insert = file.prepare('insert into siem_outbox (sink, event, created_at) values (?, ?, ?)');
+  const insert = file.prepare('insert into siem_outbox (sink, event, change, created_at) values (?, ?, 0, ?)');
   const now = Date.now();
   file.transaction(() => {
     for (let i = 0; i < DRAIN; i++)
