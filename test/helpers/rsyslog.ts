@@ -108,10 +108,12 @@ export async function startCollector(options: { tls?: boolean; dir?: string } = 
     await exited;
     clearTimeout(late);
   };
+  // Whole lines only: rsyslog may be writing the last one as the file is read.
   const messages = () =>
     existsSync(out)
       ? readFileSync(out, 'utf8')
           .split('\n')
+          .slice(0, -1)
           .filter(Boolean)
           .map((line) => JSON.parse(line).m as string)
       : [];
