@@ -56,14 +56,25 @@ export async function openDatabase(where: StoreLocation, migrations = migrations
 }
 
 async function migrate(db: Db, migrations: Record<string, Migration>, schema?: string): Promise<void> {
-  const { error } = await new Migrator({
+  const migrator = new Migrator({
     db,
     ...(schema && { migrationTableSchema: schema }),
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'tessera_migrations',
     migrationLockTableName: 'tessera_migrations_lock',
-  }).migrateToLatest();
-  if (error) throw error;
+  });
+  for (let attempt = 1; ; attempt++) {
+    const { error } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Kysely looks for its tables across every schema of the database; one dropped by someone else
+    // meanwhile fails that look ("schema … does not exist", 3F000), never ours: look again.
+    if (attempt >= 5 || !isOthersSchemaGone(error, schema)) throw error;
+  }
+}
+
+function isOthersSchemaGone(error: unknown, ours: string | undefined): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === '3F000' && typeof message === 'string' && ours !== undefined && !message.includes(`"${ours}"`);
 }
 
 /** SQLite runs DDL inside a transaction as well as PostgreSQL does; Kysely assumes it cannot. */
