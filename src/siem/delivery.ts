@@ -108,7 +108,7 @@ export class Delivery {
 
   private async tick(): Promise<void> {
     // As committed (not this node's copy, which a change in progress here has already set).
-    const settings = await this.settings.reload();
+    const settings = await this.settings.committed();
     const now = this.clock();
     // The sinks, and the retiring ones with events left (under their key), for a day at most.
     const expired = (settings?.retiring ?? []).filter((s) => now - s.retired_at >= RETIRING_MS);

@@ -88,9 +88,9 @@ export class SiemSettings {
     return (await this.cache.get()).settings;
   }
 
-  /** The settings as the store has them now (committed). */
-  async reload(): Promise<AuditingSettings | undefined> {
-    return (await this.cache.reload()).settings;
+  /** The settings as the store has them committed, read now (this node's copy left as it is: a change in progress here may have set it). */
+  async committed(): Promise<AuditingSettings | undefined> {
+    return (await this.read()).settings;
   }
 
   /** The sinks, when read within the second, without waiting; else undefined (`get` them). */
