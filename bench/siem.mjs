@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { measured } from './lib/base-build.mjs';
-import { basic, log, removeTempDirs, tempDir } from './lib/common.mjs';
+import { basic, removeTempDirs, tempDir } from './lib/common.mjs';
 import { startTessera } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
+import { loginScenarios, sideBySide } from './lib/side-by-side.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -68,45 +68,7 @@ try {
   await put(servers.on.url, {
     sinks: [{ name: 'bench', type: 'syslog', format: 'json', address: '127.0.0.1', port: sink.port }],
   });
-  const both = (options) =>
-    Promise.all(Object.entries(servers).map(async ([name, s]) => [name, await measured(s, options(s.url))])).then(
-      Object.fromEntries,
-    );
-  const scenarios = {
-    'logins that succeed (POST /v1/users/authorize, 7.4)': (url) => ({
-      url: `${url}/v1/users/authorize`,
-      method: 'POST',
-      body: JSON.stringify({ username: 'user5', password: BENCH_PASSWORD }),
-      connections: 4,
-      seconds: SECONDS,
-    }),
-    'a flood of wrong passwords (Basic, 64 connections)': (url) => ({
-      url: `${url}/v1/users/authorize`,
-      method: 'POST',
-      headers: { authorization: basic('user7', 'not-the-password') },
-      connections: 64,
-      seconds: SECONDS,
-    }),
-  };
-  const runs = Object.fromEntries(Object.keys(scenarios).map((k) => [k, { on: [], off: [] }]));
-  for (let round = 0; round < ROUNDS; round++) {
-    log(`round ${round + 1} of ${ROUNDS}`);
-    for (const [label, options] of Object.entries(scenarios)) {
-      const result = await both(options);
-      for (const name of ['on', 'off']) runs[label][name].push(result[name]);
-    }
-  }
-  const answers = (x) => x.rps * SECONDS + x.non2xx;
-  const perAnswer = (x) => ({
-    rps: answers(x) / SECONDS,
-    cpuUs: (x.cpuUs * Math.max(1, x.rps * SECONDS)) / Math.max(1, answers(x)),
-  });
-  const mean = (list, key) => list.map(perAnswer).reduce((n, r) => n + r[key], 0) / list.length;
-  const rows = Object.entries(runs).map(([label, r]) => {
-    const [ron, roff] = [mean(r.on, 'rps'), mean(r.off, 'rps')];
-    const [con, coff] = [mean(r.on, 'cpuUs'), mean(r.off, 'cpuUs')];
-    return `| ${label} | ${(ron / roff).toFixed(3)} (${ron.toFixed(0)} vs ${roff.toFixed(0)} /s) | ${(con / coff).toFixed(3)} (${con.toFixed(0)} vs ${coff.toFixed(0)} µs) |`;
-  });
+  const rows = await sideBySide(servers, loginScenarios(SECONDS), { rounds: ROUNDS, seconds: SECONDS });
   while ((await status(servers.on.url)).backlog > 0) await new Promise((r) => setTimeout(r, 200));
   const deliveredUnderLoad = sink.state.frames;
 
