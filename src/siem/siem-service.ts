@@ -82,9 +82,16 @@ export class SiemService {
   private async retire(current: AuditingSettings, kept: readonly SinkSettings[]) {
     const now = this.clock();
     const records = await this.outbox.records();
+    // Keyed by name and time, a later millisecond when a sink of the name retired in this one.
+    const taken = new Set((current.retiring ?? []).map((s) => s.key));
+    const keyOf = (name: string) => {
+      let at = now;
+      while (taken.has(`${name}~${at}`)) at++;
+      return `${name}~${at}`;
+    };
     const leaving = current.sinks
       .filter((s) => !kept.some((k) => k.name === s.name && sameDestination(s, k)))
-      .map((s) => ({ ...s, key: `${s.name}~${now}`, retired_at: now }));
+      .map((s) => ({ ...s, key: keyOf(s.name), retired_at: now }));
     const over = (current.retiring ?? []).filter(
       (s) => (records.get(s.key)?.backlog ?? 0) === 0 || now - s.retired_at >= RETIRING_MS,
     );

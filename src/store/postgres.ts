@@ -13,9 +13,10 @@ export interface PostgresTimeouts {
 }
 
 /**
- * PostgreSQL through a pool whose every wait is bounded: a connection is handed out, and
- * each query on it answered, within `callMs` of asking for the connection (a login also
- * races each store call against its own deadline). Whatever makes the store unusable —
+ * PostgreSQL through a pool whose every wait is bounded: a connection is handed out, and its
+ * first statement answered, within `callMs` of asking for the connection; each later statement
+ * on it (a transaction's, which a unit of work holds across the rest of its work and a queue for
+ * a lock) within `callMs` of its own (a login also races each store call against its own deadline). Whatever makes the store unusable —
  * refused, reset, partitioned, shut down, timed out — leaves here as StoreUnavailableError,
  * and a connection that met such a fault is destroyed rather than handed out again.
  */
@@ -74,7 +75,7 @@ class DeadlinePool implements PostgresPool {
       throw this.classify(err);
     }
     let client = this.clients.get(raw);
-    if (!client) this.clients.set(raw, (client = new DeadlineClient(raw, this.classify)));
+    if (!client) this.clients.set(raw, (client = new DeadlineClient(raw, this.callMs, this.classify)));
     client.deadline = deadline;
     return client as unknown as PostgresPoolClient;
   }
@@ -85,17 +86,20 @@ class DeadlinePool implements PostgresPool {
 }
 
 class DeadlineClient {
-  deadline = Deadline.after(0);
+  /** The first statement's, from asking for the connection; the next ones get callMs each. */
+  deadline?: Deadline;
   private broken = false;
 
   constructor(
     private readonly raw: pg.PoolClient,
+    private readonly callMs: number,
     private readonly classify: (err: unknown) => unknown,
   ) {}
 
   // Kysely streams through cursors only when given one; Tessera never does.
   async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-    const ms = Math.floor(this.deadline.remaining());
+    const ms = Math.floor((this.deadline ?? Deadline.after(this.callMs)).remaining());
+    this.deadline = undefined;
     if (this.broken || ms <= 0) {
       this.broken = true;
       throw new StoreUnavailableError('no time was left to reach the store');

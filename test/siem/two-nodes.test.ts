@@ -60,7 +60,7 @@ describe('two nodes on PostgreSQL and Redis, one sink', () => {
           auth,
           body: { name, email: `${name}@example.com`, password: 'User-password-1', role: 'db_viewer' },
         });
-        expect(res.status).toBe(200);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
         made.push(name);
         expect(
           (await call(node, 'POST', '/v1/users/authorize', { body: { username: name, password: 'User-password-1' } }))
