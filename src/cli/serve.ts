@@ -40,6 +40,18 @@ Examples:
         throw explained ? new CliError(explained, 1, err) : err;
       });
       const say = (line = '') => process.stderr.write(`${line}\n`);
+      // Heard before anything says the server is up: a stop sent right after it would otherwise
+      // meet the signal's default action and end the process without closing the store.
+      const stop = (signal: string) => {
+        say(`${signal}: finishing in-flight requests, then stopping`);
+        server.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+      stopWhenNpmShellExits(stop);
       if (server.tls?.generatedAt) {
         say(`Made a self-signed TLS certificate: ${server.tls.generatedAt} (curl: --cacert it, or -k)`);
       }
@@ -78,16 +90,6 @@ Examples:
         say('No management listener (--metrics-listen off): no /metrics; /healthz and /readyz answer on the API port');
       say(`Web console at ${server.url}/, API reference at ${server.url}/docs`);
       say(`Tessera listening on ${server.url} (API line ${config.apiLine}, data in ${whereDataIs(config)})`);
-      const stop = (signal: string) => {
-        say(`${signal}: finishing in-flight requests, then stopping`);
-        server.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
-      stopWhenNpmShellExits(stop);
     });
 }
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { CLI_CONTEXT } from '../audit/audit-log.js';
@@ -25,9 +25,9 @@ export async function withStore<T>(
   { unit = true }: { unit?: boolean } = {},
 ): Promise<T> {
   const config = storeConfig(options);
-  const logger = pino(
-    pino.destination({ dest: path.join(config.dataDir, 'audit.log'), mkdir: true, sync: true, mode: 0o600 }),
-  );
+  // Made at its first line: a command that records nothing (a list) leaves no empty file behind.
+  const file = path.join(config.dataDir, 'audit.log');
+  const logger = pino({}, { write: (line: string) => appendFileSync(file, line, { mode: 0o600 }) });
   const accounts = await openAccounts(config, { logger });
   try {
     return await (unit ? atomically(() => fn(accounts)) : fn(accounts));

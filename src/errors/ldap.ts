@@ -2,8 +2,11 @@ import { DomainError, RetryLaterError } from './domain-error.js';
 
 /** The LDAP directory did not answer in time or refused the connection: never a wrong password. */
 export class DirectoryUnavailableError extends RetryLaterError {
-  /** `reason`: what the client library said, for the log only. */
-  constructor(readonly reason?: unknown) {
+  /** `reason`: what the client library said, for the log only; `answered`: a directory answered (and refused), rather than none. */
+  constructor(
+    readonly reason?: unknown,
+    readonly answered = false,
+  ) {
     super('directory_unavailable', 'The LDAP directory cannot be reached; try again shortly', 2);
   }
 }
@@ -23,10 +26,15 @@ export class LdapFieldsError extends DomainError {
   }
 }
 
-/** The LDAP settings given could not connect or bind: refused with the directory's reason, not stored. */
+/** The LDAP settings given could not connect or bind: refused with the reason (no directory answered, or one refused), not stored. */
 export class LdapConnectionError extends DomainError {
-  constructor(reason: string) {
-    super('ldap_connection_failed', `The LDAP directory refused these settings: ${reason}`);
+  constructor(reason: string, answered: boolean) {
+    super(
+      'ldap_connection_failed',
+      answered
+        ? `The LDAP directory refused these settings: ${reason}`
+        : `Could not connect to an LDAP directory at these uris: ${reason}`,
+    );
   }
 }
 

@@ -132,7 +132,8 @@ export class Directory {
         if (config.bind_dn) await directory.bindService(conn);
       });
     } catch (err) {
-      throw new LdapConnectionError(describe(err instanceof DirectoryUnavailableError ? err.reason : err));
+      const unavailable = err instanceof DirectoryUnavailableError;
+      throw new LdapConnectionError(describe(unavailable ? err.reason : err), unavailable && err.answered);
     }
   }
 
@@ -141,7 +142,7 @@ export class Directory {
       await conn.bind(this.config.bind_dn, this.config.bind_pass);
     } catch (err) {
       // The service account's settings are wrong: the operator's problem, not the user's.
-      if (conn.answered) throw new DirectoryUnavailableError(`bind as bind_dn failed: ${describe(err)}`);
+      if (conn.answered) throw new DirectoryUnavailableError(`bind as bind_dn failed: ${describe(err)}`, true);
       throw err;
     }
   }
@@ -225,7 +226,12 @@ export class Directory {
         }
         if (conn.answered) {
           this.passedOver.answered(url);
-          throw err instanceof DirectoryUnavailableError ? err : new DirectoryUnavailableError(describe(err));
+          throw err instanceof DirectoryUnavailableError && err.answered
+            ? err
+            : new DirectoryUnavailableError(
+                describe(err instanceof DirectoryUnavailableError ? err.reason : err),
+                true,
+              );
         }
         // Nothing came back from this server: the next one may answer.
         this.passedOver.silent(url);

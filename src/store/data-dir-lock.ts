@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 
@@ -30,7 +30,14 @@ export function lockDataDir(dataDir: string): { release(): void } {
     );
   }
   writeFileSync(path.join(dataDir, PID_FILE), `${process.pid}\n`, { mode: 0o600 });
-  return { release: () => lock.open && lock.close() };
+  return {
+    release: () => {
+      if (!lock.open) return;
+      // A clean stop leaves no pid behind (a kill -9 does: the lock, not the file, says who serves).
+      if (readPid(dataDir) === process.pid) rmSync(path.join(dataDir, PID_FILE), { force: true });
+      lock.close();
+    },
+  };
 }
 
 function readPid(dataDir: string): number | undefined {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,28 @@ describe('one server a data directory', () => {
     const third = await startServe(serveArgs, env);
     servers.push(third);
     expect((await request(`${third.url}/healthz`)).status).toBe(200);
+  });
+
+  it('a clean stop leaves no tessera.pid behind; a command that records nothing leaves no empty audit.log', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tessera-lock-'));
+    const env = { ...FAST_ARGON2_ENV, TESSERA_DATA_DIR: dir };
+    const server = await startServe(serveArgs, env);
+    servers.push(server);
+    expect(readFileSync(path.join(dir, 'tessera.pid'), 'utf8')).toBe(`${server.child.pid}\n`);
+    expect(await server.stop('SIGTERM'), server.stderr()).toBe(0);
+    expect(existsSync(path.join(dir, 'tessera.pid'))).toBe(false);
+
+    expect((await runCli(['users', 'list'], { env })).code).toBe(0);
+    expect(existsSync(path.join(dir, 'audit.log'))).toBe(false);
+    const added = await runCli(['users', 'add', '--username', 'ops', '--role', 'admin', '--password-stdin'], {
+      env,
+      input: 'ops-password-1',
+    });
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'audit.log'), 'utf8').trim())).toMatchObject({
+      audit: 'user_create',
+      username: 'ops',
+    });
   });
 
   it('CLI commands refuse a --data-dir that holds no store, unless --create', async () => {
