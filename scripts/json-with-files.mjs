@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-/** How to get the files the docs name (docs/sso.md, docs/ldap.md). */
+/** How to get the files the docs name (docs/sso.md, docs/ldap.md, docs/certificates.md). */
 const HOW = {
   'sp.crt': 'make it with the openssl line above (or run npm run try:sso)',
   'sp.key': 'make it with the openssl line above (or run npm run try:sso)',
@@ -16,6 +16,7 @@ const HOW = {
     "save your identity provider's signing certificate as idp.crt (it is in its metadata too), or run npm run try:sso for one to try",
   'idp-metadata.xml':
     "save your identity provider's metadata as idp-metadata.xml, or run npm run try:sso for one to try",
+  'client-ca.pem': 'make it with the openssl lines above (the test CA)',
   'ldap-ca.pem':
     "save your directory's CA certificate (PEM) as ldap-ca.pem; without TLS, leave ca_cert out (npm run try:ldap starts a directory to try)",
 };

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { CLI_CONTEXT } from '../audit/audit-log.js';
@@ -25,15 +25,43 @@ export async function withStore<T>(
   { unit = true }: { unit?: boolean } = {},
 ): Promise<T> {
   const config = storeConfig(options);
-  // Made at its first line: a command that records nothing (a list) leaves no empty file behind.
-  const file = path.join(config.dataDir, 'audit.log');
-  const logger = pino({}, { write: (line: string) => appendFileSync(file, line, { mode: 0o600 }) });
-  const accounts = await openAccounts(config, { logger });
+  const audit = auditFile(config.dataDir);
+  const accounts = await openAccounts(config, { logger: pino({}, audit) });
   try {
     return await (unit ? atomically(() => fn(accounts)) : fn(accounts));
   } finally {
     await accounts.close();
+    audit.close();
   }
+}
+
+/**
+ * `<data-dir>/audit.log`, opened at its first line (a command that records nothing, a list, leaves
+ * no empty file), never through a link. A line that cannot be written is said on standard error:
+ * the change it records has committed by then, and the event log in the store has it.
+ */
+function auditFile(dataDir: string): { write(line: string): void; close(): void } {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, 'audit.log');
+  let fd: number | undefined;
+  let failed = false;
+  return {
+    write(line) {
+      try {
+        fd ??= openSync(
+          file,
+          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+          0o600,
+        );
+        writeSync(fd, line);
+      } catch (err) {
+        if (!failed)
+          process.stderr.write(`${cliName()}: the audit line was not written to ${file}: ${(err as Error).message}\n`);
+        failed = true;
+      }
+    },
+    close: () => fd !== undefined && closeSync(fd),
+  };
 }
 
 /**

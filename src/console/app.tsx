@@ -4,12 +4,14 @@ import { Dialog, Done } from './components.js';
 import { AuditingPage } from './pages/auditing.js';
 import { CertificatesPage } from './pages/certificates.js';
 import { EventsPage } from './pages/events.js';
+import { Home } from './pages/home.js';
 import { KeysPage } from './pages/keys.js';
 import { LdapPage } from './pages/ldap.js';
 import { MyApiKeys } from './pages/my-api-keys.js';
 import { PolicyPage } from './pages/policy.js';
 import { RolesPage } from './pages/roles.js';
 import { SecurityPage } from './pages/security.js';
+import { SessionsPage } from './pages/sessions.js';
 import { SignIn } from './pages/sign-in.js';
 import { SsoPage } from './pages/sso.js';
 import { UsersPage } from './pages/users.js';
@@ -127,12 +129,17 @@ export function App(props: { idleMinutes: number }) {
 
   const call: Call = useCallback(
     async <T,>(method: string, path: string, body?: unknown) => {
+      const token = current.current?.token;
       try {
-        return await api<T>(method, path, { token: current.current?.token, body });
+        return await api<T>(method, path, { token, body });
       } catch (err) {
-        // The token no longer works: revoked by a role or password change, a logout, a deletion.
-        if (err instanceof ApiError && err.status === 401)
+        if (err instanceof ApiError && err.status === 401) {
+          // Sent with a token renewed meanwhile (a renewal ends the one it replaces): again with the new one.
+          const renewed = current.current?.token;
+          if (renewed && renewed !== token) return call<T>(method, path, body);
+          // The token no longer works: revoked by a role or password change, a logout, a deletion.
           await end(`Your session has ended (${err.message}). Sign in again.`);
+        }
         throw err;
       }
     },
@@ -177,6 +184,8 @@ export function App(props: { idleMinutes: number }) {
           ? [
               ['users', 'Users'],
               ['roles', 'Roles'],
+              // Every user's sessions are for who may list every user (view_all_users_info: admin, user_manager).
+              ['sessions', 'Sessions'],
             ]
           : []),
         ...(mayViewEvents(session) ? [['events', 'Events']] : []),
@@ -221,9 +230,12 @@ export function App(props: { idleMinutes: number }) {
       </header>
       <main>
         <Done>{notice}</Done>
-        {shown === 'home' && <Home session={session} />}
+        {shown === 'home' && <Home session={session} call={call} />}
         {shown === 'users' && <UsersPage call={call} session={session} />}
         {shown === 'roles' && <RolesPage call={call} session={session} />}
+        {shown === 'sessions' && (
+          <SessionsPage call={call} mayEndAll={isAdmin(session)} onSignInAgain={(why) => end(why)} />
+        )}
         {shown === 'policy' && <PolicyPage call={call} />}
         {shown === 'auditing' && <AuditingPage call={call} />}
         {shown === 'ldap' && <LdapPage call={call} />}
@@ -265,19 +277,5 @@ export function App(props: { idleMinutes: number }) {
         </Dialog>
       )}
     </>
-  );
-}
-
-function Home(props: { session: Session }) {
-  return (
-    <section>
-      <h1>Welcome, {props.session.username}</h1>
-      <p>
-        Your role is <strong>{props.session.role}</strong>.{' '}
-        {mayManageUsers(props.session)
-          ? 'Choose a page above.'
-          : 'My password changes your password, and My API keys makes the keys your scripts sign in with; the API reference is at /docs.'}
-      </p>
-    </section>
   );
 }

@@ -1,7 +1,9 @@
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, explain } from './api.js';
+import { when } from './dates.js';
 import type { ClusterRole } from './roles.js';
+import type { CertificateSummary } from './x509.js';
 
 /** A labelled input: the label is what a person, a screen reader and a test all call it. */
 export function Field(props: {
@@ -42,6 +44,70 @@ export function Field(props: {
         </small>
       )}
     </div>
+  );
+}
+
+/** Long text with places to wrap (after an @, a comma, an underscore), so that a narrow window needs no sideways scroll. */
+export function breakable(text: string, at: RegExp) {
+  // Each part a span of its own, its <wbr> before it: a part is never broken inside.
+  return text.split(at).map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      <span>{part}</span>
+    </Fragment>
+  ));
+}
+
+/** A name or email this long at most is never wrapped: the column holds it whole (most addresses are shorter). */
+const WHOLE_UP_TO = 24;
+
+/**
+ * A user's name or email as a table shows it (in a cell of class "name"): whole on one line when
+ * short (`wholeUpTo` characters; 0 in a table of many columns); a longer one wraps only after
+ * its @ and before a dot of its domain, where a reader expects a break, never inside a word nor
+ * at a hyphen.
+ */
+export const userText = (text: string, wholeUpTo = WHOLE_UP_TO) =>
+  text.length <= wholeUpTo ? <span>{text}</span> : breakable(text, /(?<=@)|(?<=@[^@]*)(?=\.)/);
+
+/**
+ * A time as `when` writes it (the same text), marked up as a <time>: in a narrow column it wraps
+ * between its date and its time only ("27 Nov 2026," / "18:40:12 GMT+1").
+ */
+export function When(props: { at: string | number | Date }) {
+  const text = when(props.at);
+  const date = new Date(props.at);
+  const cut = text.indexOf(', ');
+  if (cut < 0 || Number.isNaN(date.getTime())) return <>{text}</>;
+  return (
+    <time dateTime={date.toISOString()}>
+      <span>{text.slice(0, cut + 1)}</span> <span>{text.slice(cut + 2)}</span>
+    </time>
+  );
+}
+
+/** What a certificate is, as the Certificates and SSO pages show it: subject, issuer, validity, SHA-256. */
+export function CertificateFacts(props: { summary: CertificateSummary; label: string; selfIssued?: string }) {
+  const s = props.summary;
+  return (
+    <dl aria-label={props.label}>
+      <dt>Subject</dt>
+      <dd>{s.subject}</dd>
+      <dt>Issuer</dt>
+      <dd>{s.issuer === s.subject ? (props.selfIssued ?? 'itself (self-signed)') : s.issuer}</dd>
+      <dt>Valid</dt>
+      <dd>
+        from <When at={s.notBefore} /> until <When at={s.notAfter} />
+        {s.notAfter.getTime() < Date.now() && <strong> — expired</strong>}
+        {s.notBefore.getTime() > Date.now() && <strong> — not yet valid</strong>}
+      </dd>
+      {s.sha256 && (
+        <>
+          <dt>SHA-256</dt>
+          <dd>{s.sha256}</dd>
+        </>
+      )}
+    </dl>
   );
 }
 

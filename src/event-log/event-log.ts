@@ -20,6 +20,12 @@ export interface EventQuery {
   type?: string;
   /** Events about this user or by it. */
   uid?: number;
+  /**
+   * Events about or by the account of this name or email now (any spelling: usernameKey), by its
+   * uid (indexed). Not the names events recorded: matching those reads every record of the range
+   * (a deleted user's events and a refused name's are found by type and time instead).
+   */
+  user?: string;
 }
 
 /** A row to append: when, and what the audit record said. */

@@ -1,4 +1,5 @@
-import { AUDIT_EVENTS, type AuditEvent } from '../audit/audit-log.js';
+import type { AuditEvent } from '../audit/audit-log.js';
+import { type EventType, EVENT_TYPES as LISTED } from './event-type-list.js';
 
 /**
  * The product's names where it has one for the same event (clusters/logging/alerts-events.md:
@@ -8,13 +9,14 @@ import { AUDIT_EVENTS, type AuditEvent } from '../audit/audit-log.js';
  * `user_create`): a rule written on them goes on matching. A name changed here is a migration
  * of the rows kept under the old one (0011 moved `policy_update`).
  */
-const PRODUCT_TYPES: Partial<Record<AuditEvent, string>> = {
+const RENAMED = {
   user_create: 'user_created',
   user_update: 'user_updated',
   user_delete: 'user_deleted',
   /** PUT /v1/cluster and PUT /v1/cluster/policy: both the cluster's settings. */
   policy_update: 'cluster_updated',
-};
+} as const satisfies Partial<Record<AuditEvent, string>>;
+const PRODUCT_TYPES: Partial<Record<AuditEvent, string>> = RENAMED;
 
 /** The event log's type of an audit event. */
 export const eventTypeOf = (event: AuditEvent): string => PRODUCT_TYPES[event] ?? event;
@@ -22,8 +24,17 @@ export const eventTypeOf = (event: AuditEvent): string => PRODUCT_TYPES[event] ?
 /** What the event log's writer says of itself: events it could not keep. */
 export const EVENTS_DROPPED = 'events_dropped';
 
+/** The types the audit events make, as the type system sees them. */
+type MadeTypes =
+  | Exclude<AuditEvent, keyof typeof RENAMED>
+  | (typeof RENAMED)[keyof typeof RENAMED]
+  | typeof EVENTS_DROPPED;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The list the console offers (event-type-list.ts, which imports nothing) is these, no more and no fewer.
+true satisfies Same<EventType, MadeTypes>;
+
 /** Every type an event of the log may have (what GET /v1/logs?type= and `tessera events --type` filter by). */
-export const EVENT_TYPES: readonly string[] = [...AUDIT_EVENTS.map(eventTypeOf), EVENTS_DROPPED];
+export const EVENT_TYPES: readonly string[] = LISTED;
 
 /**
  * Why `type` filters nothing, or undefined when it is a type of the log. An audit line's name

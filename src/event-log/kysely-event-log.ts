@@ -1,6 +1,7 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { Database } from '../store/schema.js';
+import { usernameKey } from '../users/username.js';
 import {
   type EventLogStore,
   type EventQuery,
@@ -49,6 +50,17 @@ export class KyselyEventLog implements EventLogStore {
       );
     if (q.type) query = query.where('type', '=', q.type);
     if (q.uid !== undefined) query = query.where((eb) => eb.or([eb('uid', '=', q.uid!), eb('actor_uid', '=', q.uid!)]));
+    if (q.user !== undefined) {
+      // No login holds a NUL (PostgreSQL's text refuses one: the query would fail, not find nobody).
+      if (q.user.includes('\u0000')) return [];
+      const key = usernameKey(q.user);
+      // The account it names now, by its name or its email, as the user store finds it (name_key, email_key).
+      const account = this.db
+        .selectFrom('users')
+        .select('uid')
+        .where((eb) => eb.or([eb('name_key', '=', key), eb('email_key', '=', key)]));
+      query = query.where((eb) => eb.or([eb('uid', 'in', account), eb('actor_uid', 'in', account)]));
+    }
     const rows = await query.orderBy('time', q.order).orderBy('id', q.order).limit(q.limit).offset(q.offset).execute();
     return rows.map((r) => ({
       time: toSecond(r.time),

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../store/database.js';
 import type { SessionsTable } from '../store/schema.js';
-import type { Session } from './session.js';
+import type { Session, SessionOfUser } from './session.js';
 import type { SessionStore } from './session-store.js';
 
 export class KyselySessionStore implements SessionStore {
@@ -35,6 +35,21 @@ export class KyselySessionStore implements SessionStore {
   async active(uid: number, now: Date): Promise<Session[]> {
     const rows = await this.live(uid, now).selectAll().orderBy('started_at', 'desc').execute();
     return rows.map(toSession);
+  }
+
+  async everyActive(now: Date, limit: number): Promise<SessionOfUser[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.uid', 'sessions.uid')
+      .selectAll('sessions')
+      .select(['users.name as user_name', 'users.email as user_email'])
+      .where('sessions.ended_at', 'is', null)
+      .where('sessions.ends_at', '>', now.toISOString())
+      .orderBy('sessions.last_seen_at', 'desc')
+      .orderBy('sessions.id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ ...toSession(r), name: r.user_name, email: r.user_email }));
   }
 
   async refreshed(sid: string, at: Date, endsAt: Date): Promise<void> {

@@ -1,14 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Actor } from '../access/actor.js';
+import { holds } from '../access/permissions.js';
 import { type AuditLog, actorOf, type RequestContext } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import { InvalidTokenError, SessionExpiredError, SessionNotFoundError, UnauthorizedActionError } from '../errors.js';
+import {
+  ForbiddenError,
+  InvalidTokenError,
+  SessionExpiredError,
+  SessionNotFoundError,
+  UnauthorizedActionError,
+} from '../errors.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { type TokenClaims, TTL_MAX_SECONDS } from '../tokens/claims.js';
 import type { RevocationList } from '../tokens/revocation-list.js';
 import type { User } from '../users/user.js';
 import type { UserStore } from '../users/user-store.js';
-import type { Session } from './session.js';
+import type { Session, SessionOfUser } from './session.js';
 import type { SessionStore } from './session-store.js';
 
 /** How long after an end a token of the ended session could still be within its exp: its longest ttl, and a leeway. */
@@ -136,6 +143,15 @@ export class SessionService {
   async list(actor: Actor | null, uid: number): Promise<Session[]> {
     if (actor) await this.deps.accounts.view(actor, uid, (u) => this.deps.users.getByUid(u));
     return this.deps.store.active(uid, new Date(this.deps.clock()));
+  }
+
+  /**
+   * Every user's live sessions, the latest seen first (at most `limit`), with whose they are: for
+   * who may list every user (view_all_users_info), as GET /v1/users; null: the local CLI.
+   */
+  async listEvery(actor: Actor | null, limit: number): Promise<SessionOfUser[]> {
+    if (actor && !holds(actor.rights, 'view_all_users_info')) throw new ForbiddenError();
+    return this.deps.store.everyActive(new Date(this.deps.clock()), limit);
   }
 
   /** Ends one of a user's sessions: the user itself, or who may manage it. */

@@ -1,4 +1,4 @@
-import type { Session } from './session.js';
+import type { Session, SessionOfUser } from './session.js';
 
 /** Sessions as the store keeps them, for every node. */
 export interface SessionStore {
@@ -6,6 +6,8 @@ export interface SessionStore {
   get(sid: string): Promise<Session | undefined>;
   /** A user's sessions not ended and not past their end, newest first. */
   active(uid: number, now: Date): Promise<Session[]>;
+  /** Every user's sessions not ended and not past their end, the latest seen first, at most `limit`, with the user's name and email. */
+  everyActive(now: Date, limit: number): Promise<SessionOfUser[]>;
   /** A refresh: its time, and the end of the latest token of it. */
   refreshed(sid: string, at: Date, endsAt: Date): Promise<void>;
   /** The last request seen with one of its tokens (only ever moves forward). */

@@ -18,6 +18,12 @@ export interface Session {
   apiKeyId: string | null;
 }
 
+/** A live session with whose it is: the list of every user's sessions. */
+export interface SessionOfUser extends Session {
+  name: string | null;
+  email: string | null;
+}
+
 /** A session as the API shows it. */
 export interface SessionView {
   sid: string;
@@ -53,4 +59,12 @@ export function toSessionView(s: Session, currentSid?: string): SessionView {
     current: s.id === currentSid,
     ...(s.apiKeyId !== null && { api_key_id: s.apiKeyId }),
   };
+}
+
+/** A session in the list of every user's: the per-user fields, and whose it is ("" for a name or an email the user has not). */
+export function toSessionOfUserView(
+  s: SessionOfUser,
+  currentSid?: string,
+): SessionView & { name: string; email: string } {
+  return { ...toSessionView(s, currentSid), name: s.name ?? '', email: s.email ?? '' };
 }

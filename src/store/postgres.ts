@@ -5,6 +5,12 @@ import { StoreUnavailableError } from '../errors.js';
 import type { Database } from './schema.js';
 import { unitAware } from './unit-aware-dialect.js';
 
+/**
+ * How long a transaction may sit idle between its statements: a unit of work does its slow parts
+ * (hashing, a directory's answer) before its first write, so this is a node that stopped, not work.
+ */
+const IDLE_IN_TRANSACTION_MS = 10_000;
+
 export interface PostgresTimeouts {
   /** The time a store call gets, from taking a connection to the last answer on it. */
   callMs: number;
@@ -27,6 +33,8 @@ export async function openPostgres(url: string, timeouts: PostgresTimeouts): Pro
     max: 10,
     connectionTimeoutMillis: timeouts.callMs,
     statement_timeout: timeouts.statementMs,
+    // A transaction left open (a unit of work whose node stopped answering) is ended by the server.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     idleTimeoutMillis: 30_000,
   });
   // A lost server must fail the queries in flight, not the process: pg also emits the loss

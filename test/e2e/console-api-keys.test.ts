@@ -189,8 +189,21 @@ describe.skipIf(!browserAvailable())('web console: API keys (Chromium)', () => {
     ).json as { prefix: string; expires: string; role_uids: number[] }[];
     expect(listed).toMatchObject([{ prefix, role_uids: [2] }]);
     const cells = await row.getByRole('cell').allTextContents();
-    const expires = await page.evaluate((at) => new Date(at).toLocaleString(), listed[0]!.expires);
-    expect(cells.slice(0, 6)).toEqual([`${prefix}…`, 'Cluster Member', expect.any(String), expires, 'never', 'any']);
+    // The console's one format, in the browser's zone, which it names: 27 Nov 2026, 18:40:12 GMT+1.
+    const expires = await page.evaluate((at) => {
+      const d = new Date(at);
+      const two = (n: number) => String(n).padStart(2, '0');
+      const month = new Intl.DateTimeFormat('en-US', { month: 'short' }).format(d);
+      return `${d.getDate()} ${month} ${d.getFullYear()}, ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+    }, listed[0]!.expires);
+    expect(cells.slice(0, 6)).toEqual([
+      `${prefix}…`,
+      'Cluster Member',
+      expect.any(String),
+      expect.stringMatching(new RegExp(`^${expires} (UTC|GMT[+-]\\d{1,2}(:\\d\\d)?|[A-Z]{2,5})$`)),
+      'never',
+      'any',
+    ]);
     const days = (Date.parse(listed[0]!.expires) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThanOrEqual(30);

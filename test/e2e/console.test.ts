@@ -129,6 +129,20 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       return el?.getAttribute('aria-label') ?? el?.labels?.[0]?.textContent ?? el?.textContent?.trim();
     });
 
+  const DOC_SHOTS = [
+    'sign-in',
+    'home',
+    'roles',
+    'sessions',
+    'events',
+    'policy',
+    'ldap',
+    'sso',
+    'certificates',
+    'keys',
+    'security',
+  ];
+
   /**
    * At 1280 and 800 px wide: no serious accessibility violation, nothing wider than the window
    * (no sideways scroll), and a screenshot under the temp dir (console-shots/) to look at.
@@ -147,6 +161,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
       ]);
       expect(scrollWidth, `${name} at ${width}: scrollWidth`).toBeLessThanOrEqual(innerWidth);
       await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
+      // docs/console-<page>.png: each page as docs/console.md shows it (users: its own test, with more rows).
+      if (process.env.UPDATE_SCREENSHOT && width === 1280 && DOC_SHOTS.includes(name))
+        await page.screenshot({ path: path.resolve(import.meta.dirname, `../../docs/console-${name}.png`) });
     }
     if (before) await page.setViewportSize(before);
   }
@@ -174,7 +191,19 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signedInAs(page, ADMIN);
     expect(await page.locator('header').textContent()).toContain('(admin)');
     expect(await accessibilityViolations(page)).toEqual([]);
-    for (const name of ['Users', 'Roles', 'Events', 'Policy', 'LDAP', 'SSO', 'Certificates', 'Keys', 'My password']) {
+    for (const name of [
+      'Users',
+      'Roles',
+      'Sessions',
+      'Events',
+      'Policy',
+      'LDAP',
+      'SSO',
+      'Certificates',
+      'Keys',
+      'Security',
+      'My password',
+    ]) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
@@ -185,7 +214,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await expect
       .poll(() => page.getByRole('row').filter({ hasText: 'authorize (refused)' }).filter({ hasText: ADMIN }).count())
       .toBeGreaterThan(0);
-    await page.getByLabel('Type').fill('user_created');
+    await page.getByLabel('Type').selectOption('user_created');
     await page.getByRole('button', { name: 'Show events' }).click();
     await expect
       .poll(async () => (await page.locator('tbody th').allTextContents()).every((t) => t === 'user_created'))
@@ -999,7 +1028,19 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signIn(page, ADMIN, ADMIN_PASSWORD);
     await signedInAs(page, ADMIN);
     await check('home');
-    for (const name of ['Users', 'Roles', 'Events', 'Policy', 'LDAP', 'SSO', 'Certificates', 'Keys', 'My password']) {
+    for (const name of [
+      'Users',
+      'Roles',
+      'Sessions',
+      'Events',
+      'Policy',
+      'LDAP',
+      'SSO',
+      'Certificates',
+      'Keys',
+      'Security',
+      'My password',
+    ]) {
       await page.getByRole('link', { name }).click();
       await page
         .getByRole('heading', { level: 1, name: name === 'My password' ? 'Change your password' : name })

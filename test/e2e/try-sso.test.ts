@@ -21,7 +21,7 @@ const paste = (line: string, cwd: string, env: Record<string, string>, prelude =
  * without them they say which file is missing and how to get it, and send nothing.
  */
 describe('the docs’ requests that read files', () => {
-  const docLines = ['docs/sso.md', 'docs/ldap.md'].flatMap((doc) =>
+  const docLines = ['docs/sso.md', 'docs/ldap.md', 'docs/certificates.md'].flatMap((doc) =>
     [
       ...readFileSync(path.join(ROOT, doc), 'utf8').matchAll(
         /^BODY=\$\(node scripts\/json-with-files\.mjs [\s\S]*?curl [^\n]*/gm,
@@ -37,7 +37,13 @@ describe('the docs’ requests that read files', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('name the missing file and how to get it, exit 1, and send no request', () => {
-    expect(docLines.map((l) => l.doc)).toEqual(['docs/sso.md', 'docs/sso.md', 'docs/sso.md', 'docs/ldap.md']);
+    expect(docLines.map((l) => l.doc)).toEqual([
+      'docs/sso.md',
+      'docs/sso.md',
+      'docs/sso.md',
+      'docs/ldap.md',
+      'docs/certificates.md',
+    ]);
     const said = docLines.map(({ line }) => {
       const res = paste(line, dir, { API: 'http://127.0.0.1:9', AUTH: 'Authorization: JWT x' }, FAKE_CURL);
       expect(res.stdout).toBe('');
@@ -53,6 +59,7 @@ describe('the docs’ requests that read files', () => {
         /^missing file idp-metadata\.xml: save your identity provider's metadata .*npm run try:sso/,
       ),
       expect.stringMatching(/^missing file ldap-ca\.pem: save your directory's CA certificate .*npm run try:ldap/),
+      'missing file client-ca.pem: make it with the openssl lines above (the test CA)',
     ]);
   });
 
@@ -61,6 +68,7 @@ describe('the docs’ requests that read files', () => {
     writeFileSync(path.join(dir, 'idp.crt'), sp.certificate);
     writeFileSync(path.join(dir, 'idp-metadata.xml'), '<md:EntityDescriptor/>\n');
     writeFileSync(path.join(dir, 'ldap-ca.pem'), sp.certificate);
+    writeFileSync(path.join(dir, 'client-ca.pem'), sp.certificate);
     const bodies = docLines.map(({ line }) => {
       const res = paste(line, dir, { API: 'http://127.0.0.1:9', AUTH: 'Authorization: JWT x' }, FAKE_CURL);
       expect(res.status, res.stderr).toBe(0);
@@ -72,6 +80,7 @@ describe('the docs’ requests that read files', () => {
     expect(bodies[1]).toEqual({ certificates: [{ name: 'sso_issuer', certificate: sp.certificate }] });
     expect(bodies[2]).toEqual({ idp_metadata: Buffer.from('<md:EntityDescriptor/>\n').toString('base64') });
     expect(bodies[3]).toMatchObject({ ca_cert: sp.certificate, starttls: true, control_plane: true });
+    expect(bodies[4]).toEqual({ certificates: [{ name: 'mtls_trusted_ca', certificate: sp.certificate }] });
   });
 });
 

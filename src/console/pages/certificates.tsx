@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import { Check, Confirm, Done, Problem, useActions } from '../components.js';
+import { CertificateFacts, Check, Confirm, Done, Problem, useActions } from '../components.js';
 import { type CertificateSummary, pemBlocks, summarize } from '../x509.js';
 
 type Validation = 'disabled' | 'san_cn' | 'full_subject';
@@ -140,23 +140,12 @@ export function CertificatesPage(props: { call: Call }) {
                   shows its PEM.
                 </p>
               ) : (
-                <dl key={s.sha256 ?? s.subject} aria-label={`Trusted CA ${s.subject}`}>
-                  <dt>Subject</dt>
-                  <dd>{s.subject}</dd>
-                  <dt>Issuer</dt>
-                  <dd>{s.issuer === s.subject ? 'itself (a root)' : s.issuer}</dd>
-                  <dt>Valid</dt>
-                  <dd>
-                    {s.notBefore.toLocaleString()} to {s.notAfter.toLocaleString()}
-                    {s.notAfter.getTime() < Date.now() && <strong> — expired</strong>}
-                  </dd>
-                  {s.sha256 && (
-                    <>
-                      <dt>SHA-256</dt>
-                      <dd>{s.sha256}</dd>
-                    </>
-                  )}
-                </dl>
+                <CertificateFacts
+                  key={s.sha256 ?? s.subject}
+                  summary={s}
+                  label={`Trusted CA ${s.subject}`}
+                  selfIssued="itself (a root)"
+                />
               ),
             )
           )}

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { EVENT_TYPES } from '../../event-log/event-type-list.js';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import { Field, Problem } from '../components.js';
+import { breakable, Field, Problem, userText, When } from '../components.js';
 
 /** An event as GET /v1/logs answers it. */
 interface LoggedEvent {
@@ -26,13 +27,15 @@ const SINCE: Record<string, number> = {
   'the last 90 days': 24 * 90,
 };
 
-/** Events: who did what and when, newest first, by time, type and user. */
+/** Events: who did what and when, newest first, by time, type and user (its name, email or uid). */
 export function EventsPage(props: { call: Call }) {
   const [events, setEvents] = useState<LoggedEvent[]>([]);
   const [since, setSince] = useState('the last day');
   const [type, setType] = useState('');
+  const [user, setUser] = useState('');
   const [uid, setUid] = useState('');
   const [problem, setProblem] = useState('');
+  const typeId = useId();
   const load = () => {
     setProblem('');
     const query = new URLSearchParams({
@@ -40,7 +43,8 @@ export function EventsPage(props: { call: Call }) {
       limit: '200',
       stime: new Date(Date.now() - SINCE[since]! * 3_600_000).toISOString(),
     });
-    if (type.trim()) query.set('type', type.trim());
+    if (type) query.set('type', type);
+    if (user.trim()) query.set('user', user.trim());
     if (uid.trim()) query.set('uid', uid.trim());
     return props.call<LoggedEvent[]>('GET', `/v1/logs?${query}`).then(setEvents, (err) => setProblem(explain(err)));
   };
@@ -70,18 +74,29 @@ export function EventsPage(props: { call: Call }) {
             ))}
           </select>
         </label>
+        <div class="field">
+          <label for={typeId}>Type</label>
+          <select id={typeId} value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+            <option value="">any type</option>
+            {EVENT_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
         <Field
-          label="Type"
-          value={type}
-          onInput={setType}
-          hint="cluster_updated, user_created, user_updated, user_deleted, authorize, lockout, role_update, …"
+          label="User name or email"
+          value={user}
+          onInput={setUser}
+          hint="events about the user that has this name or email now, or by it, in any case (a deleted user's: by its uid)"
           autoComplete="off"
         />
         <Field
           label="User uid"
           value={uid}
           onInput={setUid}
-          hint="events about this user or by it"
+          hint="events about the user of this uid or by it"
           autoComplete="off"
         />
         <button type="submit">Show events</button>
@@ -91,7 +106,7 @@ export function EventsPage(props: { call: Call }) {
         <caption class="visually-hidden">Events</caption>
         <thead>
           <tr>
-            <th scope="col">Time (UTC)</th>
+            <th scope="col">Time</th>
             <th scope="col">Event</th>
             <th scope="col">About</th>
             <th scope="col">By</th>
@@ -101,13 +116,22 @@ export function EventsPage(props: { call: Call }) {
         <tbody>
           {events.map((e, i) => (
             <tr key={`${e.time}-${i}`} class={e.severity === 'WARNING' ? 'warning' : undefined}>
-              <td>{e.time.replace('T', ' ').replace('Z', '')}</td>
+              <td>
+                <When at={e.time} />
+              </td>
               <th scope="row">
-                {e.type}
+                {breakable(e.type, /(?<=_)/)}
                 {e.severity === 'WARNING' && ' (refused)'}
               </th>
-              <td class="long">{e.username ? `${e.username}${e.uid ? ` (${e.uid})` : ''}` : (e.target ?? '')}</td>
-              <td class="long">{e.actor ?? ''}</td>
+              {e.username ? (
+                <td class="name">
+                  {userText(e.username, 0)}
+                  {e.uid ? ` (${e.uid})` : ''}
+                </td>
+              ) : (
+                <td class="long">{e.target ?? ''}</td>
+              )}
+              <td class="name">{e.actor ? userText(e.actor, 0) : ''}</td>
               <td class="long">
                 {[
                   e.realm && `realm ${e.realm}`,

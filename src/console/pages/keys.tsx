@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import { Done, Problem } from '../components.js';
+import { Done, Problem, When } from '../components.js';
 import { when } from '../dates.js';
 
 interface Key {
@@ -60,7 +60,7 @@ export function KeysPage(props: { call: Call }) {
               <td>
                 {k.state}: {STATE[k.state]}
               </td>
-              <td>{k.activates_at ? when(k.activates_at) : ''}</td>
+              <td>{k.activates_at ? <When at={k.activates_at} /> : ''}</td>
             </tr>
           ))}
         </tbody>

@@ -3,7 +3,7 @@ import type { Call } from '../api.js';
 import { explain } from '../api.js';
 import { Done, Field, Problem } from '../components.js';
 
-type Policy = Record<string, number | boolean>;
+type Policy = Record<string, number | boolean | string>;
 
 const CLUSTER = '/v1/cluster';
 const LOCKOUT = '/v1/cluster/policy';
@@ -13,7 +13,24 @@ type Home = typeof CLUSTER | typeof LOCKOUT;
  * Every security setting with its bounds and meaning (the server checks them again), and
  * where the product keeps it: the cluster object, or the cluster settings (lockout).
  */
-const SETTINGS: { key: string; home: Home; label: string; meaning: string; min?: number; max?: number }[] = [
+const SETTINGS: {
+  key: string;
+  home: Home;
+  label: string;
+  meaning: string;
+  min?: number;
+  max?: number;
+  /** Text (a name), not a number or a switch. */
+  text?: true;
+}[] = [
+  {
+    key: 'name',
+    home: CLUSTER,
+    label: 'Cluster name',
+    meaning:
+      'up to 256 characters; the "clustername" of pre-hashed passwords (password_hash_method 1) imported from another cluster; empty: the host of the public URL',
+    text: true,
+  },
   {
     key: 'password_min_length',
     home: CLUSTER,
@@ -43,6 +60,15 @@ const SETTINGS: { key: string; home: Home; label: string; meaning: string; min?:
     meaning: '1 to 1440 minutes without a key or a click',
     min: 1,
     max: 1440,
+  },
+  {
+    key: 'session_max_lifetime_minutes',
+    home: CLUSTER,
+    label: 'Session lifetime (minutes)',
+    meaning:
+      '5 to 43200 (30 days): a sign-in lasts this long however often its token is renewed, then the user signs in again; applies at a session’s next renewal',
+    min: 5,
+    max: 43_200,
   },
   {
     key: 'control_plane_basic_authentication',
@@ -83,6 +109,10 @@ const SETTINGS: { key: string; home: Home; label: string; meaning: string; min?:
   },
 ];
 
+/** The form's values of the settings: the switches as they are, the rest as text. */
+const draftOf = (p: Policy) =>
+  Object.fromEntries(Object.entries(p).map(([k, v]) => [k, typeof v === 'boolean' ? v : String(v)]));
+
 export function PolicyPage(props: { call: Call }) {
   const [policy, setPolicy] = useState<Policy>();
   const [draft, setDraft] = useState<Record<string, string | boolean>>({});
@@ -93,7 +123,7 @@ export function PolicyPage(props: { call: Call }) {
       ([cluster, lockout]) => {
         const p = { ...cluster, ...lockout };
         setPolicy(p);
-        setDraft(Object.fromEntries(Object.entries(p).map(([k, v]) => [k, typeof v === 'boolean' ? v : String(v)])));
+        setDraft(draftOf(p));
       },
       (err) => setProblem(explain(err)),
     );
@@ -103,9 +133,10 @@ export function PolicyPage(props: { call: Call }) {
     setProblem('');
     setDone('');
     const changes = Object.fromEntries(
-      SETTINGS.map(({ key }) => [key, typeof draft[key] === 'boolean' ? draft[key] : Number(draft[key])]).filter(
-        ([key, v]) => policy?.[key as string] !== v,
-      ),
+      SETTINGS.map(({ key, text }) => [
+        key,
+        text || typeof draft[key] === 'boolean' ? draft[key] : Number(draft[key]),
+      ]).filter(([key, v]) => policy?.[key as string] !== v),
     );
     if (Object.keys(changes).length === 0) return setDone('Nothing changed.');
     try {
@@ -117,6 +148,7 @@ export function PolicyPage(props: { call: Call }) {
         if (Object.keys(mine).length > 0) saved = { ...saved, ...(await props.call<Policy>('PUT', home, mine)) };
       }
       setPolicy(saved);
+      setDraft(draftOf(saved)); // as the server keeps it (an empty name reads as the public URL's host)
       setDone('Saved. The policy applies at once.');
     } catch (err) {
       setProblem(explain(err));
@@ -147,7 +179,9 @@ export function PolicyPage(props: { call: Call }) {
               <Field
                 key={s.key}
                 label={s.label}
-                type="number"
+                type={s.text ? 'text' : 'number'}
+                maxLength={s.text ? 256 : undefined}
+                autoComplete={s.text ? 'off' : undefined}
                 min={s.min}
                 max={s.max}
                 hint={s.meaning}

@@ -3,8 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import type { Call } from '../api.js';
 import { ApiError, explain } from '../api.js';
-import { Confirm, Dialog, Done, Field, Problem, useActions } from '../components.js';
-import { when } from '../dates.js';
+import { Confirm, Dialog, Done, Field, Problem, useActions, When } from '../components.js';
 import type { Session } from '../session.js';
 import { passkeyProblem } from './sign-in.js';
 
@@ -148,8 +147,10 @@ export function SecurityPage(props: {
               <tr key={f.factor_id}>
                 <th scope="row">{f.name}</th>
                 <td>{TYPE_NAME[f.type] ?? f.type}</td>
-                <td>{when(f.created)}</td>
-                <td>{f.last_used ? when(f.last_used) : 'never'}</td>
+                <td>
+                  <When at={f.created} />
+                </td>
+                <td>{f.last_used ? <When at={f.last_used} /> : 'never'}</td>
                 <td class="actions">
                   <button
                     type="button"

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { api, explain } from '../api.js';
-import { Check, Confirm, Done, Field, Problem, useActions } from '../components.js';
+import { CertificateFacts, Check, Confirm, Done, Field, Problem, useActions } from '../components.js';
+import { type CertificateSummary, pemBlocks, summarize } from '../x509.js';
 
 /** The product's `sso` object, as GET /v1/cluster/sso answers it. */
 interface Sso {
@@ -33,15 +34,21 @@ export function SsoPage(props: { call: Call; token: string }) {
   const [issuerCert, setIssuerCert] = useState('');
   const [metadata, setMetadata] = useState<File>();
   const [clearing, setClearing] = useState(false);
+  /** What the certificates set are (read from their PEM here): undefined while none is set or one cannot be read. */
+  const [serviceFacts, setServiceFacts] = useState<CertificateSummary>();
+  const [issuerFacts, setIssuerFacts] = useState<CertificateSummary>();
   const { problem, setProblem, done, act } = useActions(() => load());
   const load = () =>
     Promise.all([
       props.call<Sso>('GET', '/v1/cluster/sso'),
       props.call<Certificates>('GET', '/v1/cluster/certificates'),
     ]).then(
-      ([s, c]) => {
+      async ([s, c]) => {
+        const [service, issuer] = await Promise.all([factsOf(c.sso_service_cert), factsOf(c.sso_issuer_cert)]);
         setSso(s);
         setCerts(c);
+        setServiceFacts(service);
+        setIssuerFacts(issuer);
       },
       (err) => setProblem(explain(err)),
     );
@@ -100,6 +107,7 @@ export function SsoPage(props: { call: Call; token: string }) {
           >
             <h2>1. Service certificate {certs.sso_service_cert ? '(set)' : '(not set)'}</h2>
             <p class="hint">signs this cluster's requests and metadata; its key is never shown again</p>
+            {serviceFacts && <CertificateFacts summary={serviceFacts} label="The service certificate set" />}
             <PemArea id="sso-service-cert" label="Certificate (PEM)" value={serviceCert} onInput={setServiceCert} />
             <PemArea id="sso-service-key" label="Private key (PEM)" value={serviceKey} onInput={setServiceKey} />
             <button type="submit">Set service certificate</button>
@@ -117,6 +125,7 @@ export function SsoPage(props: { call: Call; token: string }) {
           >
             <h2>2. Identity provider certificate {certs.sso_issuer_cert ? '(set)' : '(not set)'}</h2>
             <p class="hint">the only signer whose answers are taken</p>
+            {issuerFacts && <CertificateFacts summary={issuerFacts} label="The identity provider certificate set" />}
             <PemArea
               id="sso-issuer-cert"
               label="Identity provider certificate (PEM)"
@@ -238,6 +247,12 @@ export function SsoPage(props: { call: Call; token: string }) {
       )}
     </section>
   );
+}
+
+/** What a PEM certificate is (its first one); undefined when there is none, or the page cannot read it. */
+async function factsOf(pem: string | undefined): Promise<CertificateSummary | undefined> {
+  const [der] = pemBlocks(pem ?? '');
+  return der && summarize(der).catch(() => undefined);
 }
 
 function PemArea(props: { id: string; label: string; value: string; onInput: (value: string) => void }) {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import { Confirm, Dialog, Done, OneTimeSecret, Problem, useActions } from '../components.js';
+import { Confirm, Dialog, Done, OneTimeSecret, Problem, useActions, When } from '../components.js';
 import { when } from '../dates.js';
 import type { ClusterRole } from '../roles.js';
 import { type ApiKey, type CreatedKey, NewApiKey } from './new-api-key.js';
@@ -70,12 +70,14 @@ export function UserApiKeys(props: {
                   <code>{k.prefix}…</code>
                 </td>
                 <td>{k.role_uids ? k.role_uids.map(roleName).join(', ') : `every role of ${who}`}</td>
-                <td>{when(k.created)}</td>
                 <td>
-                  {when(k.expires)}
+                  <When at={k.created} />
+                </td>
+                <td>
+                  <When at={k.expires} />
                   {new Date(k.expires) <= new Date() && <span class="badge warn">Expired</span>}
                 </td>
-                <td>{k.last_used ? when(k.last_used) : 'never'}</td>
+                <td>{k.last_used ? <When at={k.last_used} /> : 'never'}</td>
                 <td class="long">{k.allowed_cidrs ? k.allowed_cidrs.join(', ') : 'any'}</td>
                 <td class="actions">
                   <button

@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Call } from '../api.js';
 import { explain } from '../api.js';
-import { Done, Problem } from '../components.js';
-import { when } from '../dates.js';
+import { Done, Problem, When } from '../components.js';
 
 interface SessionRow {
   sid: string;
@@ -61,13 +60,17 @@ export function UserSessions(props: { uid: number; who: string; call: Call; onCl
             {sessions.map((s) => (
               <tr key={s.sid}>
                 <td>
-                  {when(s.started)} ({s.realm}
+                  <When at={s.started} /> ({s.realm}
                   {s.console ? ', console' : ''}){s.current ? ' — this one' : ''}
                 </td>
                 <td>{s.client_ip || '—'}</td>
                 <td>{s.user_agent || '—'}</td>
-                <td>{when(s.last_refreshed)}</td>
-                <td>{when(s.expires)}</td>
+                <td>
+                  <When at={s.last_refreshed} />
+                </td>
+                <td>
+                  <When at={s.expires} />
+                </td>
                 <td>
                   <button
                     type="button"

@@ -4,6 +4,7 @@ import type { Call } from '../api.js';
 import { explain } from '../api.js';
 import {
   ActionMenu,
+  breakable,
   Check,
   Confirm,
   Dialog,
@@ -14,6 +15,8 @@ import {
   Problem,
   RoleChoice,
   useActions,
+  userText,
+  When,
 } from '../components.js';
 import type { ClusterRole } from '../roles.js';
 import type { Role, Session } from '../session.js';
@@ -252,16 +255,6 @@ function changesOf(u: User, d: Draft): Record<string, unknown> {
   return changes;
 }
 
-/** Long text with places to wrap (after an @, a comma, an underscore), so that a narrow window needs no sideways scroll. */
-function breakable(text: string, at: RegExp) {
-  return text.split(at).map((part, i) => (
-    <span key={i}>
-      {i > 0 && <wbr />}
-      {part}
-    </span>
-  ));
-}
-
 const LOCKED_HINT =
   'Locked after too many failed logins: it unlocks by itself after the lockout duration, or Unlock now';
 
@@ -302,12 +295,12 @@ function UserRow(props: {
   return (
     <tr>
       <th scope="row">{u.name || '—'}</th>
-      <td class="long">{u.email ? breakable(u.email, /(?<=@)/) : '—'}</td>
+      <td class="name">{u.email ? userText(u.email) : '—'}</td>
       <td>
         {breakable(u.role, /(?<=_)/)}
         {custom.length > 0 && <small class="roles-held"> ({custom.map(props.roleName).join(', ')})</small>}
       </td>
-      <td class="long">
+      <td>
         <WayIn user={u} />
         {u.mfa_enabled && (
           <>
@@ -327,11 +320,7 @@ function UserRow(props: {
           'active'
         )}
       </td>
-      <td>
-        {u.last_login
-          ? new Date(u.last_login * 1000).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })
-          : 'never'}
-      </td>
+      <td>{u.last_login ? <When at={u.last_login * 1000} /> : 'never'}</td>
       <td class="actions">
         <ActionMenu label={`Actions for ${who}`} items={items} buttonRef={props.buttonRef} />
       </td>
@@ -346,7 +335,7 @@ function WayIn(props: { user: User }) {
     case 'certificate':
       return (
         <>
-          certificate <small>{breakable(u.certificate_subject_line ?? '', /(?<=,)/)}</small>
+          certificate <small class="subject">{breakable(u.certificate_subject_line ?? '', /(?<=,)/)}</small>
         </>
       );
     case 'sso':

@@ -4,6 +4,7 @@ import { ForbiddenError, InvalidRequestError } from '../../errors.js';
 import { withoutPeople } from '../../event-log/event-log.js';
 import { instantOf } from '../../event-log/event-time.js';
 import { eventTypeRefusal } from '../../event-log/event-types.js';
+import { USERNAME_MAX_LENGTH, usernameKey } from '../../users/username.js';
 import { callerOf } from '../authenticate.js';
 import { CALLER, StringEnum } from '../schemas.js';
 import type { HttpServices } from '../services.js';
@@ -39,7 +40,7 @@ const Event = Type.Object(
 /**
  * GET /v1/logs: the cluster's event log as the product serves it — every security event of
  * every node, by time (stime, etime, order, limit, offset), and by Tessera's own filters
- * (type, uid: events about or by a user).
+ * (type; uid, user: events about or by a user, by its uid or by its name or email).
  */
 export function logsRoute(
   app: TesseraApp,
@@ -78,6 +79,14 @@ export function logsRoute(
             uid: Type.Optional(
               Whole("Tessera's: events about this user or by it (another user's: only who may see users)"),
             ),
+            user: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: USERNAME_MAX_LENGTH,
+                description:
+                  "Tessera's: events about or by the user that has this name or email now, in any case (by its uid; a deleted user's events and a refused login's typed name: filter by type and time). A name nobody has: []. Another user's: only who may see users",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -100,13 +109,20 @@ export function logsRoute(
       const caller = callerOf(request);
       const seesPeople = holds(caller.rights, 'view_all_users_info');
       // Nor does it ask when a given user acted: filtering by another uid would tell it what the view leaves out.
-      if (!seesPeople && q.uid !== undefined && Number(q.uid) !== caller.uid)
+      if (
+        !seesPeople &&
+        ((q.uid !== undefined && Number(q.uid) !== caller.uid) ||
+          (q.user !== undefined && usernameKey(q.user) !== usernameKey(caller.username)))
+      )
         throw new ForbiddenError('Only who may see users (admin, user_manager) filters events by another user');
       const events = await eventLog.query({
         ...(stime && { stime }),
         ...(etime && { etime }),
         ...(q.type && { type: q.type }),
         ...(q.uid && { uid: Number(q.uid) }),
+        // Who may not see users gives its own name: its own uid, never a name's current holder
+        // (a token outlives a rename, and the name may be another account's by now).
+        ...(q.user !== undefined && (seesPeople ? { user: q.user } : { uid: caller.uid })),
         order: q.order?.toLowerCase() === 'desc' ? 'desc' : 'asc',
         limit: Math.min(Math.max(Number(q.limit ?? 1000), 1), 10_000),
         offset: Number(q.offset ?? 0),

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { toSessionView } from '../../sessions/session.js';
+import { toSessionOfUserView, toSessionView } from '../../sessions/session.js';
 import { callerOf } from '../authenticate.js';
 import { contextOf } from '../request-context.js';
 import { CALLER, Ok, UidParams } from '../schemas.js';
@@ -27,6 +27,25 @@ const SessionView = Type.Object({
     Type.String({ description: "the API key its login presented: its tokens have that key's rights, and end with it" }),
   ),
 });
+const SessionOfUserView = Type.Object(
+  {
+    ...SessionView.properties,
+    name: Type.String({ description: 'the user\'s name; "" when it has none' }),
+    email: Type.String({ description: 'the user\'s email; "" when it has none' }),
+  },
+  { description: 'a live session, and whose it is' },
+);
+const EveryQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^(10000|[1-9][0-9]{0,3})$',
+        description: 'at most this many sessions, 1 to 10000 (default 1000): the latest seen',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 const Ended = Type.Object({ ended: Type.Integer({ description: 'sessions ended' }) });
 const SessionParams = Type.Object({
   ...UidParams.properties,
@@ -35,9 +54,10 @@ const SessionParams = Type.Object({
 
 /**
  * A user's sessions (one a login, with its refreshes): listed by who may see the user (itself,
- * view_user_info), ended one or all by the user itself or who may manage it; every session of
- * the cluster ended by an admin. An ended session's tokens are refused here at once and on
- * other nodes within their poll of the revocation events (half a second), and cannot be refreshed.
+ * view_user_info), ended one or all by the user itself or who may manage it; every user's
+ * listed at once by who may list every user; every session of the cluster ended by an admin.
+ * An ended session's tokens are refused here at once and on other nodes within their poll of
+ * the revocation events (half a second), and cannot be refreshed.
  */
 export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices, 'sessions'>): void {
   const doc = { tags: ['sessions'], security: CALLER };
@@ -96,6 +116,27 @@ export function sessionsRoutes(app: TesseraApp, { sessions }: Pick<HttpServices,
     async (request) => ({
       ended: await sessions.endAllOf(callerOf(request), Number(request.params.uid), contextOf(request)),
     }),
+  );
+  app.get(
+    '/v1/sessions',
+    {
+      // What another user's sessions take is view_user_info (admin, user_manager): every user's take what the list of
+      // every user takes (GET /v1/users), view_all_users_info, held by the same levels. A user_manager sees each user's
+      // sessions one by one already; end_all_sessions (admin only) is for ending them all, not for seeing them.
+      config: { access: 'view_all_users_info' },
+      schema: {
+        ...doc,
+        summary:
+          "Every user's live sessions, the latest seen first, each with the user's name and email (view_all_users_info: admin, user_manager)",
+        querystring: EveryQuery,
+        response: { 200: Type.Array(SessionOfUserView) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const limit = Number(request.query.limit ?? 1000);
+      return (await sessions.listEvery(caller, limit)).map((s) => toSessionOfUserView(s, caller.token?.sid));
+    },
   );
   app.delete(
     '/v1/sessions',
