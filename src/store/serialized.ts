@@ -1,9 +1,31 @@
+import { performance } from 'node:perf_hooks';
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
+import { StoreUnavailableError } from '../errors.js';
 import type { Db } from './database.js';
 import type { Database } from './schema.js';
 
 /** The advisory lock of the changes that rules over many users depend on ("tessera" on a phone keypad). */
 const USERS_LOCK = 8_377_372;
+/** How long a change waits its turn behind others (a burst of changes on every node) before it is refused. */
+const LOCK_WAIT_MS = 15_000;
+
+/**
+ * The users lock, asked for again until granted: each try is a statement answered at once, so a
+ * change queued behind a burst on every node waits its turn (up to LOCK_WAIT_MS) while a store that
+ * stopped answering is still known within a store call's time (a blocking pg_advisory_xact_lock
+ * would wait under the call's 2 s). Every waiter asks as often, whenever it came: none is favoured.
+ */
+async function takeUsersLock(trx: Transaction<Database>): Promise<void> {
+  const end = performance.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const { rows } = await sql<{
+      granted: boolean;
+    }>`select pg_try_advisory_xact_lock(${USERS_LOCK}) as granted`.execute(trx);
+    if (rows[0]?.granted) return;
+    if (performance.now() > end) throw new StoreUnavailableError('other changes held the users lock too long');
+    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 10));
+  }
+}
 
 /**
  * Runs `work` in one transaction that no other such transaction overlaps, on this node or any
@@ -22,7 +44,7 @@ export function serialized<T>(db: Db, work: (trx: Transaction<Database>) => Prom
       .transaction()
       .setIsolationLevel('read committed')
       .execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${USERS_LOCK})`.execute(trx);
+        await takeUsersLock(trx);
         return work(trx);
       });
   }
