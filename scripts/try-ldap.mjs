@@ -22,11 +22,16 @@ People: alice / alice-password-1 (in the group "operators"), bob / bob-password-
 
 With the README's API and AUTH (an admin's token), in another terminal:
 
-curl -sk -H "$AUTH" -X PUT $API/v1/cluster/ldap -d '${settings}'
-curl -sk -H "$AUTH" -X POST $API/v1/ldap_mappings -d '{"name": "Operators", "dn": "${groupDn('operators')}", "role_uids": [2]}'
-curl -sk -X POST $API/v1/users/authorize -d '{"username": "alice", "password": "alice-password-1"}'
+curl -sk -H "$AUTH" -X PUT $API/v1/cluster/ldap -d '${settings}' -w '\\n'
+curl -sk -H "$AUTH" -X POST $API/v1/ldap_mappings -d '{"name": "Operators", "dn": "${groupDn('operators')}", "role_uids": [2]}' -w '\\n'
+curl -sk -X POST $API/v1/users/authorize -d '{"username": "alice", "password": "alice-password-1"}' -w '\\n'
 
 alice logs in with the roles of her group's mapping; bob is refused (no mapped group).
+
+When you are done (before Ctrl-C: once this directory is gone, every login Tessera cannot find
+locally asks it, and answers 503 directory_unavailable):
+
+curl -sk -H "$AUTH" -X DELETE $API/v1/cluster/ldap -w '\\n'
 `);
 const stop = async () => {
   await directory.stop();

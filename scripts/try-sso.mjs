@@ -98,13 +98,17 @@ ${spCrt} (${made ? 'made now, its key beside it' : 'already there'}).
 
 With the README's API and AUTH (an admin's token), in another terminal:
 
-${certificates} && printf %s "$BODY" | curl -sk -H "$AUTH" -X PUT $API/v1/cluster/certificates -d @-
-${metadata} && curl -sk -H "$AUTH" -X POST $API/v1/cluster/sso/saml/metadata/idp -d "$BODY"
-curl -sk -H "$AUTH" -X PUT $API/v1/cluster/sso -d '{"control_plane": true}'
+${certificates} && printf %s "$BODY" | curl -sk -H "$AUTH" -X PUT $API/v1/cluster/certificates -d @- -w '\\n'
+${metadata} && curl -sk -H "$AUTH" -X POST $API/v1/cluster/sso/saml/metadata/idp -d "$BODY" -o /dev/null -w '%{http_code}\\n'
+curl -sk -H "$AUTH" -X PUT $API/v1/cluster/sso -d '{"control_plane": true}' -o /dev/null -w '%{http_code}\\n'
 
 Then sign in through it: open ${address}/ in a browser, choose "Sign in with SSO", and log in at the
 identity provider as alice / alice-password-1: Tessera makes the user alice@example.org, a Cluster Member.
 bob is refused (sso_no_role: the identity provider gives him no role).
+
+When you are done (before Ctrl-C: SSO stays on, sending sign-ins to an identity provider that is gone):
+
+curl -sk -H "$AUTH" -X DELETE $API/v1/cluster/sso -w '\\n'
 `);
 
 const stop = async () => {

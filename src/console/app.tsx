@@ -43,6 +43,8 @@ export function App(props: { idleMinutes: number }) {
   /** Recovery codes are on the Security page: timers do not end the session under them. */
   const codesShown = useRef(false);
   const current = useRef<Session>();
+  /** The renewal in flight, if any. */
+  const renewing = useRef<Promise<void>>();
   current.current = session;
 
   /** Signed out: the token ends; asked for by the person, the identity provider's session too (after an SSO sign-in). */
@@ -106,13 +108,24 @@ export function App(props: { idleMinutes: number }) {
         now - s.issuedAt >= 10_000 &&
         (s.expiresAt - now < RENEW_BEFORE_MS || now - s.issuedAt >= props.idleMinutes * 30_000)
       ) {
-        renew(s).then(setSession, (err) =>
-          end(
-            err instanceof ApiError && err.code === 'mfa_required'
-              ? 'Your account has a second factor now: sign in again with it.'
-              : 'Your session has ended. Sign in again.',
-          ),
-        );
+        // One at a time: a renewal ends the token it replaces, so a second with the same one would be refused.
+        if (renewing.current) return;
+        renewing.current = renew(s)
+          .then(
+            (next) => {
+              current.current = next; // before the render: a request refused meanwhile is sent again with it
+              setSession(next);
+            },
+            (err) =>
+              end(
+                err instanceof ApiError && err.code === 'mfa_required'
+                  ? 'Your account has a second factor now: sign in again with it.'
+                  : 'Your session has ended. Sign in again.',
+              ),
+          )
+          .finally(() => {
+            renewing.current = undefined;
+          });
       }
     }, 1000);
     return () => {
@@ -135,6 +148,7 @@ export function App(props: { idleMinutes: number }) {
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) {
           // Sent with a token renewed meanwhile (a renewal ends the one it replaces): again with the new one.
+          await renewing.current;
           const renewed = current.current?.token;
           if (renewed && renewed !== token) return call<T>(method, path, body);
           // The token no longer works: revoked by a role or password change, a logout, a deletion.
@@ -206,7 +220,10 @@ export function App(props: { idleMinutes: number }) {
   return (
     <>
       <header>
-        <span class="brand">Tessera</span>
+        {/* The way back to the home page and its counts. */}
+        <a class="brand" href="#/home" aria-current={shown === 'home' ? 'page' : undefined}>
+          Tessera
+        </a>
         <nav aria-label="Main">
           {links.map(([id, label]) => (
             <a key={id} href={`#/${id}`} aria-current={shown === id ? 'page' : undefined}>

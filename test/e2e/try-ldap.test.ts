@@ -30,8 +30,10 @@ it.skipIf(!slapdAvailable() && process.env.CI !== 'true')(
         directory.on('exit', (code) => reject(new Error(`try-ldap exited (${code}): ${out}`)));
       });
       // Each printed request: its method, path and body, sent as an admin would with curl.
-      const requests = [...out.matchAll(/curl -sk (?:-H "\$AUTH" )?-X (\w+) \$API(\S+) -d '(.+)'$/gm)];
+      const requests = [...out.matchAll(/curl -sk (?:-H "\$AUTH" )?-X (\w+) \$API(\S+) -d '(.+?)' -w '\\n'$/gm)];
       expect(requests).toHaveLength(3);
+      // And how to undo it: a directory left configured and gone turns every unknown name into a 503.
+      expect(out).toMatch(/When you are done[\s\S]*curl -sk -H "\$AUTH" -X DELETE \$API\/v1\/cluster\/ldap/);
       const answers = [];
       for (const [, method, url = '', body] of requests)
         answers.push(

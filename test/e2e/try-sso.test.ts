@@ -136,10 +136,13 @@ describe.runIf(simpleSamlPhpHere())('npm run try:sso', () => {
   it('prints requests that, pasted with the README’s API and AUTH, configure SSO against it: each answered 200', async () => {
     expect(idpOrigin()).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(existsSync(path.join(dir, 'sp.crt')) && existsSync(path.join(dir, 'sp.key'))).toBe(true);
-    const lines = out.split('\n').filter((l) => /^(BODY=|curl )/.test(l));
+    const [setUp = '', done = ''] = out.split('When you are done');
+    const lines = setUp.split('\n').filter((l) => /^(BODY=|curl )/.test(l));
     expect(lines).toHaveLength(3);
-    // curl as typed, plus the status of its answer on a line of its own.
-    const statusToo = `curl() { command curl -w '\\n%{http_code}' "$@"; }`;
+    // And how to undo it: SSO left on would send sign-ins to an identity provider that is gone.
+    expect(done).toContain(`curl -sk -H "$AUTH" -X DELETE $API/v1/cluster/sso`);
+    // curl as typed, plus the status of its answer on a line of its own (this -w last: it wins).
+    const statusToo = `curl() { command curl "$@" -w '\\n%{http_code}'; }`;
     for (const line of lines) {
       const res = paste(line, dir, { API: server.url, AUTH: auth() }, statusToo);
       expect(res.status, res.stderr).toBe(0);
