@@ -37,14 +37,11 @@ export async function startServer(
   given: Config,
   firstAdmin: { username?: string; password?: string } = {},
 ): Promise<RunningServer> {
+  const { config, releaseChosen } = await checkPorts(given);
   // One server a SQLite data directory (PostgreSQL is shared by design); held until it closes.
-  // Taken before the ports are tried: a second start on the same directory is told so, not that its port is in use.
-  const dirLock = given.databaseUrl ? undefined : lockDataDir(given.dataDir);
-  const { config, releaseChosen } = await checkPorts(given).catch((err: unknown) => {
-    dirLock?.release();
-    throw err;
-  });
+  let dirLock: ReturnType<typeof lockDataDir> | undefined;
   try {
+    dirLock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
     const server = await start(config, firstAdmin, releaseChosen);
     return { ...server, close: () => server.close().finally(() => dirLock?.release()) };
   } catch (err) {

@@ -158,6 +158,43 @@ describe.skipIf(!browserAvailable())('the console tells the truth, readably (Chr
     expect(heldBy.filter((t) => t !== '0 users')).toEqual(['1 user']);
   });
 
+  it('Users: a user made with only a custom role holds that role alone, and once it is taken off holds what an API-made user would', async () => {
+    const auditors = (await api('POST', '/v1/roles', { name: 'Auditors', management: 'db_member' })).json;
+    const page = await newPage();
+    await signIn(page, ADMIN, ADMIN_PASSWORD);
+    await open(page, 'Users');
+    const form = page.getByRole('form', { name: 'Create user' });
+    await form.getByLabel("New user's name").fill('cora');
+    const roles = form.getByRole('group', { name: /^Roles/ });
+    // Nothing is ticked before the person ticks it: no base level rides along.
+    await roles.getByRole('checkbox').first().waitFor();
+    expect(await roles.getByRole('checkbox', { checked: true }).count()).toBe(0);
+    await roles.getByLabel('Auditors (db_member)').check();
+    await form.getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('dialog').getByLabel('Generated password').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    const userNamed = async (name: string) =>
+      ((await api('GET', '/v1/users')).json as { uid: number; name: string; role: string; role_uids: number[] }[]).find(
+        (u) => u.name === name,
+      )!;
+    expect((await userNamed('cora')).role_uids).toEqual([auditors.uid]);
+    // Taken off in the console, and the same through the API for another: they end alike.
+    await page.getByRole('button', { name: 'Actions for cora', exact: true }).click();
+    await page
+      .getByRole('menu', { name: 'Actions for cora' })
+      .getByRole('menuitem', { name: 'Edit', exact: true })
+      .click();
+    await page.getByRole('group', { name: 'Roles of cora' }).getByLabel('Auditors (db_member)').uncheck();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await userNamed('cora')).role_uids).not.toContain(auditors.uid);
+    const dora = (
+      await api('POST', '/v1/users', { name: 'dora', password: 'Dora-password-secret-1', role_uids: [auditors.uid] })
+    ).json;
+    expect((await api('PUT', `/v1/users/${dora.uid}`, { role_uids: [] })).status).toBe(200);
+    const [cora, api_made] = [await userNamed('cora'), await userNamed('dora')];
+    expect([cora.role, cora.role_uids]).toEqual([api_made.role, api_made.role_uids]);
+  });
+
   it('Users, Sessions, API keys, Events and Security write every time one way, with its zone; emails wrap only at the @ or a dot', async () => {
     const long = 'firstname.lastname@subdomain.example-company.com';
     for (const [email, password] of [

@@ -32,9 +32,6 @@ describe('one server a data directory', () => {
       `tessera: another Tessera (pid ${first.child.pid}) serves the data directory ${dir}: stop it first, or give this one another --data-dir`,
     );
     expect((await request(`${first.url}/healthz`)).status).toBe(200);
-    // Started again as typed, on the same address too: told of the other Tessera, not of a port in use.
-    const again = await runCli(['serve', '--no-tls', '--listen', new URL(first.url).host], { env });
-    expect(again.stderr).toContain(`another Tessera (pid ${first.child.pid}) serves the data directory`);
 
     expect(await first.stop('SIGKILL')).toBeNull();
     const third = await startServe(serveArgs, env);

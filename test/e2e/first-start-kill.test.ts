@@ -77,5 +77,5 @@ describe('a first start killed at any moment', () => {
     } finally {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 300_000); // 40 starts: some 100 s alone, more beside a full run's browsers
 });
