@@ -8,12 +8,12 @@ import net from 'node:net';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { basic, removeTempDirs, tempDir } from './lib/common.mjs';
-import { startTessera } from './lib/processes.mjs';
+import { pinLoadApart, startTessera } from './lib/processes.mjs';
 import { BENCH_PASSWORD, seedUsers } from './lib/seed.mjs';
 import { loginScenarios, sideBySide } from './lib/side-by-side.mjs';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 16);
 const DRAIN = 50_000;
 const ADMIN = basic('user0', BENCH_PASSWORD);
 
@@ -45,13 +45,13 @@ function receiver(port = 0) {
   );
 }
 
-const put = (url, body) =>
+const send = (method, url, body) =>
   fetch(`${url}/v1/cluster/auditing/control_plane`, {
-    method: 'PUT',
-    headers: { authorization: ADMIN, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    method,
+    headers: { authorization: ADMIN, ...(body && { 'content-type': 'application/json' }) },
+    body: body && JSON.stringify(body),
   }).then(async (r) => {
-    if (!r.ok) throw new Error(`PUT control_plane: ${r.status} ${await r.text()}`);
+    if (!r.ok) throw new Error(`${method} control_plane: ${r.status} ${await r.text()}`);
   });
 const status = async (url) =>
   (await (await fetch(`${url}/v1/cluster/auditing/control_plane`, { headers: { authorization: ADMIN } })).json())
@@ -64,11 +64,27 @@ try {
   await seedUsers(dirOn, 100);
   await seedUsers(dirOff, 100);
   sink = await receiver();
-  servers = { on: await startTessera(dirOn), off: await startTessera(dirOff) };
-  await put(servers.on.url, {
-    sinks: [{ name: 'bench', type: 'syslog', format: 'json', address: '127.0.0.1', port: sink.port }],
-  });
-  const rows = await sideBySide(servers, loginScenarios(SECONDS), { rounds: ROUNDS, seconds: SECONDS });
+  const cpu = pinLoadApart();
+  servers = { on: await startTessera(dirOn, [], {}, { cpu }), off: await startTessera(dirOff, [], {}, { cpu }) };
+  const bench = { name: 'bench', type: 'syslog', format: 'json', address: '127.0.0.1', port: sink.port };
+  // The sink moves from one server to the other every round: each process is "sink" half the time.
+  let holder;
+  const sinkOn = async (server) => {
+    if (holder === server) return;
+    if (holder) {
+      while ((await status(holder.url)).backlog > 0) await new Promise((r) => setTimeout(r, 200));
+      await send('DELETE', holder.url);
+    }
+    await send('PUT', server.url, { sinks: [bench] });
+    holder = server;
+  };
+  const arrange = async (round) => {
+    const pair = round % 2 === 0 ? servers : { on: servers.off, off: servers.on };
+    await sinkOn(pair.on);
+    return pair;
+  };
+  const rows = await sideBySide(servers, loginScenarios(SECONDS), { rounds: ROUNDS, seconds: SECONDS, arrange });
+  await sinkOn(servers.on);
   while ((await status(servers.on.url)).backlog > 0) await new Promise((r) => setTimeout(r, 200));
   const deliveredUnderLoad = sink.state.frames;
 
@@ -110,7 +126,9 @@ try {
   const waited = (sink.state.first - started) / 1000;
   console.log(`## A SIEM sink (issue 38): a server with a syslog TCP sink next to one without (${new Date().toISOString()})
 
-Produced by \`npm run bench:siem\` (\`node bench/siem.mjs\`; ${ROUNDS} rounds of ${SECONDS} s, both servers of this build loaded at once).
+Produced by \`npm run bench:siem\` (\`node bench/siem.mjs\`; ${ROUNDS} rounds of ${SECONDS} s, both servers of this build loaded at once, the sink moved from one to the other every round; ${cpu === undefined ? 'nothing pinned' : `the servers on CPU ${cpu}, the load on CPU 0`}).
+
+The CPU ratio's ± is two standard errors of the rounds' ratios.
 
 | scenario | answers a second, sink / none | server CPU an answer, sink / none |
 |---|---|---|

@@ -1,6 +1,7 @@
 // Starting the real CLI server (and baselines) as subprocesses, and reading their RSS.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -48,10 +49,33 @@ export function startProcess(args, env = {}, command = process.execPath) {
   });
 }
 
-/** The CLI as users run it (`npm start`, `npx tessera`): the executable, with its shebang's Node flags; over plain HTTP unless `tls`. */
-export function startTessera(dataDir, extraArgs = [], env = {}, { tls = false } = {}) {
+/**
+ * For a side-by-side bench on a machine of two CPUs or more, when `taskset` is there: this process
+ * (the load) is kept on the first CPU, and the CPU the servers are to share is answered. Each server
+ * then runs beside the other alone, never beside the load half the time: a round's ratio varies
+ * half as much. Undefined (nothing pinned) otherwise.
+ */
+export function pinLoadApart() {
+  const cpus = os.availableParallelism();
+  if (cpus < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+    return String(cpus - 1);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The CLI as users run it (`npm start`, `npx tessera`): the executable, with its shebang's Node flags;
+ * over plain HTTP unless `tls`; on the CPU `cpu` alone when given (pinLoadApart).
+ */
+export function startTessera(dataDir, extraArgs = [], env = {}, { tls = false, cpu } = {}) {
+  const executable = path.join(ROOT, 'dist/cli/main.js');
+  const pinned = cpu === undefined ? [] : ['-c', cpu, executable];
   return startProcess(
     [
+      ...pinned,
       'serve',
       ...(tls ? [] : ['--no-tls']),
       '--listen',
@@ -65,7 +89,7 @@ export function startTessera(dataDir, extraArgs = [], env = {}, { tls = false } 
       ...extraArgs,
     ],
     env,
-    path.join(ROOT, 'dist/cli/main.js'),
+    cpu === undefined ? executable : 'taskset',
   );
 }
 

@@ -109,6 +109,7 @@ export class Delivery {
   private async tick(): Promise<void> {
     // As committed (not this node's copy, which a change in progress here has already set).
     const settings = await this.settings.committed();
+    this.records = await this.outbox.records();
     const now = this.clock();
     // The sinks, and the retiring ones with events left (under their key), for a day at most.
     const expired = (settings?.retiring ?? []).filter((s) => now - s.retired_at >= RETIRING_MS);
@@ -119,14 +120,16 @@ export class Delivery {
       .map(({ key, retired_at: _, ...s }) => ({ ...s, name: key }));
     const sinks = [...(settings?.sinks ?? []), ...retiring];
     this.forgetGone(sinks);
-    for (const sink of sinks) {
+    // Only a sink with events waiting needs its lease (sign-ins go straight to a sink that takes them).
+    const waiting = sinks.filter((s) => (this.records.get(s.name)?.backlog ?? 0) > 0);
+    for (const sink of waiting) {
       try {
         await this.deliver(sink, settings!.max_backlog, settings!.mode === 'best_effort');
       } catch (err) {
         this.onError(err);
       }
     }
-    this.records = await this.outbox.records();
+    if (waiting.length > 0) this.records = await this.outbox.records();
   }
 
   /** `changesToo`: best_effort, where past the bound changes are dropped too (sign-ins first); blocking drops sign-ins alone. */

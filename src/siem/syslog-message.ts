@@ -30,9 +30,8 @@ export function syslogMessageOf(body: string, event: SiemEvent, opts: { hostname
 }
 
 /** RFC 6587 §3.4.1 octet counting: the UTF-8 length in bytes, a space, the message; a body may then hold any byte, newlines too. */
-export function octetCounted(message: string): Buffer {
-  const bytes = Buffer.from(message, 'utf8');
-  return Buffer.concat([Buffer.from(`${bytes.length} `, 'ascii'), bytes]);
+export function octetCounted(message: string): string {
+  return `${Buffer.byteLength(message, 'utf8')} ${message}`;
 }
 
 /** A header field: 1 to `max` printable US-ASCII characters (33 to 126: no space), or "-". */

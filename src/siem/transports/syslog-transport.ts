@@ -26,9 +26,10 @@ export class SyslogTransport implements Transport {
   ) {}
 
   send(events: readonly SiemEvent[]): Promise<void> {
-    const frames = Buffer.concat(
-      events.map((e) => octetCounted(syslogMessageOf(this.bodyOf(e), e, { hostname: this.target.hostname }))),
-    );
+    const header = { hostname: this.target.hostname };
+    let text = '';
+    for (const e of events) text += octetCounted(syslogMessageOf(this.bodyOf(e), e, header));
+    const frames = Buffer.from(text, 'utf8');
     return new Promise<void>((resolve, reject) => {
       const { address: host, port } = this.target;
       const socket =
