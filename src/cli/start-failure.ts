@@ -1,7 +1,8 @@
+import path from 'node:path';
 import type { Config } from '../config/config.js';
 import { StoreUnavailableError } from '../errors.js';
 import { ManagementListenError } from '../metrics/management-listener.js';
-import { DataDirLockedError } from '../store/data-dir-lock.js';
+import { DataDirLockedError, servingPid } from '../store/data-dir-lock.js';
 import { IssuerMismatchError } from '../tokens/store-issuer.js';
 import { FirstAdminRefusedError } from '../users/first-admin.js';
 import { postgresAddress } from './postgres-address.js';
@@ -13,6 +14,11 @@ type SystemError = Error & { code?: string; syscall?: string; path?: string; add
  * variable to change — or undefined when the error is not one a user can act on.
  */
 export function explainStartFailure(err: unknown, config: Config): string | undefined {
+  const inUse = (err as SystemError)?.code === 'EADDRINUSE';
+  // A second start of the same server (npm start twice): the other one is what holds the port.
+  const other = inUse && !config.databaseUrl ? servingPid(config.dataDir) : undefined;
+  if (other !== undefined)
+    return `another Tessera${other ? ` (pid ${other})` : ''} serves the data directory ${path.resolve(config.dataDir)} and holds the port: stop it first, or give this one another --data-dir and --listen HOST:PORT`;
   if (
     err instanceof FirstAdminRefusedError ||
     err instanceof ManagementListenError ||

@@ -5,7 +5,10 @@ import type { Metrics } from './metrics.js';
 
 /** The metrics listener could not start; the message names the setting to change. */
 export class ManagementListenError extends Error {
-  constructor(at: { host: string; port: number }, code: string | undefined) {
+  constructor(
+    at: { host: string; port: number },
+    readonly code: string | undefined,
+  ) {
     super(
       `cannot serve metrics on ${at.host}:${at.port} (${code}): choose another address with --metrics-listen HOST:PORT (TESSERA_METRICS_LISTEN), or off`,
     );

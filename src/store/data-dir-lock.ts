@@ -40,6 +40,28 @@ export function lockDataDir(dataDir: string): { release(): void } {
   };
 }
 
+/**
+ * Another server that holds this data directory's lock now: its pid when `tessera.pid` names it
+ * (null when it does not), undefined when none holds it. Makes nothing where no server ever ran.
+ */
+export function servingPid(dataDir: string): number | null | undefined {
+  let lock: SQLite.Database;
+  try {
+    lock = new SQLite(path.join(dataDir, LOCK_FILE), { timeout: 0, fileMustExist: true });
+  } catch {
+    return undefined;
+  }
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('BEGIN EXCLUSIVE');
+    return undefined;
+  } catch (err) {
+    return (err as { code?: string }).code === 'SQLITE_BUSY' ? (readPid(dataDir) ?? null) : undefined;
+  } finally {
+    lock.close();
+  }
+}
+
 function readPid(dataDir: string): number | undefined {
   try {
     const pid = Number(readFileSync(path.join(dataDir, PID_FILE), 'utf8').trim());

@@ -32,6 +32,13 @@ describe('one server a data directory', () => {
       `tessera: another Tessera (pid ${first.child.pid}) serves the data directory ${dir}: stop it first, or give this one another --data-dir`,
     );
     expect((await request(`${first.url}/healthz`)).status).toBe(200);
+    // npm start typed twice: the same port too. Its holder is named, not only the port.
+    const port = new URL(first.url).port;
+    const again = await runCli(['serve', '--no-tls', '--listen', `127.0.0.1:${port}`], { env });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr.trim()).toBe(
+      `tessera: another Tessera (pid ${first.child.pid}) serves the data directory ${dir} and holds the port: stop it first, or give this one another --data-dir and --listen HOST:PORT`,
+    );
 
     expect(await first.stop('SIGKILL')).toBeNull();
     const third = await startServe(serveArgs, env);
