@@ -8,6 +8,7 @@ import { Home } from './pages/home.js';
 import { KeysPage } from './pages/keys.js';
 import { LdapPage } from './pages/ldap.js';
 import { MyApiKeys } from './pages/my-api-keys.js';
+import { MyPasswordPage } from './pages/my-password.js';
 import { PolicyPage } from './pages/policy.js';
 import { RolesPage } from './pages/roles.js';
 import { SecurityPage } from './pages/security.js';
@@ -15,7 +16,6 @@ import { SessionsPage } from './pages/sessions.js';
 import { SignIn } from './pages/sign-in.js';
 import { SsoPage } from './pages/sso.js';
 import { UsersPage } from './pages/users.js';
-import { PasswordForm } from './password-form.js';
 import {
   isAdmin,
   mayManageUsers,
@@ -50,6 +50,9 @@ export function App(props: { idleMinutes: number }) {
   /** Signed out: the token ends; asked for by the person, the identity provider's session too (after an SSO sign-in). */
   const end = useCallback(async (why: string, asked = false) => {
     const s = current.current;
+    // Once: a late answer of the session that just ended (a read in flight, refused now) says nothing more.
+    if (!s) return;
+    current.current = undefined;
     setSession(undefined);
     setMyKeys(false);
     setNotice(why);
@@ -113,6 +116,7 @@ export function App(props: { idleMinutes: number }) {
         renewing.current = renew(s)
           .then(
             (next) => {
+              if (current.current !== s) return; // signed out meanwhile: the new token is not taken up
               current.current = next; // before the render: a request refused meanwhile is sent again with it
               setSession(next);
             },
@@ -269,23 +273,20 @@ export function App(props: { idleMinutes: number }) {
           />
         )}
         {shown === 'password' && (
-          <section>
-            <h1>Change your password</h1>
-            <PasswordForm
-              username={session.username}
-              token={session.token}
-              onChanged={async (newPassword) => {
-                // A new password ends the old tokens: sign in again with it (and the second factor, which only the person has).
-                try {
-                  setSession(await signIn(session.username, newPassword));
-                  setNotice('Password changed.');
-                } catch (err) {
-                  if (!mfaChallengeOf(err)) throw err;
-                  await end('Password changed. Sign in again with your new password and your second factor.');
-                }
-              }}
-            />
-          </section>
+          <MyPasswordPage
+            session={session}
+            call={call}
+            onChanged={async (newPassword) => {
+              // A new password ends the old tokens: sign in again with it (and the second factor, which only the person has).
+              try {
+                setSession(await signIn(session.username, newPassword));
+                setNotice('Password changed.');
+              } catch (err) {
+                if (!mfaChallengeOf(err)) throw err;
+                await end('Password changed. Sign in again with your new password and your second factor.');
+              }
+            }}
+          />
         )}
       </main>
       {myKeys && (

@@ -130,6 +130,10 @@ describe.runIf(simpleSamlPhpHere() && browserAvailable())('SSO in the web consol
     await expect.poll(() => page.locator('header .who').textContent()).toContain('alice@example.com');
     expect(new URL(page.url()).search).toBe(''); // the step's marker is gone from the address bar and history
     expect(await page.context().cookies()).not.toContainEqual(expect.objectContaining({ name: 'tessera_sso' }));
+    // Its password is the identity provider's: My password says so before anything is typed.
+    await page.getByRole('link', { name: 'My password' }).click();
+    await page.getByText('You sign in with SSO: your password is kept by your identity provider.').waitFor();
+    expect(await page.getByLabel('Current password').count()).toBe(0);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('Signed out, at your identity provider too.').waitFor();
