@@ -121,30 +121,35 @@ export class Delivery {
     const sinks = [...(settings?.sinks ?? []), ...retiring];
     this.forgetGone(sinks);
     // Only a sink with events waiting needs its lease (sign-ins go straight to a sink that takes them).
-    const waiting = sinks.filter((s) => (this.records.get(s.name)?.backlog ?? 0) > 0);
-    for (const sink of waiting) {
+    let moved = false;
+    for (const sink of sinks.filter((s) => (this.records.get(s.name)?.backlog ?? 0) > 0)) {
       try {
-        await this.deliver(sink, settings!.max_backlog, settings!.mode === 'best_effort');
+        moved = (await this.deliver(sink, settings!.max_backlog, settings!.mode === 'best_effort')) || moved;
       } catch (err) {
         this.onError(err);
       }
     }
-    if (waiting.length > 0) this.records = await this.outbox.records();
+    // Read again only when a backlog moved: counting a large one (a sink away for an hour) is not free.
+    if (moved) this.records = await this.outbox.records();
   }
 
-  /** `changesToo`: best_effort, where past the bound changes are dropped too (sign-ins first); blocking drops sign-ins alone. */
-  private async deliver(sink: SinkSettings, bound: number, changesToo: boolean): Promise<void> {
+  /**
+   * `changesToo`: best_effort, where past the bound changes are dropped too (sign-ins first); blocking
+   * drops sign-ins alone. Says whether the sink's backlog moved (events dropped or delivered).
+   */
+  private async deliver(sink: SinkSettings, bound: number, changesToo: boolean): Promise<boolean> {
     const state = this.stateOf(sink);
     const now = this.clock();
-    if (!(await this.outbox.lease(sink.name, this.node, now + LEASE_MS, now))) return;
+    if (!(await this.outbox.lease(sink.name, this.node, now + LEASE_MS, now))) return false;
     const dropped = await this.outbox.trim(sink.name, bound, changesToo);
     if (dropped > 0) this.watcher.dropped(sink.name, dropped);
-    if (now < state.retryAt) return;
+    let moved = dropped > 0;
+    if (now < state.retryAt) return moved;
     const until = now + LEASE_MS / 2;
     while (this.clock() < until) {
-      if (!(await this.outbox.lease(sink.name, this.node, this.clock() + LEASE_MS, this.clock()))) return;
+      if (!(await this.outbox.lease(sink.name, this.node, this.clock() + LEASE_MS, this.clock()))) return moved;
       const batch = await this.outbox.take(sink.name, BATCH);
-      if (batch.length === 0) return;
+      if (batch.length === 0) return moved;
       try {
         await within(
           state.transport.send(batch.map((w) => w.event)),
@@ -153,13 +158,15 @@ export class Delivery {
         );
       } catch (err) {
         await this.failed(sink, state, err);
-        return;
+        return moved;
       }
       await this.outbox.remove(batch.map((w) => w.id));
+      moved = true;
       await this.outbox.note(sink.name, this.clock(), { delivered: batch.length });
       this.watcher.delivered(sink.name, batch.length);
       if (state.failing) this.recovered(sink, state);
     }
+    return moved;
   }
 
   private async failed(sink: SinkSettings, state: SinkState, err: unknown): Promise<void> {

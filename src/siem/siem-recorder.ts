@@ -63,8 +63,7 @@ export class SiemRecorder {
     // a repeat only counts, and no event is made for it.
     const row = rowOf(record, ctx, this.clock());
     const key = row.severity === 'WARNING' ? foldKeyOf(row.type, row.fields) : undefined;
-    // Made here and nowhere else (no need to remember it by its record, as a change's event is).
-    if (key === undefined || !this.folded(key)) this.queue(this.makeEvent(record, ctx), key);
+    if (key === undefined || !this.folded(key)) this.queue(this.eventOf(record, ctx), key);
   }
 
   /**
@@ -103,11 +102,14 @@ export class SiemRecorder {
     return same !== undefined;
   }
 
-  /** An event for the next batch; `key`: a refusal's, that its repeats fold into. */
+  /** An event for the next batch; `key`: a refusal's, that its repeats fold into (one that could not be kept is counted lost, and so are its repeats). */
   private queue(event: SiemEvent, key?: string): void {
+    if (this.waiting.length >= MAX_WAITING) {
+      this.lost++;
+      return;
+    }
+    this.waiting.push(event);
     if (key !== undefined) this.refusals.set(key, event);
-    if (this.waiting.length >= MAX_WAITING) this.lost++;
-    else this.waiting.push(event);
   }
 
   /** The unit's events, written as its last statements before the commit. */
@@ -165,7 +167,8 @@ export class SiemRecorder {
     } catch (err) {
       // Kept for the next flush, as many as there is room for.
       const room = Math.max(0, MAX_WAITING - this.waiting.length);
-      this.lost += Math.max(0, events.length - room);
+      // Every attempt a dropped event stood for (a folded refusal's count).
+      for (const e of events.slice(room)) this.lost += Number(e.count ?? 1);
       this.waiting = [...events.slice(0, room), ...this.waiting];
       this.onError(err);
     }
