@@ -77,7 +77,7 @@ function endAllCommand(): Command {
 export function sessionsCommand(): Command {
   return new Command('sessions')
     .description(
-      'See and end sessions (one a login, with its refreshes), on the store directly (works while the server runs)',
+      'See and end sessions (one for each login, with its refreshes), on the store directly (works while the server runs)',
     )
     .addCommand(listCommand())
     .addCommand(endCommand())

@@ -19,7 +19,8 @@ const TAGS = [
   { name: 'users', description: 'Users, roles and passwords' },
   {
     name: 'sessions',
-    description: 'Sessions: one a login, with its refreshes; listed, ended, bounded by session_max_lifetime_minutes',
+    description:
+      'Sessions: one for each login, with its refreshes; listed, ended, bounded by session_max_lifetime_minutes',
   },
   { name: 'policy', description: 'Password and lockout policy of the cluster' },
   { name: 'keys', description: 'Signing keys' },

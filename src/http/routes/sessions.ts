@@ -53,7 +53,7 @@ const SessionParams = Type.Object({
 });
 
 /**
- * A user's sessions (one a login, with its refreshes): listed by who may see the user (itself,
+ * A user's sessions (one for each login, with its refreshes): listed by who may see the user (itself,
  * view_user_info), ended one or all by the user itself or who may manage it; every user's
  * listed at once by who may list every user; every session of the cluster ended by an admin.
  * An ended session's tokens are refused here at once and on other nodes within their poll of
