@@ -85,7 +85,8 @@ describe('a SIEM sink that goes away and comes back (a real rsyslog stopped and 
     await until(async () => (await sinkState()).state === 'failing');
     const failing = await sinkState();
     expect(failing.backlog).toBeGreaterThanOrEqual(20);
-    expect(failing.last_error).toMatch(/ECONNREFUSED/);
+    // Refused, or reset when a batch was on its way as the collector stopped (the full run's timing).
+    expect(failing.last_error).toMatch(/ECONNREFUSED|ECONNRESET/);
     expect(await metricValue(t, 'tessera_siem_failures_total', { sink: 'siem' })).toBeGreaterThan(0);
     expect(await metricValue(t, 'tessera_siem_backlog', { sink: 'siem' })).toBeGreaterThanOrEqual(20);
     const logged = await call(t, 'GET', '/v1/logs?type=siem_sink_failed', { auth: admin });
