@@ -17,13 +17,8 @@ export class DataDirLockedError extends Error {}
  */
 export function lockDataDir(dataDir: string): { release(): void } {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lock = new SQLite(path.join(dataDir, LOCK_FILE), { timeout: 0 });
-  try {
-    lock.pragma('locking_mode = EXCLUSIVE');
-    lock.exec('BEGIN EXCLUSIVE');
-  } catch (err) {
-    lock.close();
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+  const lock = takeLock(dataDir, false);
+  if (lock === 'busy') {
     const pid = readPid(dataDir);
     throw new DataDirLockedError(
       `another Tessera${pid ? ` (pid ${pid})` : ''} serves the data directory ${path.resolve(dataDir)}: stop it first, or give this one another --data-dir`,
@@ -45,20 +40,28 @@ export function lockDataDir(dataDir: string): { release(): void } {
  * (null when it does not), undefined when none holds it. Makes nothing where no server ever ran.
  */
 export function servingPid(dataDir: string): number | null | undefined {
-  let lock: SQLite.Database;
+  let lock: SQLite.Database | 'busy';
   try {
-    lock = new SQLite(path.join(dataDir, LOCK_FILE), { timeout: 0, fileMustExist: true });
+    lock = takeLock(dataDir, true);
   } catch {
     return undefined;
   }
+  if (lock === 'busy') return readPid(dataDir) ?? null;
+  lock.close();
+  return undefined;
+}
+
+/** The data directory's lock, held by the database returned until it is closed; 'busy' when another process holds it. */
+function takeLock(dataDir: string, mustExist: boolean): SQLite.Database | 'busy' {
+  const lock = new SQLite(path.join(dataDir, LOCK_FILE), { timeout: 0, fileMustExist: mustExist });
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
     lock.exec('BEGIN EXCLUSIVE');
-    return undefined;
+    return lock;
   } catch (err) {
-    return (err as { code?: string }).code === 'SQLITE_BUSY' ? (readPid(dataDir) ?? null) : undefined;
-  } finally {
     lock.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return 'busy';
+    throw err;
   }
 }
 
