@@ -26,6 +26,20 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
   let server: ServeProcess;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
+  /** The links of an admin's header, in order. */
+  const ADMIN_PAGES = [
+    'Users',
+    'Roles',
+    'Sessions',
+    'Events',
+    'Policy',
+    'LDAP',
+    'SSO',
+    'Certificates',
+    'Keys',
+    'Security',
+    'My password',
+  ];
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-console-'));
@@ -191,19 +205,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signedInAs(page, ADMIN);
     expect(await page.locator('header').textContent()).toContain('(admin)');
     expect(await accessibilityViolations(page)).toEqual([]);
-    for (const name of [
-      'Users',
-      'Roles',
-      'Sessions',
-      'Events',
-      'Policy',
-      'LDAP',
-      'SSO',
-      'Certificates',
-      'Keys',
-      'Security',
-      'My password',
-    ]) {
+    for (const name of ADMIN_PAGES) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
@@ -1037,19 +1039,7 @@ describe.skipIf(!browserAvailable())('web console (Chromium)', () => {
     await signIn(page, ADMIN, ADMIN_PASSWORD);
     await signedInAs(page, ADMIN);
     await check('home');
-    for (const name of [
-      'Users',
-      'Roles',
-      'Sessions',
-      'Events',
-      'Policy',
-      'LDAP',
-      'SSO',
-      'Certificates',
-      'Keys',
-      'Security',
-      'My password',
-    ]) {
+    for (const name of ADMIN_PAGES) {
       await page.getByRole('link', { name }).click();
       await page
         .getByRole('heading', { level: 1, name: name === 'My password' ? 'Change your password' : name })
